@@ -1,0 +1,115 @@
+# sbx: one top-level Makefile. Paths are compiled into the programs (never
+# read from the environment); give the same PREFIX/SYSCONFDIR/LOCALSTATEDIR/
+# LIBEXECDIR to `make` and `make install`.
+PREFIX        ?= /usr/local
+BINDIR        ?= $(PREFIX)/bin
+SYSCONFDIR    ?= /etc
+LOCALSTATEDIR ?= /var
+LIBEXECDIR    ?= $(PREFIX)/libexec
+MANDIR        ?= $(PREFIX)/share/man
+DESTDIR       ?=
+
+CC      ?= cc
+PKGS     = libseccomp libcap sqlite3 libbsd libsodium inih jansson
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+
+WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
+HARDEN   = -fstack-protector-strong -fPIE
+ifeq ($(SANITIZE),1)
+OPT      = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_LD   = -fsanitize=address,undefined
+else
+OPT      = -O2 -g -D_FORTIFY_SOURCE=2
+endif
+CFLAGS  ?=
+CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) -Icommon $(PKG_CFLAGS)
+LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
+
+B = build
+COMMON_SRC = $(wildcard common/*.c)
+HELPER_SRC = $(wildcard helper/*.c)
+CLIENT_SRC = $(wildcard client/*.c)
+AUDIT_SRC  = $(wildcard audit/*.c)
+UNIT_SRC   = $(wildcard tests/unit/test_*.c)
+
+COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/%.o)
+HELPER_OBJ = $(HELPER_SRC:%.c=$(B)/%.o)
+CLIENT_OBJ = $(CLIENT_SRC:%.c=$(B)/%.o)
+AUDIT_OBJ  = $(AUDIT_SRC:%.c=$(B)/%.o)
+UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit
+
+.PHONY: deps all check check-unit check-setup check-integration install install-files postinst clean bench FORCE
+all: $(PROGS)
+
+# Rewritten only when a path changes, so a different PREFIX rebuilds.
+$(B)/paths.h: FORCE
+	@mkdir -p $(B)
+	@printf '#define SBX_SYSCONFDIR "%s"\n#define SBX_LOCALSTATEDIR "%s"\n#define SBX_LIBEXECDIR "%s"\n#define SBX_BINDIR "%s"\n' \
+	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(B)/%.o: %.c $(B)/paths.h $(wildcard common/*.h helper/*.h client/*.h audit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/libsbx.a: $(COMMON_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/sbx-helper: $(HELPER_OBJ) $(B)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/sbx: $(CLIENT_OBJ) $(B)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/sbx-audit: $(AUDIT_OBJ) $(B)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/tests/%: tests/unit/%.c $(B)/libsbx.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(B)/libsbx.a $(PKG_LIBS) $$(pkg-config --libs cmocka)
+
+check-unit: $(UNIT_BIN)
+	CMOCKA_MESSAGE_OUTPUT=TAP prove -v $(UNIT_BIN)
+
+# Integration tests install into a root-owned temporary prefix and run the
+# client as an unprivileged user (tests/integration/lib.sh does the set-up).
+CHECK_PREFIX ?= /tmp/sbx-check
+CHECK_ENV = SBX_SRCDIR=$(CURDIR) SBX_CHECK_PREFIX=$(CHECK_PREFIX) CMOCKA_MESSAGE_OUTPUT=TAP \
+	    SBX_MAKEFLAGS='$(if $(SANITIZE),SANITIZE=$(SANITIZE))'
+check-setup: all
+	$(CHECK_ENV) tests/integration/setup.sh
+check-integration: check-setup
+	$(CHECK_ENV) prove -v tests/integration/*.t
+
+# Everything, in one prove run (unit tests print TAP through cmocka).
+check: all $(UNIT_BIN) check-setup
+	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t
+
+install-files: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(SYSCONFDIR)/sbx/policies.d \
+	  $(DESTDIR)$(LOCALSTATEDIR)/lib/sbx $(DESTDIR)$(PREFIX)/share/sbx
+	install -m 0755 $(B)/sbx $(B)/sbx-audit $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(B)/sbx-helper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
+	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PREFIX)/share/sbx/sbx-postinst
+	@for f in policies/*.policy; do \
+	  t=$(DESTDIR)$(SYSCONFDIR)/sbx/policies.d/$$(basename $$f); \
+	  [ -e $$t ] || install -m 0644 $$f $$t; done
+	@[ -e $(DESTDIR)$(SYSCONFDIR)/sbx/sbx.conf ] || install -m 0644 policies/sbx.conf $(DESTDIR)$(SYSCONFDIR)/sbx/sbx.conf
+
+# The post-install step (accounts, key, modes, setuid bit) is skipped for
+# staged installs; packages run the same script from their maintainer scripts.
+install: install-files
+	@if [ -z "$(DESTDIR)" ]; then \
+	  sh packaging/sbx-postinst --bindir '$(BINDIR)' --libexecdir '$(LIBEXECDIR)' \
+	    --sysconfdir '$(SYSCONFDIR)' --localstatedir '$(LOCALSTATEDIR)'; \
+	else echo "DESTDIR set: run share/sbx/sbx-postinst on the target system"; fi
+
+deps:
+	tools/install-deps
+
+bench: all
+	bench/startup
+
+clean:
+	rm -rf $(B) build-check

@@ -1,0 +1,460 @@
+/*
+ * Policy and sbx.conf parsing. This code runs as root in the setuid helper,
+ * but only on files the helper has checked are root-owned and not writable
+ * by anyone else; it still rejects anything it does not understand, so a
+ * typo never silently loosens a policy.
+ */
+#include "policy.h"
+
+#include <ctype.h>
+#include <ini.h>
+#include <sodium.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <bsd/string.h>
+
+#include "units.h"
+
+#define LINE_MAX_LEN 1000
+
+int sbx_valid_name(const char *name)
+{
+	size_t i;
+
+	if (name == NULL || !(islower((unsigned char)name[0]) || isdigit((unsigned char)name[0])))
+		return 0;
+	for (i = 0; name[i] != '\0'; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (i >= SBX_NAME_MAX)
+			return 0;
+		if (!(islower(c) || isdigit(c) || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+void sbx_policy_defaults(struct sbx_policy *p)
+{
+	static const char *const ro[] = {"/usr", "/lib", "/lib64", "/bin", "/sbin",
+					 "/etc/alternatives", "/etc/ssl"};
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	strlcpy(p->groups, "sbx", sizeof(p->groups));
+	p->limits = (struct sbx_limits){
+		.wall_ms = 30000, .cpu_ms = 30000, .memory_bytes = 512ULL << 20,
+		.pids = 64, .cpus_milli = 1000, .tmp_bytes = 64ULL << 20,
+		.out_bytes = 64ULL << 20, .output_bytes = 1ULL << 20,
+		.file_size_bytes = 64ULL << 20, .open_files = 256, .max_attempts = 5,
+	};
+	for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++)
+		strlcpy(p->ro[i], ro[i], SBX_PATH_LEN);
+	p->n_ro = i;
+	p->net = SBX_NET_NONE;
+	p->seccomp = SBX_SECCOMP_DEFAULT;
+}
+
+/* libinih reads through this so that errors can name the line. */
+struct reader {
+	const char *p, *end;
+	int line;
+	bool too_long;
+};
+
+static char *read_line(char *buf, int size, void *stream)
+{
+	struct reader *r = stream;
+	size_t n = 0;
+
+	if (r->p >= r->end)
+		return NULL;
+	while (r->p < r->end && n + 1 < (size_t)size) {
+		char c = *r->p++;
+		buf[n++] = c;
+		if (c == '\n')
+			break;
+	}
+	buf[n] = '\0';
+	if (n + 1 >= (size_t)size && buf[n - 1] != '\n' && r->p < r->end)
+		r->too_long = true;
+	if (memchr(buf, '\0', n) != NULL)
+		r->too_long = true;
+	r->line++;
+	return buf;
+}
+
+struct parse_ctx {
+	struct reader rd;
+	const char *file;
+	char *err;
+	size_t errlen;
+	bool failed;
+	struct sbx_policy *pol;
+	struct sbx_config *conf;
+	/* keys seen, to reject duplicates (a later line silently winning is a trap) */
+	char seen[64][80];
+	size_t n_seen;
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct parse_ctx *c, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	if (!c->failed) {
+		va_start(ap, fmt);
+		vsnprintf(why, sizeof(why), fmt, ap);
+		va_end(ap);
+		snprintf(c->err, c->errlen, "%s:%d: %s", c->file, c->rd.line, why);
+	}
+	c->failed = true;
+	return 0;
+}
+
+static bool duplicate(struct parse_ctx *c, const char *section, const char *name)
+{
+	char key[80];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%s.%s", section, name);
+	for (i = 0; i < c->n_seen; i++)
+		if (strcmp(c->seen[i], key) == 0)
+			return true;
+	if (c->n_seen < sizeof(c->seen) / sizeof(c->seen[0]))
+		strlcpy(c->seen[c->n_seen++], key, sizeof(c->seen[0]));
+	return false;
+}
+
+/* Space-separated list into fixed slots. */
+static int split_list(struct parse_ctx *c, const char *key, const char *value,
+		      char (*slots)[SBX_PATH_LEN], size_t max, size_t *n, bool paths)
+{
+	char buf[LINE_MAX_LEN + 1];
+	char *tok, *save = NULL;
+
+	strlcpy(buf, value, sizeof(buf));
+	*n = 0;
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (*n == max)
+			return fail(c, "%s: more than %zu entries", key, max);
+		if (paths && (tok[0] != '/' || strstr(tok, "/..") != NULL || strstr(tok, "/./") != NULL ||
+			      strlen(tok) >= SBX_PATH_LEN))
+			return fail(c, "%s: '%s' is not a normalised absolute path", key, tok);
+		if (strlcpy(slots[(*n)++], tok, SBX_PATH_LEN) >= SBX_PATH_LEN)
+			return fail(c, "%s: '%s' too long", key, tok);
+	}
+	return 1;
+}
+
+static int set_size(struct parse_ctx *c, const char *name, const char *v, uint64_t *dst)
+{
+	if (sbx_parse_size(v, dst) < 0 || *dst == 0)
+		return fail(c, "%s: '%s' is not a size (examples: 512M, 64K, 1G)", name, v);
+	return 1;
+}
+
+static int set_duration(struct parse_ctx *c, const char *name, const char *v, uint64_t *dst)
+{
+	if (sbx_parse_duration_ms(v, dst) < 0 || *dst == 0)
+		return fail(c, "%s: '%s' is not a duration (examples: 30s, 500ms, 2m)", name, v);
+	return 1;
+}
+
+static int set_count(struct parse_ctx *c, const char *name, const char *v, uint64_t max, uint64_t *dst)
+{
+	if (sbx_parse_uint(v, max, dst) < 0 || *dst == 0)
+		return fail(c, "%s: '%s' is not a whole number in range", name, v);
+	return 1;
+}
+
+static int limits_key(struct parse_ctx *c, const char *name, const char *v)
+{
+	struct sbx_limits *l = &c->pol->limits;
+
+	if (strcmp(name, "wall_time") == 0)
+		return set_duration(c, name, v, &l->wall_ms);
+	if (strcmp(name, "cpu_time") == 0)
+		return set_duration(c, name, v, &l->cpu_ms);
+	if (strcmp(name, "memory") == 0)
+		return set_size(c, name, v, &l->memory_bytes);
+	if (strcmp(name, "pids") == 0)
+		return set_count(c, name, v, 1u << 22, &l->pids);
+	if (strcmp(name, "cpus") == 0) {
+		/* parse as a size of "milli" units: reuse the duration parser's
+		 * fixed-point reading by treating the value as seconds */
+		if (sbx_parse_duration_ms(v, &l->cpus_milli) < 0 || strpbrk(v, "smh") != NULL ||
+		    l->cpus_milli == 0 || l->cpus_milli > 1024000)
+			return fail(c, "%s: '%s' is not a CPU count (examples: 1, 0.5, 2)", name, v);
+		return 1;
+	}
+	if (strcmp(name, "tmp_size") == 0)
+		return set_size(c, name, v, &l->tmp_bytes);
+	if (strcmp(name, "out_size") == 0)
+		return set_size(c, name, v, &l->out_bytes);
+	if (strcmp(name, "output") == 0)
+		return set_size(c, name, v, &l->output_bytes);
+	if (strcmp(name, "file_size") == 0)
+		return set_size(c, name, v, &l->file_size_bytes);
+	if (strcmp(name, "open_files") == 0)
+		return set_count(c, name, v, 1u << 20, &l->open_files);
+	if (strcmp(name, "max_attempts") == 0)
+		return set_count(c, name, v, 10, &l->max_attempts);
+	return fail(c, "unknown key '%s' in [%s]", name, "limits");
+}
+
+static int policy_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_ctx *c = user;
+	struct sbx_policy *p = c->pol;
+
+	if (c->failed)
+		return 0;
+	if (c->rd.too_long)
+		return fail(c, "line longer than %d bytes or holds a NUL byte", LINE_MAX_LEN);
+	if (duplicate(c, section, name))
+		return fail(c, "key '%s' given twice in [%s]", name, section);
+	if (strcmp(section, "policy") == 0) {
+		if (strcmp(name, "description") == 0) {
+			strlcpy(p->description, value, sizeof(p->description));
+			return 1;
+		}
+		if (strcmp(name, "users") == 0) {
+			if (strlcpy(p->users, value, sizeof(p->users)) >= sizeof(p->users))
+				return fail(c, "%s: too long", name);
+			return 1;
+		}
+		if (strcmp(name, "groups") == 0) {
+			if (strlcpy(p->groups, value, sizeof(p->groups)) >= sizeof(p->groups))
+				return fail(c, "%s: too long", name);
+			return 1;
+		}
+		return fail(c, "unknown key '%s' in [%s]", name, section);
+	}
+	if (strcmp(section, "limits") == 0)
+		return limits_key(c, name, value);
+	if (strcmp(section, "filesystem") == 0) {
+		if (strcmp(name, "ro") == 0)
+			return split_list(c, name, value, p->ro, SBX_MAX_PATHS, &p->n_ro, true);
+		if (strcmp(name, "rw") == 0)
+			return split_list(c, name, value, p->rw, SBX_MAX_PATHS, &p->n_rw, true);
+		return fail(c, "unknown key '%s' in [%s]", name, section);
+	}
+	if (strcmp(section, "network") == 0) {
+		if (strcmp(name, "mode") != 0)
+			return fail(c, "unknown key '%s' in [%s]", name, section);
+		if (strcmp(value, "none") == 0)
+			p->net = SBX_NET_NONE;
+		else if (strcmp(value, "loopback") == 0)
+			p->net = SBX_NET_LOOPBACK;
+		else
+			return fail(c, "mode: '%s' is not one of none, loopback", value);
+		return 1;
+	}
+	if (strcmp(section, "seccomp") == 0) {
+		if (strcmp(name, "profile") != 0)
+			return fail(c, "unknown key '%s' in [%s]", name, section);
+		if (strcmp(value, "default") == 0)
+			p->seccomp = SBX_SECCOMP_DEFAULT;
+		else if (strcmp(value, "strict") == 0)
+			p->seccomp = SBX_SECCOMP_STRICT;
+		else
+			return fail(c, "profile: '%s' is not one of default, strict", value);
+		return 1;
+	}
+	if (strcmp(section, "env") == 0) {
+		char buf[LINE_MAX_LEN + 1];
+		char *tok, *save = NULL;
+
+		if (strcmp(name, "set") != 0)
+			return fail(c, "unknown key '%s' in [%s]", name, section);
+		strlcpy(buf, value, sizeof(buf));
+		p->n_env = 0;
+		for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+			char *eq = strchr(tok, '=');
+			if (eq == NULL || eq == tok)
+				return fail(c, "set: '%s' is not KEY=VALUE", tok);
+			if (p->n_env == SBX_MAX_ENV || strlen(tok) >= sizeof(p->env[0]))
+				return fail(c, "set: too many or too long entries at '%s'", tok);
+			strlcpy(p->env[p->n_env++], tok, sizeof(p->env[0]));
+		}
+		return 1;
+	}
+	return fail(c, "unknown section [%s]", section);
+}
+
+static void ini_setup(void)
+{
+	/* libinih's defaults: 200-byte lines on the stack and only ';' inline
+	 * comments. Policies document '#' comments after values. */
+	ini_use_stack = false;
+	ini_max_line = LINE_MAX_LEN + 3;
+	ini_allow_realloc = false;
+	ini_inline_comment_prefixes = (char *)";#";
+	ini_allow_multiline = false;
+	ini_stop_on_first_error = true;
+}
+
+static int run_parser(struct parse_ctx *c, const char *text, size_t len, ini_handler h)
+{
+	int rc;
+
+	c->rd = (struct reader){.p = text, .end = text + len, .line = 0};
+	ini_setup();
+	rc = ini_parse_stream(read_line, &c->rd, h, c);
+	if (c->failed)
+		return -1;
+	if (c->rd.too_long) {
+		fail(c, "line longer than %d bytes or holds a NUL byte", LINE_MAX_LEN);
+		return -1;
+	}
+	if (rc != 0) {
+		snprintf(c->err, c->errlen, "%s:%d: %s", c->file, rc > 0 ? rc : c->rd.line,
+			 rc > 0 ? "syntax error (expected [section] or key = value)" : "cannot parse");
+		return -1;
+	}
+	return 0;
+}
+
+int sbx_policy_parse(const char *file, const char *text, size_t len,
+		     struct sbx_policy *p, char *err, size_t errlen)
+{
+	struct parse_ctx c = {.file = file, .err = err, .errlen = errlen, .pol = p};
+	char name[SBX_NAME_MAX + 1];
+
+	strlcpy(name, p->name, sizeof(name));
+	sbx_policy_defaults(p);
+	strlcpy(p->name, name, sizeof(p->name));
+	crypto_hash_sha256(p->sha256, (const unsigned char *)text, len);
+	return run_parser(&c, text, len, policy_handler);
+}
+
+static int config_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_ctx *c = user;
+	struct sbx_config *conf = c->conf;
+
+	if (c->failed)
+		return 0;
+	if (c->rd.too_long)
+		return fail(c, "line longer than %d bytes or holds a NUL byte", LINE_MAX_LEN);
+	if (duplicate(c, section, name))
+		return fail(c, "key '%s' given twice in [%s]", name, section);
+	if (strcmp(section, "sbx") == 0) {
+		if (strcmp(name, "cgroup_root") == 0) {
+			if (value[0] != '/' || strstr(value, "..") != NULL ||
+			    strlcpy(conf->cgroup_root, value, sizeof(conf->cgroup_root)) >= sizeof(conf->cgroup_root))
+				return fail(c, "cgroup_root: '%s' is not an absolute path", value);
+			return 1;
+		}
+		if (strcmp(name, "default_policy") == 0) {
+			if (!sbx_valid_name(value))
+				return fail(c, "default_policy: '%s' is not a policy name", value);
+			strlcpy(conf->default_policy, value, sizeof(conf->default_policy));
+			return 1;
+		}
+		if (strcmp(name, "audit_origin") == 0) {
+			if (strlcpy(conf->audit_origin, value, sizeof(conf->audit_origin)) >= sizeof(conf->audit_origin))
+				return fail(c, "audit_origin: too long");
+			return 1;
+		}
+		return fail(c, "unknown key '%s' in [%s]", name, section);
+	}
+	if (strncmp(section, "language.", 9) == 0) {
+		const char *lname = section + 9;
+		struct sbx_language *l = NULL;
+		size_t i;
+
+		if (!sbx_valid_name(lname))
+			return fail(c, "[%s]: '%s' is not a language name", section, lname);
+		for (i = 0; i < conf->n_langs; i++)
+			if (strcmp(conf->langs[i].name, lname) == 0)
+				l = &conf->langs[i];
+		if (l == NULL) {
+			if (conf->n_langs == SBX_MAX_LANGS)
+				return fail(c, "too many languages at [%s]", section);
+			l = &conf->langs[conf->n_langs++];
+			strlcpy(l->name, lname, sizeof(l->name));
+		}
+		if (strcmp(name, "command") == 0) {
+			int ok = split_list(c, name, value, l->argv, SBX_MAX_ARGV, &l->argc, false);
+			if (ok && (l->argc == 0 || l->argv[0][0] != '/'))
+				return fail(c, "command: '%s' must start with an absolute path", value);
+			return ok;
+		}
+		if (strcmp(name, "extension") == 0) {
+			if (value[0] != '.' || strlen(value) >= sizeof(l->extension) || strchr(value, '/'))
+				return fail(c, "extension: '%s' is not a suffix like .py", value);
+			strlcpy(l->extension, value, sizeof(l->extension));
+			return 1;
+		}
+		return fail(c, "unknown key '%s' in [%s]", name, section);
+	}
+	return fail(c, "unknown section [%s]", section);
+}
+
+int sbx_config_parse(const char *file, const char *text, size_t len,
+		     struct sbx_config *conf, char *err, size_t errlen)
+{
+	struct parse_ctx c = {.file = file, .err = err, .errlen = errlen, .conf = conf};
+	size_t i;
+
+	memset(conf, 0, sizeof(*conf));
+	strlcpy(conf->default_policy, "default", sizeof(conf->default_policy));
+	if (run_parser(&c, text, len, config_handler) < 0)
+		return -1;
+	for (i = 0; i < conf->n_langs; i++)
+		if (conf->langs[i].argc == 0) {
+			snprintf(err, errlen, "%s: [language.%s] has no command", file, conf->langs[i].name);
+			return -1;
+		}
+	return 0;
+}
+
+const struct sbx_language *sbx_config_language(const struct sbx_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_langs; i++)
+		if (strcmp(c->langs[i].name, name) == 0)
+			return &c->langs[i];
+	return NULL;
+}
+
+static int tighten(const char *what, uint64_t *eff, uint64_t req, char *err, size_t errlen)
+{
+	if (req == 0)
+		return 0;
+	if (req > *eff) {
+		snprintf(err, errlen, "%s: %llu exceeds the policy's %llu", what,
+			 (unsigned long long)req, (unsigned long long)*eff);
+		return -1;
+	}
+	*eff = req;
+	return 0;
+}
+
+int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, char *err, size_t errlen)
+{
+	const struct { const char *what; uint64_t *e; uint64_t r; } f[] = {
+		{"wall_time (ms)", &eff->wall_ms, req->wall_ms},
+		{"cpu_time (ms)", &eff->cpu_ms, req->cpu_ms},
+		{"memory (bytes)", &eff->memory_bytes, req->memory_bytes},
+		{"pids", &eff->pids, req->pids},
+		{"cpus (thousandths)", &eff->cpus_milli, req->cpus_milli},
+		{"tmp_size (bytes)", &eff->tmp_bytes, req->tmp_bytes},
+		{"out_size (bytes)", &eff->out_bytes, req->out_bytes},
+		{"output (bytes)", &eff->output_bytes, req->output_bytes},
+		{"file_size (bytes)", &eff->file_size_bytes, req->file_size_bytes},
+		{"open_files", &eff->open_files, req->open_files},
+		{"max_attempts", &eff->max_attempts, req->max_attempts},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (tighten(f[i].what, f[i].e, f[i].r, err, errlen) < 0)
+			return -1;
+	return 0;
+}

@@ -1,0 +1,99 @@
+/*
+ * Policies (SYSCONFDIR/sbx/policies.d/NAME.policy) and the global
+ * configuration (SYSCONFDIR/sbx/sbx.conf), both INI files read with libinih.
+ * Format and keys: ../shared/DESIGN.md "Policies" and sbx.policy(5).
+ */
+#ifndef SBX_POLICY_H
+#define SBX_POLICY_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define SBX_NAME_MAX 64          /* policy and language names */
+#define SBX_MAX_PATHS 32         /* ro / rw binds per policy */
+#define SBX_MAX_ENV 32
+#define SBX_MAX_LANGS 16
+#define SBX_MAX_ARGV 16
+#define SBX_PATH_LEN 256
+#define SBX_ERR_LEN 512
+
+/* Effective limits of one run. Units are in the field names. */
+struct sbx_limits {
+	uint64_t wall_ms;         /* wall-clock timeout */
+	uint64_t cpu_ms;          /* cgroup CPU time, RLIMIT_CPU as backstop */
+	uint64_t memory_bytes;    /* cgroup memory, swap always 0 */
+	uint64_t pids;            /* cgroup pids.max (tasks, threads included) */
+	uint64_t cpus_milli;      /* CPU bandwidth quota, 1000 = one CPU */
+	uint64_t tmp_bytes;       /* size of the /tmp tmpfs */
+	uint64_t out_bytes;       /* size of the /out tmpfs */
+	uint64_t output_bytes;    /* stdout+stderr captured; the run is stopped past it */
+	uint64_t file_size_bytes; /* RLIMIT_FSIZE */
+	uint64_t open_files;      /* RLIMIT_NOFILE */
+	uint64_t max_attempts;    /* cap for the client's retry loop */
+};
+
+enum sbx_net_mode { SBX_NET_NONE = 0, SBX_NET_LOOPBACK = 1 };
+enum sbx_seccomp_profile { SBX_SECCOMP_DEFAULT = 0, SBX_SECCOMP_STRICT = 1 };
+
+struct sbx_policy {
+	char name[SBX_NAME_MAX + 1];
+	char description[256];
+	char users[512];   /* space-separated user names; empty: anyone in groups */
+	char groups[512];  /* space-separated group names */
+	struct sbx_limits limits;
+	char ro[SBX_MAX_PATHS][SBX_PATH_LEN];
+	size_t n_ro;
+	char rw[SBX_MAX_PATHS][SBX_PATH_LEN];
+	size_t n_rw;
+	enum sbx_net_mode net;
+	enum sbx_seccomp_profile seccomp;
+	char env[SBX_MAX_ENV][256]; /* "KEY=VALUE" */
+	size_t n_env;
+	unsigned char sha256[32];   /* digest of the file as read */
+};
+
+struct sbx_language {
+	char name[SBX_NAME_MAX + 1];
+	char argv[SBX_MAX_ARGV][SBX_PATH_LEN]; /* interpreter command line; the code path is appended */
+	size_t argc;
+	char extension[16];                  /* default file name suffix, e.g. ".py" */
+};
+
+struct sbx_config {
+	char cgroup_root[SBX_PATH_LEN]; /* v2: delegated subtree; v1: name of the sbx/ subtree */
+	char default_policy[SBX_NAME_MAX + 1];
+	char audit_origin[128];         /* origin line of signatures; default: host name */
+	struct sbx_language langs[SBX_MAX_LANGS];
+	size_t n_langs;
+};
+
+/* 1 if name matches [a-z0-9][a-z0-9_-]{0,63}, else 0. */
+int sbx_valid_name(const char *name);
+
+/* Defaults for a policy: the values of policies/default.policy. */
+void sbx_policy_defaults(struct sbx_policy *p);
+
+/*
+ * Parse policy text (already read into memory; the caller does ownership
+ * checks). `file` names the file in errors. On error returns -1 and writes
+ * "FILE:LINE: why" into err.
+ */
+int sbx_policy_parse(const char *file, const char *text, size_t len,
+		     struct sbx_policy *p, char *err, size_t errlen);
+
+/* Same for sbx.conf. Sections: [sbx] (cgroup_root, default_policy,
+ * audit_origin) and [language.NAME] (command, extension). */
+int sbx_config_parse(const char *file, const char *text, size_t len,
+		     struct sbx_config *c, char *err, size_t errlen);
+
+const struct sbx_language *sbx_config_language(const struct sbx_config *c, const char *name);
+
+/*
+ * Tighten-only merge: each nonzero field of `req` that is lower than the
+ * policy's replaces it; a request above the policy is an error naming the
+ * limit (so a caller learns the cap instead of getting silently less).
+ * Returns 0 or -1 with err set.
+ */
+int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req,
+		       char *err, size_t errlen);
+
+#endif

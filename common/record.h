@@ -1,0 +1,224 @@
+/*
+ * Audit records: what one START or END record holds, its canonical binary
+ * encoding (the bytes that are hashed and signed), and the SQLite log.
+ * Format: ../shared/DESIGN.md "Audit log".
+ */
+#ifndef SBX_RECORD_H
+#define SBX_RECORD_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sodium.h>
+
+#include "policy.h"
+
+enum sbx_record_kind { SBX_REC_START = 1, SBX_REC_END = 2 };
+
+#define SBX_ID_LEN 32 /* run id: 16 random bytes, lower-case hex */
+
+struct sbx_artifact {
+	char name[256];
+	uint64_t size;               /* bytes */
+	char media_type[64];
+	unsigned char sha256[32];
+};
+
+struct sbx_record {
+	/* filled by sbx_audit_append() */
+	uint64_t seq;
+	/* both kinds */
+	int kind;                        /* enum sbx_record_kind */
+	char run_id[SBX_ID_LEN + 1];
+	char boot_id[40];                /* /proc/sys/kernel/random/boot_id */
+	int64_t realtime_ns;             /* CLOCK_REALTIME */
+	int64_t boottime_ns;             /* CLOCK_BOOTTIME */
+	char host[65];
+	uint32_t uid;
+	uint32_t gid;
+	char user[65];
+	char policy[SBX_NAME_MAX + 1];
+	unsigned char policy_sha256[32];
+	struct sbx_limits limits;
+	char language[SBX_NAME_MAX + 1];
+	char argv[1024];                 /* interpreter argv, NUL-separated, argv_len bytes */
+	size_t argv_len;
+	unsigned char code_sha256[32];
+	const char *code;                /* START only: stored once per digest in the code table */
+	size_t code_len;
+	char session[65];
+	uint32_t attempt;
+	char parent_id[SBX_ID_LEN + 1];  /* record id of the previous attempt, or "" */
+	/* END only */
+	char outcome[16];                /* ok error timeout cpu_limit memory_limit pids_limit output_limit signal sandbox_error */
+	int32_t exit_code;               /* -1 if killed by a signal */
+	int32_t signal;                  /* 0 if none */
+	char limit[16];                  /* which limit fired: wall cpu memory pids output "" */
+	uint64_t wall_ms, cpu_ms, memory_peak_bytes;
+	uint64_t stdout_bytes, stderr_bytes; /* bytes the payload wrote, captured or not */
+	unsigned char stdout_sha256[32], stderr_sha256[32]; /* over the captured bytes */
+	char stderr_excerpt[2048];       /* last bytes of captured stderr, NUL-terminated */
+	char error[256];                 /* sandbox_error: why */
+	struct sbx_artifact *artifacts;
+	size_t n_artifacts;
+};
+
+struct sbx_audit;
+
+/*
+ * Open the log at path (never following a symlink). Writable (!readonly):
+ * the file is created mode 0640 if absent, the schema is created if missing,
+ * journal_mode=WAL, synchronous=FULL, busy timeout 10 s, and the WAL file is
+ * kept after close so that readers without write access to the directory
+ * can still open it. readonly: the log must exist and carry the records
+ * table. Both refuse a log whose meta "format" is not 1. Returns 0 and
+ * *out, or -1 with err ("PATH: why") and *out NULL.
+ */
+int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
+		   char *err, size_t errlen);
+void sbx_audit_close(struct sbx_audit *a);
+
+/*
+ * Append one record in a BEGIN IMMEDIATE transaction (busy timeout 10 s):
+ * assigns rec->seq, encodes the canonical blob, computes leaf, chain and the
+ * Ed25519 signature with sk (crypto_sign_SECRETKEYBYTES), inserts the row
+ * and, for START, the code text into the deduplicated code table.
+ * Returns 0, or -1 with err set and nothing committed.
+ */
+int sbx_audit_append(struct sbx_audit *a, struct sbx_record *rec,
+		     const unsigned char *sk, const char *origin,
+		     unsigned char chain_out[32], char *err, size_t errlen);
+
+/*
+ * Read the secret key (crypto_sign_SECRETKEYBYTES): the file holds the raw
+ * 64 bytes (as `sbx-audit keygen` writes it) or 128 hex digits and an
+ * optional newline. Refused: a symlink, not a regular file, readable or
+ * writable by group or others, or a key whose public half does not match
+ * its seed. Returns 0, or -1 with err set ("PATH: why") and sk wiped.
+ */
+int sbx_key_load_secret(const char *path, unsigned char *sk, char *err, size_t errlen);
+/* Read the public key (crypto_sign_PUBLICKEYBYTES): 64 hex digits on one
+ * line (as keygen writes it) or the raw 32 bytes. Returns 0 or -1 with err. */
+int sbx_key_load_public(const char *path, unsigned char *pk, char *err, size_t errlen);
+
+/*
+ * Canonical encoding, format version 1. The blob is what is hashed and
+ * signed; the SQL columns are derived from it. Layout:
+ *
+ *   "SBXR" (4 bytes), version (1 byte, = 1), then fields in this order,
+ *   each a 4-byte big-endian length followed by that many bytes. Integers
+ *   are 8 bytes big-endian (two's complement when signed); digests are 32
+ *   bytes; strings are their bytes without NUL (a string never contains
+ *   NUL); argv is argv_len bytes, NUL-separated.
+ *
+ *   both kinds: seq, kind, run_id, boot_id, realtime_ns, boottime_ns, host,
+ *     uid, gid, user, policy, policy_sha256, limits (wall_ms, cpu_ms,
+ *     memory_bytes, pids, cpus_milli, tmp_bytes, out_bytes, output_bytes,
+ *     file_size_bytes, open_files, max_attempts), language, argv,
+ *     code_sha256, session, attempt, parent_id
+ *   END only, then: outcome, exit_code, signal, limit, wall_ms, cpu_ms,
+ *     memory_peak_bytes, stdout_bytes, stdout_sha256, stderr_bytes,
+ *     stderr_sha256, stderr_excerpt, error, artifact count, and per
+ *     artifact: name, size, media_type, sha256
+ *
+ * `code` is not part of the blob (code_sha256 is).
+ */
+#define SBX_REC_MAGIC "SBXR"
+#define SBX_REC_VERSION 1
+#define SBX_REC_MAX_BLOB (16u << 20)   /* bytes; larger blobs are refused both ways */
+#define SBX_REC_MAX_ARTIFACTS 65536
+#define SBX_ORIGIN_MAX 255             /* bytes of the signature origin */
+
+/*
+ * Encode rec into a malloc'd buffer (*blob, *len; the caller frees it).
+ * Returns 0, or -1 with err set when a field cannot be encoded (string not
+ * NUL-terminated within its array, argv_len too large, unknown kind, too
+ * many artifacts, out of memory).
+ */
+int sbx_record_encode(const struct sbx_record *rec, unsigned char **blob,
+		      size_t *len, char *err, size_t errlen);
+
+/*
+ * Decode a blob (treated as hostile: every length is checked, trailing
+ * bytes, embedded NULs in strings and out-of-range integers are errors).
+ * On success rec is fully overwritten, rec->code is NULL and
+ * rec->artifacts is malloc'd (release with sbx_record_free). Returns 0, or
+ * -1 with err naming the field; rec then holds nothing to free.
+ */
+int sbx_record_decode(const unsigned char *blob, size_t len,
+		      struct sbx_record *rec, char *err, size_t errlen);
+
+/* Free what sbx_record_decode allocated (only that: a record the caller
+ * filled owns its own artifacts array). */
+void sbx_record_free(struct sbx_record *rec);
+
+/* "start" / "end", or NULL for anything else. */
+const char *sbx_record_kind_name(int kind);
+
+/*
+ * Tamper evidence (DESIGN.md "Audit log"):
+ *   leaf  = SHA-256(0x00 || blob)
+ *   chain = SHA-256("sbx-chain-v1" || prev || leaf), prev of seq 1 = 32 zero bytes
+ *   sig   = Ed25519 over "sbx-rec-v1" || origin || 0x00 || seq (u64 BE) || chain
+ */
+void sbx_audit_leaf(const unsigned char *blob, size_t len, unsigned char leaf[32]);
+void sbx_audit_chain(const unsigned char prev[32], const unsigned char leaf[32],
+		     unsigned char chain[32]);
+/* Returns 0, or -1 if origin is empty or longer than SBX_ORIGIN_MAX. */
+int sbx_audit_sign(const unsigned char *sk, const char *origin, uint64_t seq,
+		   const unsigned char chain[32],
+		   unsigned char sig[crypto_sign_BYTES]);
+/* 1 if sig is valid for (origin, seq, chain) under pk, else 0. origin is
+ * origin_len bytes (it comes from the database: may hold anything). */
+int sbx_audit_sig_ok(const unsigned char *pk, const char *origin,
+		     size_t origin_len, uint64_t seq,
+		     const unsigned char chain[32],
+		     const unsigned char sig[crypto_sign_BYTES]);
+
+/*
+ * Verification. sbx_audit_verify() walks the log in seq order inside one
+ * read transaction and collects every finding; after a break it continues
+ * from the stored chain value so that one edit yields one finding where
+ * the evidence allows. It needs only the public key.
+ */
+enum sbx_finding_kind {
+	SBX_FIND_RECORD_MODIFIED = 1, /* blob does not match its leaf hash */
+	SBX_FIND_COLUMNS_MISMATCH,    /* SQL columns differ from the decoded blob */
+	SBX_FIND_CHAIN_BROKEN,        /* chain does not follow: insert, delete, reorder */
+	SBX_FIND_SEQ_GAP,             /* seq numbers missing (seq = first missing) */
+	SBX_FIND_BAD_SIGNATURE,       /* Ed25519 signature does not verify */
+	SBX_FIND_UNDECODABLE,         /* blob is not a valid canonical record */
+	SBX_FIND_CODE_MODIFIED,       /* code table text does not match its digest */
+};
+
+struct sbx_finding {
+	int64_t seq;                  /* seq of the record concerned */
+	enum sbx_finding_kind kind;
+	char what[256];               /* one line, printable ASCII */
+};
+
+struct sbx_verify_report {
+	uint64_t n_records;           /* rows walked */
+	struct sbx_finding *findings; /* sorted by seq; malloc'd */
+	size_t n_findings;
+	size_t cap;
+};
+
+/* "record-modified", "columns-mismatch", ... */
+const char *sbx_finding_kind_name(enum sbx_finding_kind kind);
+
+/*
+ * Verify the whole log against pk (crypto_sign_PUBLICKEYBYTES). Returns 0
+ * when the walk completed (rep->n_findings may be nonzero), -1 with err set
+ * when the log could not be read (rep then holds nothing to free).
+ */
+int sbx_audit_verify(struct sbx_audit *a, const unsigned char *pk,
+		     struct sbx_verify_report *rep, char *err, size_t errlen);
+void sbx_verify_report_free(struct sbx_verify_report *rep);
+
+/*
+ * Read one row of the meta table ("format", "pubkey") as text into buf.
+ * Returns 0, 1 if the key is absent, -1 with err set on a read error.
+ */
+int sbx_audit_meta_get(struct sbx_audit *a, const char *key, char *buf,
+		       size_t buflen, char *err, size_t errlen);
+
+#endif

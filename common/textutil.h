@@ -1,0 +1,22 @@
+/* Text helpers for data the sandbox produced (untrusted bytes). */
+#ifndef SBX_TEXTUTIL_H
+#define SBX_TEXTUTIL_H
+#include <stddef.h>
+
+/*
+ * Copy len bytes of possibly invalid UTF-8 into a new NUL-terminated
+ * string, replacing every invalid or truncated sequence and every NUL
+ * byte with U+FFFD (as WHATWG's "decode" does). Returns malloc'ed memory
+ * (caller frees) or NULL when out of memory.
+ */
+char *sbx_utf8_sanitize(const char *in, size_t len);
+
+/*
+ * Media type of a file from its first bytes (magic numbers: PNG, JPEG,
+ * GIF, PDF, SVG, ZIP, gzip, JSON, HTML) and its name's suffix for text
+ * formats (.csv, .txt, .json, .md). Defaults to application/octet-stream.
+ * Returns a static string.
+ */
+const char *sbx_media_type(const char *name, const unsigned char *head, size_t n);
+
+#endif

@@ -1,0 +1,26 @@
+/* Size and duration parsing shared by the policy parser and the client. */
+#ifndef SBX_UNITS_H
+#define SBX_UNITS_H
+#include <stdint.h>
+
+/*
+ * Parse a size: a decimal integer with an optional suffix K, M, G or T
+ * (powers of 1024; a trailing "B" or "iB" is accepted: "512M", "64MiB").
+ * Returns 0 and stores bytes in *out; -1 on empty input, junk, or overflow.
+ */
+int sbx_parse_size(const char *s, uint64_t *out);
+
+/*
+ * Parse a duration: a decimal number (fractions allowed: "1.5s") with a
+ * unit ms, s, m or h; a bare number means seconds.
+ * Returns 0 and stores milliseconds in *out; -1 on bad input or overflow.
+ */
+int sbx_parse_duration_ms(const char *s, uint64_t *out);
+
+/*
+ * Parse a non-negative decimal integer with no suffix, at most max.
+ * Returns 0 and stores the value; -1 on junk or out of range.
+ */
+int sbx_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * One cgroup per run, under an sbx/ subtree: on cgroup v1 in each of the
+ * memory, pids, cpu, cpuacct (and, if present, freezer) hierarchies; on v2
+ * in one directory of the unified hierarchy. File names and semantics:
+ * Documentation/admin-guide/cgroup-v1/{memory,pids,cpuacct}.rst,
+ * Documentation/scheduler/sched-bwc.rst and cgroup-v2.rst.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "helper.h"
+
+enum { C_MEMORY, C_PIDS, C_CPU, C_CPUACCT, C_FREEZER, C_N };
+static const char *const ctrl_name[C_N] = {"memory", "pids", "cpu", "cpuacct", "freezer"};
+
+struct cgroup {
+	bool v2;
+	char dir[C_N][PATH_MAX];  /* v2: all entries equal */
+	bool owner[C_N];          /* this entry created the directory (co-mounted ones share) */
+};
+
+static int cg_write(const char *dir, const char *file, const char *val, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return write_file(path, val, err, errlen);
+}
+
+static int cg_read(const char *dir, const char *file, char *buf, size_t len)
+{
+	char path[PATH_MAX + 64];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	n = read_full(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static uint64_t cg_u64(const char *dir, const char *file)
+{
+	char buf[64];
+
+	if (cg_read(dir, file, buf, sizeof(buf)) < 0)
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+/* "key value" lines, as in memory.events, pids.events, cpu.stat, oom_control */
+static uint64_t cg_key(const char *dir, const char *file, const char *key)
+{
+	char buf[4096], *p;
+	size_t kl = strlen(key);
+
+	if (cg_read(dir, file, buf, sizeof(buf)) < 0)
+		return 0;
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, key, kl) == 0 && p[kl] == ' ')
+			return strtoull(p + kl + 1, NULL, 10);
+	return 0;
+}
+
+static int mkdir_ok(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (mkdir(path, 0755) == 0)
+		return 0;
+	if (errno == EEXIST && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0)
+		return 0;
+	snprintf(err, errlen, "cgroup: cannot create %s: %s (check cgroup_root in sbx.conf; "
+		 "`sbx doctor` tells what the host offers)", path, strerror(errno));
+	return -1;
+}
+
+static int create_v2(struct cgroup *cg, const char *root, const char *name,
+		     const struct sbx_limits *l, char *err, size_t errlen)
+{
+	char sbx[PATH_MAX], buf[64];
+
+	snprintf(sbx, sizeof(sbx), "%s/sbx", root);
+	/* Controllers must be enabled on the way down; an error here means the
+	 * subtree is not delegated to us. */
+	if (cg_write(root, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0 ||
+	    mkdir_ok(sbx, err, errlen) < 0 ||
+	    cg_write(sbx, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0)
+		return -1;
+	if (snprintf(cg->dir[0], sizeof(cg->dir[0]), "%s/%s", sbx, name) >= (int)sizeof(cg->dir[0]) ||
+	    mkdir(cg->dir[0], 0755) < 0) {
+		snprintf(err, errlen, "cgroup: cannot create %s: %s", cg->dir[0], strerror(errno));
+		return -1;
+	}
+	for (int i = 1; i < C_N; i++)
+		memcpy(cg->dir[i], cg->dir[0], sizeof(cg->dir[0]));
+	cg->owner[0] = true;
+	snprintf(buf, sizeof(buf), "%" PRIu64, l->memory_bytes);
+	if (cg_write(cg->dir[0], "memory.max", buf, err, errlen) < 0 ||
+	    cg_write(cg->dir[0], "memory.swap.max", "0", err, errlen) < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%" PRIu64, l->pids);
+	if (cg_write(cg->dir[0], "pids.max", buf, err, errlen) < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%" PRIu64 " 100000", l->cpus_milli * 100);
+	return cg_write(cg->dir[0], "cpu.max", buf, err, errlen);
+}
+
+static int create_v1(struct cgroup *cg, const char *root, const char *name,
+		     const struct sbx_limits *l, char *err, size_t errlen)
+{
+	struct stat seen[C_N];
+	char hier[PATH_MAX], sbx[PATH_MAX + 8], buf[64];
+
+	for (int i = 0; i < C_N; i++) {
+		snprintf(hier, sizeof(hier), "%s/%s", root, ctrl_name[i]);
+		if (stat(hier, &seen[i]) < 0) {
+			if (i == C_FREEZER)
+				continue;
+			snprintf(err, errlen, "cgroup: no %s hierarchy at %s (check cgroup_root in sbx.conf)",
+				 ctrl_name[i], hier);
+			return -1;
+		}
+		if (snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s/sbx/%s", hier, name) >= (int)sizeof(cg->dir[i])) {
+			snprintf(err, errlen, "cgroup: path too long under %s", hier);
+			return -1;
+		}
+		/* cpu and cpuacct are often one hierarchy mounted twice */
+		bool dup = false;
+		for (int j = 0; j < i; j++)
+			if (cg->owner[j] && seen[j].st_dev == seen[i].st_dev && seen[j].st_ino == seen[i].st_ino)
+				dup = true;
+		if (dup)
+			continue;
+		snprintf(sbx, sizeof(sbx), "%s/sbx", hier);
+		if (mkdir_ok(sbx, err, errlen) < 0)
+			return -1;
+		if (mkdir(cg->dir[i], 0755) < 0) {
+			snprintf(err, errlen, "cgroup: cannot create %s: %s", cg->dir[i], strerror(errno));
+			return -1;
+		}
+		cg->owner[i] = true;
+	}
+	snprintf(buf, sizeof(buf), "%" PRIu64, l->memory_bytes);
+	if (cg_write(cg->dir[C_MEMORY], "memory.limit_in_bytes", buf, err, errlen) < 0)
+		return -1;
+	/* memory+swap equal to memory: no swap. Absent without swap accounting. */
+	char memsw[PATH_MAX + 64];
+	snprintf(memsw, sizeof(memsw), "%s/memory.memsw.limit_in_bytes", cg->dir[C_MEMORY]);
+	if (access(memsw, F_OK) == 0 && write_file(memsw, buf, err, errlen) < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%" PRIu64, l->pids);
+	if (cg_write(cg->dir[C_PIDS], "pids.max", buf, err, errlen) < 0 ||
+	    cg_write(cg->dir[C_CPU], "cpu.cfs_period_us", "100000", err, errlen) < 0)
+		return -1;
+	snprintf(buf, sizeof(buf), "%" PRIu64, l->cpus_milli * 100);
+	return cg_write(cg->dir[C_CPU], "cpu.cfs_quota_us", buf, err, errlen);
+}
+
+int cgroup_create(const struct sbx_config *c, const char *run_id, const struct sbx_limits *l,
+		  struct cgroup **out, char *err, size_t errlen)
+{
+	const char *root = c->cgroup_root[0] ? c->cgroup_root : "/sys/fs/cgroup";
+	struct cgroup *cg = calloc(1, sizeof(*cg));
+	struct statfs sf;
+	char name[64];
+	int rc;
+
+	if (cg == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(name, sizeof(name), "run-%s", run_id);
+	if (statfs(root, &sf) < 0) {
+		snprintf(err, errlen, "cgroup: %s: %s", root, strerror(errno));
+		free(cg);
+		return -1;
+	}
+	cg->v2 = sf.f_type == CGROUP2_SUPER_MAGIC;
+	rc = cg->v2 ? create_v2(cg, root, name, l, err, errlen) : create_v1(cg, root, name, l, err, errlen);
+	*out = cg;
+	if (rc < 0) {
+		cgroup_destroy(cg);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int cgroup_attach(struct cgroup *cg, pid_t pid, char *err, size_t errlen)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d", (int)pid);
+	for (int i = 0; i < C_N; i++)
+		if (cg->owner[i] && cg_write(cg->dir[i], "cgroup.procs", buf, err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u)
+{
+	memset(u, 0, sizeof(*u));
+	if (cg->v2) {
+		u->cpu_ms = cg_key(cg->dir[0], "cpu.stat", "usage_usec") / 1000;
+		u->memory_peak_bytes = cg_u64(cg->dir[0], "memory.peak");
+		u->oom_kills = cg_key(cg->dir[0], "memory.events", "oom_kill");
+		u->pids_max_hits = cg_key(cg->dir[0], "pids.events", "max");
+		u->pids_peak = cg_u64(cg->dir[0], "pids.peak");
+	} else {
+		u->cpu_ms = cg_u64(cg->dir[C_CPUACCT], "cpuacct.usage") / 1000000;
+		u->memory_peak_bytes = cg_u64(cg->dir[C_MEMORY], "memory.max_usage_in_bytes");
+		/* not failcnt: it stays 0 when memsw equals the limit */
+		u->oom_kills = cg_key(cg->dir[C_MEMORY], "memory.oom_control", "oom_kill");
+		u->pids_max_hits = cg_key(cg->dir[C_PIDS], "pids.events", "max");
+		u->pids_peak = cg_u64(cg->dir[C_PIDS], "pids.peak");
+	}
+	return 0;
+}
+
+/* Kill every task in the cgroup. The normal path kills pid 1 of the pid
+ * namespace instead; this is for leftovers. v1 freezes first so nothing
+ * forks while the list is read. */
+void cgroup_kill(struct cgroup *cg)
+{
+	char err[HELPER_ERR_LEN], buf[65536];
+
+	if (cg->v2) {
+		cg_write(cg->dir[0], "cgroup.kill", "1", err, sizeof(err));
+		return;
+	}
+	bool frozen = cg->owner[C_FREEZER] &&
+		      cg_write(cg->dir[C_FREEZER], "freezer.state", "FROZEN", err, sizeof(err)) == 0;
+	for (int round = 0; round < 10; round++) {
+		if (cg_read(cg->dir[C_PIDS], "cgroup.procs", buf, sizeof(buf)) < 0 || buf[0] == '\0')
+			break;
+		for (char *p = buf; *p;) {
+			long pid = strtol(p, &p, 10);
+			if (pid > 1)
+				kill((pid_t)pid, SIGKILL);
+			while (*p == '\n')
+				p++;
+		}
+		if (frozen)
+			cg_write(cg->dir[C_FREEZER], "freezer.state", "THAWED", err, sizeof(err));
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+}
+
+int cgroup_destroy(struct cgroup *cg)
+{
+	int rc = 0;
+
+	if (cg == NULL)
+		return 0;
+	for (int i = C_N - 1; i >= 0; i--) {
+		if (!cg->owner[i])
+			continue;
+		/* tasks leave a cgroup a moment after they are reaped */
+		for (int tries = 0; rmdir(cg->dir[i]) < 0; tries++) {
+			if (errno == ENOENT)
+				break;
+			if (errno != EBUSY || tries == 200) {
+				warnx1("cgroup: cannot remove %s: %s", cg->dir[i], strerror(errno));
+				rc = -1;
+				break;
+			}
+			if (tries == 20)
+				cgroup_kill(cg);
+			nanosleep(&(struct timespec){0, 5000000}, NULL);
+		}
+	}
+	free(cg);
+	return rc;
+}

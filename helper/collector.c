@@ -1,0 +1,90 @@
+/*
+ * The artifact collector: started by the supervisor after every sandboxed
+ * process is dead, as the caller (whose files these are), with no
+ * capabilities, not dumpable, no_new_privs. It copies the regular files at
+ * the top of /out into sealed memfds for the recorder, never following a
+ * symlink and never leaving /out (openat2 RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+
+#include "helper.h"
+
+#define MAX_FILES 64
+
+static int copy_to_memfd(int src, const char *name, uint64_t size)
+{
+	char buf[65536];
+	uint64_t done = 0;
+	int m = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (m < 0)
+		return -1;
+	while (done < size) {
+		ssize_t n = read(src, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || write_all(m, buf, (size_t)n) < 0)
+			break;
+		done += (uint64_t)n;
+	}
+	if (done != size ||
+	    fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		close(m);
+		return -1;
+	}
+	return m;
+}
+
+void collector_main(const struct run *r, int outdir, int art)
+{
+	char err[HELPER_ERR_LEN];
+	struct dirent *de;
+	uint64_t total = 0;
+	int files = 0, dfd;
+	DIR *d;
+
+	if (drop_to(r->uid, r->gid, err, sizeof(err)) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		_exit(1);
+	dfd = openat(outdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (d == NULL)
+		_exit(1);
+	while ((de = readdir(d)) != NULL && files < MAX_FILES) {
+		struct open_how how = {
+			.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+		};
+		struct stat st;
+		int fd, m;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		fd = (int)syscall(SYS_openat2, outdir, de->d_name, &how, sizeof(how));
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || total + (uint64_t)st.st_size > r->limits.out_bytes) {
+			close(fd);
+			continue;
+		}
+		m = copy_to_memfd(fd, de->d_name, (uint64_t)st.st_size);
+		close(fd);
+		if (m < 0)
+			continue;
+		total += (uint64_t)st.st_size;
+		files++;
+		send_fd(art, de->d_name, strlen(de->d_name), m);
+		close(m);
+	}
+	_exit(0);
+}

@@ -1,0 +1,137 @@
+/*
+ * sbx-helper internals. The process tree of one run:
+ *
+ *   supervisor (root: ruid = euid = suid = 0, so the caller cannot signal,
+ *   stop or ptrace it). Parses argv and root-owned files only; creates the
+ *   cgroup, clones the sandbox, waits, kills, reads accounting, removes the
+ *   cgroup.
+ *    |- recorder (user _sbx, no capabilities): audit log, output capping and
+ *    |  forwarding, traceback parsing, result JSON. Everything that parses or
+ *    |  writes structured data runs here, never as root.
+ *    |- sandbox init (pid 1 of new user, mount, net, pid, ipc, uts and cgroup
+ *    |  namespaces; the caller's uid, no capabilities, seccomp filter)
+ *    |   `- payload (the interpreter)
+ *    `- artifact collector (the caller's uid, no capabilities, not dumpable),
+ *       started only after every sandboxed process is dead.
+ */
+#ifndef SBX_HELPER_H
+#define SBX_HELPER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "policy.h"
+#include "record.h"
+
+#define HELPER_ERR_LEN 256
+
+/* Everything known about one run before the sandbox starts. Filled by the
+ * supervisor, inherited by the recorder through fork(). */
+struct run {
+	/* caller */
+	uid_t uid;
+	gid_t gid;
+	char user[65];
+	char group[65];
+	/* request (argv) */
+	char policy_name[SBX_NAME_MAX + 1];
+	char lang_name[SBX_NAME_MAX + 1];
+	char code_name[65];
+	int code_fd, result_fd, control_fd;
+	struct sbx_limits request;  /* zero fields: not asked */
+	char session[65];
+	uint32_t attempt;
+	char parent_id[SBX_ID_LEN + 1];
+	/* resolved */
+	struct sbx_config conf;
+	struct sbx_policy policy;
+	struct sbx_limits limits;   /* effective */
+	const struct sbx_language *lang;
+	char *argv[SBX_MAX_ARGV + 2]; /* interpreter argv + code path, NULL-terminated */
+	char code_path[128];
+	char *code;
+	size_t code_len;
+	unsigned char code_sha256[32];
+	char run_id[SBX_ID_LEN + 1];
+	int64_t realtime_ns, boottime_ns;
+	/* a failure before the sandbox ran; recorded as sandbox_error */
+	char error[HELPER_ERR_LEN];
+	bool policy_loaded;
+	uid_t sbx_uid;       /* the recorder's account, _sbx */
+	gid_t sbx_gid;
+};
+
+/* Facts the supervisor hands the recorder when the sandbox is gone. */
+struct run_end {
+	uint32_t magic;
+	int32_t exit_code;        /* -1 if killed by a signal */
+	int32_t signal;
+	char outcome[16];
+	char limit[16];
+	uint64_t wall_ms, cpu_ms, memory_peak_bytes, pids_peak;
+	char error[HELPER_ERR_LEN];
+};
+#define RUN_END_MAGIC 0x53425845u
+
+/* recorder -> supervisor messages (one byte each on the control socket) */
+enum { REC_START_OK = 'S', REC_START_FAIL = 'F', REC_KILL_OUTPUT = 'O' };
+
+/* sanitize.c */
+void sanitize_process(int argc, char **argv);
+void keep_fds(const int *fds, size_t n);
+int raise_rlimits(char *err, size_t errlen);
+
+/* args.c: parse argv into run; returns 0 or -1 with err set. */
+int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen);
+
+/* load.c */
+int load_config(struct run *r, char *err, size_t errlen);
+int load_policy(struct run *r, char *err, size_t errlen);
+int caller_may_use(const struct run *r, char *err, size_t errlen);
+int read_code(struct run *r, char *err, size_t errlen);
+int lookup_caller(struct run *r, char *err, size_t errlen);
+
+/* cgroup.c */
+struct cgroup;
+int cgroup_create(const struct sbx_config *c, const char *run_id, const struct sbx_limits *l,
+		  struct cgroup **out, char *err, size_t errlen);
+int cgroup_attach(struct cgroup *cg, pid_t pid, char *err, size_t errlen);
+struct cgroup_usage {
+	uint64_t cpu_ms, memory_peak_bytes, oom_kills, pids_max_hits, pids_peak;
+};
+int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u);
+void cgroup_kill(struct cgroup *cg);
+int cgroup_destroy(struct cgroup *cg);
+
+/* sandbox.c: runs in the cloned child, never returns. */
+struct sandbox_fds {
+	int sync;         /* socket to the supervisor */
+	int out_w, err_w; /* payload stdout/stderr */
+};
+_Noreturn void sandbox_main(const struct run *r, const struct sandbox_fds *f);
+
+/* mounts.c: build the new root and pivot into it. */
+int setup_mounts(const struct run *r, char *err, size_t errlen);
+
+/* seccomp.c */
+int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen);
+
+/* recorder.c */
+_Noreturn void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art);
+
+/* collector.c: runs as the caller, never returns. */
+_Noreturn void collector_main(const struct run *r, int outdir, int art);
+
+/* util.c */
+int write_file(const char *path, const char *data, char *err, size_t errlen);
+int write_all(int fd, const void *buf, size_t len);
+ssize_t read_full(int fd, void *buf, size_t len);
+void hex(const unsigned char *in, size_t n, char *out);
+int send_fd(int sock, const void *buf, size_t len, int fd);
+int recv_fd(int sock, void *buf, size_t len, int *fd);
+int drop_to(uid_t uid, gid_t gid, char *err, size_t errlen);
+__attribute__((format(printf, 1, 2))) void die(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void warnx1(const char *fmt, ...);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * What the helper reads as root: sbx.conf and one policy file, at
+ * compiled-in paths, each checked to be root-owned and not writable by
+ * anyone else, along with every directory above it (the same rule sudo
+ * applies to sudoers); plus the caller's code from an fd, size-capped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bsd/string.h>
+
+#include "helper.h"
+#include "paths.h"
+#include "proto.h"
+
+#define CONF_MAX (256u << 10)
+
+/* Directories may be sticky and world-writable (like /tmp) above the last
+ * one: entries someone else owns cannot be replaced there. */
+static int dir_ok(int fd, const char *path, bool last, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (st.st_uid != 0 || ((st.st_mode & 022) && (last || !(st.st_mode & S_ISVTX)))) {
+		snprintf(err, errlen, "%s: directory must be owned by root and not writable by others", path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Open a root-owned file by walking its path from "/" without following
+ * symlinks, so no component can be swapped under us. Returns an fd, -1 with
+ * err set, or -2 if the file does not exist (err set too).
+ */
+static int open_trusted(const char *path, char *err, size_t errlen)
+{
+	char buf[PATH_MAX], sofar[PATH_MAX] = "";
+	char *comp, *next, *save = NULL;
+	int dfd, fd;
+	struct stat st;
+
+	if (path[0] != '/' || strlcpy(buf, path, sizeof(buf)) >= sizeof(buf)) {
+		snprintf(err, errlen, "%s: bad path", path);
+		return -1;
+	}
+	dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snprintf(err, errlen, "/: %s", strerror(errno));
+		return -1;
+	}
+	comp = strtok_r(buf, "/", &save);
+	while (comp != NULL) {
+		next = strtok_r(NULL, "/", &save);
+		if (dir_ok(dfd, sofar[0] ? sofar : "/", next == NULL, err, errlen) < 0)
+			goto fail;
+		strlcat(sofar, "/", sizeof(sofar));
+		strlcat(sofar, comp, sizeof(sofar));
+		if (next == NULL)
+			break;
+		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(err, errlen, "%s: %s%s", sofar, strerror(errno),
+				 errno == ENOTDIR || errno == ELOOP ? " (symlinks are not followed)" : "");
+			if (errno == ENOENT) {
+				close(dfd);
+				return -2;
+			}
+			goto fail;
+		}
+		close(dfd);
+		dfd = fd;
+		comp = next;
+	}
+	fd = openat(dfd, comp, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		close(dfd);
+		return e == ENOENT ? -2 : -1;
+	}
+	close(dfd);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if (st.st_uid != 0 || (st.st_mode & 022)) {
+		snprintf(err, errlen, "%s: must be owned by root and not writable by group or others "
+			 "(owner uid %u, mode %04o)", path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	return fd;
+fail:
+	close(dfd);
+	return -1;
+}
+
+static int slurp(int fd, const char *path, char **out, size_t *len, size_t max, char *err, size_t errlen)
+{
+	char *buf = malloc(max + 1);
+	ssize_t n;
+
+	if (buf == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	n = read_full(fd, buf, max + 1);
+	if (n < 0 || (size_t)n > max) {
+		snprintf(err, errlen, "%s: %s", path, n < 0 ? strerror(errno) : "too large");
+		free(buf);
+		return -1;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = (size_t)n;
+	return 0;
+}
+
+static int load_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
+{
+	int fd = open_trusted(path, err, errlen);
+	int rc;
+
+	if (fd < 0)
+		return fd;
+	rc = slurp(fd, path, text, len, CONF_MAX, err, errlen);
+	close(fd);
+	return rc;
+}
+
+int load_config(struct run *r, char *err, size_t errlen)
+{
+	const char *path = SBX_SYSCONFDIR "/sbx/sbx.conf";
+	char *text;
+	size_t len;
+	int rc;
+
+	if (load_file(path, &text, &len, err, errlen) < 0)
+		return -1;
+	rc = sbx_config_parse(path, text, len, &r->conf, err, errlen);
+	free(text);
+	if (rc < 0)
+		return -1;
+	if (r->policy_name[0] == '\0')
+		strlcpy(r->policy_name, r->conf.default_policy, sizeof(r->policy_name));
+	r->lang = sbx_config_language(&r->conf, r->lang_name);
+	if (r->lang == NULL) {
+		snprintf(err, errlen, "--lang: no language '%s' in %s", r->lang_name, path);
+		return -1;
+	}
+	return 0;
+}
+
+int load_policy(struct run *r, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	char *text;
+	size_t len;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/sbx/policies.d/%s.policy", SBX_SYSCONFDIR, r->policy_name);
+	rc = load_file(path, &text, &len, err, errlen);
+	if (rc == -2) {
+		snprintf(err, errlen, "policy '%s' not found (%s)", r->policy_name, path);
+		return -1;
+	}
+	if (rc < 0)
+		return -1;
+	strlcpy(r->policy.name, r->policy_name, sizeof(r->policy.name));
+	rc = sbx_policy_parse(path, text, len, &r->policy, err, errlen);
+	free(text);
+	return rc;
+}
+
+static bool in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while ((p = strstr(p, word)) != NULL) {
+		if ((p == list || p[-1] == ' ' || p[-1] == '\t') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\t'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static bool caller_in_group(const struct run *r, gid_t g)
+{
+	gid_t groups[NGROUPS_MAX];
+	int n = getgroups(NGROUPS_MAX, groups);
+
+	if (r->gid == g)
+		return true;
+	for (int i = 0; i < n; i++)
+		if (groups[i] == g)
+			return true;
+	return false;
+}
+
+int caller_may_use(const struct run *r, char *err, size_t errlen)
+{
+	char buf[sizeof(r->policy.groups)];
+	char *tok, *save = NULL;
+	struct group *gr;
+
+	/* The install mode (4754 root:sbx) already limits who can run us;
+	 * checked again so a wrong mode does not open the helper to all. */
+	gr = getgrnam("sbx");
+	if (gr == NULL || !caller_in_group(r, gr->gr_gid)) {
+		snprintf(err, errlen, "user %s is not in group sbx", r->user);
+		return -1;
+	}
+	if (r->policy.users[0] != '\0' && in_list(r->policy.users, r->user))
+		return 0;
+	if (r->policy.groups[0] == '\0')
+		return r->policy.users[0] == '\0' ? 0 : -1;
+	strlcpy(buf, r->policy.groups, sizeof(buf));
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		gr = getgrnam(tok);
+		if (gr != NULL && caller_in_group(r, gr->gr_gid))
+			return 0;
+	}
+	snprintf(err, errlen, "policy '%s' does not allow user %s", r->policy.name, r->user);
+	return -1;
+}
+
+static bool safe_name(const char *s)
+{
+	if (s[0] == '\0' || strlen(s) > 32)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-' || *s == '.'))
+			return false;
+	return true;
+}
+
+int lookup_caller(struct run *r, char *err, size_t errlen)
+{
+	struct passwd *pw = getpwuid(r->uid);
+	struct group *gr = getgrgid(r->gid);
+
+	if (r->uid == 0) {
+		snprintf(err, errlen, "refusing to run code for root: run sbx as an unprivileged user");
+		return -1;
+	}
+	/* These names end up in the sandbox's /etc/passwd: no ':' or newlines. */
+	if (pw != NULL && safe_name(pw->pw_name))
+		strlcpy(r->user, pw->pw_name, sizeof(r->user));
+	else
+		snprintf(r->user, sizeof(r->user), "uid%u", (unsigned)r->uid);
+	if (gr != NULL && safe_name(gr->gr_name))
+		strlcpy(r->group, gr->gr_name, sizeof(r->group));
+	else
+		snprintf(r->group, sizeof(r->group), "gid%u", (unsigned)r->gid);
+	return 0;
+}
+
+int read_code(struct run *r, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(r->code_fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		snprintf(err, errlen, "--code-fd: not a file or pipe");
+		return -1;
+	}
+	/* a memfd the client just wrote is positioned at its end */
+	if (S_ISREG(st.st_mode))
+		lseek(r->code_fd, 0, SEEK_SET);
+	if (slurp(r->code_fd, "--code-fd", &r->code, &r->code_len, SBX_CODE_MAX, err, errlen) < 0) {
+		if (strstr(err, "too large"))
+			snprintf(err, errlen, "code larger than %u bytes", SBX_CODE_MAX);
+		return -1;
+	}
+	close(r->code_fd);
+	r->code_fd = -1;
+	return 0;
+}

@@ -1,0 +1,277 @@
+/*
+ * The sandbox's filesystem, built in its own mount namespace by the cloned
+ * child while it still holds capabilities in its user namespace (but no
+ * privilege over the host's mounts). A tmpfs becomes the new root; host
+ * paths are bound read-only; /tmp, /out and /code are fresh tmpfs; then
+ * pivot_root(2) (the "pivot_root(".", ".")" form from its man page) and
+ * the old root is detached. Every mount is nosuid; nodev except /dev.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bsd/string.h>
+
+#include "helper.h"
+
+#define NEWROOT "/tmp"
+
+/* Create NEWROOT+path's directories, refusing to walk through a symlink
+ * (a replicated host symlink must never lead a mkdir out of the new root).
+ * With as_file, the last component is an empty file (a bind target). */
+static int make_path(const char *path, bool as_file, char *err, size_t errlen)
+{
+	char buf[PATH_MAX], *comp, *next, *save = NULL;
+	int dfd, fd;
+
+	strlcpy(buf, path, sizeof(buf));
+	dfd = open(NEWROOT, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		goto fail;
+	for (comp = strtok_r(buf, "/", &save); comp; comp = next) {
+		next = strtok_r(NULL, "/", &save);
+		if (next == NULL && as_file) {
+			fd = openat(dfd, comp, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0444);
+			if (fd < 0)
+				goto fail;
+			close(fd);
+			break;
+		}
+		if (mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST)
+			goto fail;
+		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			goto fail;
+		close(dfd);
+		dfd = fd;
+	}
+	close(dfd);
+	return 0;
+fail:
+	snprintf(err, errlen, "mounts: creating %s in the new root: %s", path, strerror(errno));
+	if (dfd >= 0)
+		close(dfd);
+	return -1;
+}
+
+/* Flags a remount of a bind mount must keep: the kernel refuses to clear
+ * locked flags of a mount inherited from a more privileged namespace. */
+static unsigned long kept_flags(const char *target)
+{
+	struct statvfs sv;
+	unsigned long f = 0;
+
+	if (statvfs(target, &sv) < 0)
+		return 0;
+	if (sv.f_flag & ST_NOEXEC) f |= MS_NOEXEC;
+	if (sv.f_flag & ST_NOATIME) f |= MS_NOATIME;
+	if (sv.f_flag & ST_NODIRATIME) f |= MS_NODIRATIME;
+	if (sv.f_flag & ST_RELATIME) f |= MS_RELATIME;
+	return f;
+}
+
+static int bind_path(const char *src, bool ro, char *err, size_t errlen)
+{
+	char dst[PATH_MAX], link[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (lstat(src, &st) < 0) {
+		if (errno == ENOENT)
+			return 0; /* documented: missing policy paths are skipped */
+		snprintf(err, errlen, "mounts: %s: %s", src, strerror(errno));
+		return -1;
+	}
+	snprintf(dst, sizeof(dst), "%s%s", NEWROOT, src);
+	if (S_ISLNK(st.st_mode)) {
+		/* merged-/usr hosts: /lib -> usr/lib; keep the same shape */
+		char parent[PATH_MAX];
+		n = readlink(src, link, sizeof(link) - 1);
+		if (n < 0)
+			goto fail;
+		link[n] = '\0';
+		strlcpy(parent, src, sizeof(parent));
+		*strrchr(parent, '/') = '\0';
+		if ((parent[0] && make_path(parent, false, err, errlen) < 0))
+			return -1;
+		if (symlink(link, dst) < 0 && errno != EEXIST)
+			goto fail;
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "mounts: %s: not a directory or regular file", src);
+		return -1;
+	}
+	if (make_path(src, !S_ISDIR(st.st_mode), err, errlen) < 0)
+		return -1;
+	if (mount(src, dst, NULL, MS_BIND, NULL) < 0) {
+		snprintf(err, errlen, "mounts: bind %s: %s%s", src, strerror(errno),
+			 errno == EINVAL ? " (a mount below it cannot be hidden; list it in the policy)" : "");
+		return -1;
+	}
+	if (mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | (ro ? MS_RDONLY : 0) |
+		  kept_flags(dst), NULL) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "mounts: %s: %s", src, strerror(errno));
+	return -1;
+}
+
+static int tmpfs(const char *where, unsigned long flags, const char *opts, char *err, size_t errlen)
+{
+	if (make_path(where, false, err, errlen) < 0)
+		return -1;
+	char dst[PATH_MAX];
+	snprintf(dst, sizeof(dst), "%s%s", NEWROOT, where);
+	if (mount("tmpfs", dst, "tmpfs", flags, opts) < 0) {
+		snprintf(err, errlen, "mounts: tmpfs on %s (%s): %s", where, opts, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int put_file(const char *path, const char *data, size_t len, mode_t mode, char *err, size_t errlen)
+{
+	char dst[PATH_MAX];
+	int fd;
+
+	snprintf(dst, sizeof(dst), "%s%s", NEWROOT, path);
+	fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0 || write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0) {
+		snprintf(err, errlen, "mounts: writing %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* A minimal /etc: who the caller is, name resolution from files only. */
+static int make_etc(const struct run *r, char *err, size_t errlen)
+{
+	char passwd[512], group[512];
+
+	snprintf(passwd, sizeof(passwd), "%s:x:%u:%u::/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+		 r->user, (unsigned)r->uid, (unsigned)r->gid);
+	snprintf(group, sizeof(group), "%s:x:%u:\nnogroup:x:65534:\n", r->group, (unsigned)r->gid);
+	static const char hosts[] = "127.0.0.1\tlocalhost\n127.0.1.1\tsbx\n::1\tlocalhost ip6-localhost\n";
+	static const char nss[] = "passwd: files\ngroup: files\nhosts: files\n";
+	return make_path("/etc", false, err, errlen) < 0 ||
+	       put_file("/etc/passwd", passwd, strlen(passwd), 0644, err, errlen) < 0 ||
+	       put_file("/etc/group", group, strlen(group), 0644, err, errlen) < 0 ||
+	       put_file("/etc/hosts", hosts, sizeof(hosts) - 1, 0644, err, errlen) < 0 ||
+	       put_file("/etc/hostname", "sbx\n", 4, 0644, err, errlen) < 0 ||
+	       put_file("/etc/nsswitch.conf", nss, sizeof(nss) - 1, 0644, err, errlen) < 0 ||
+	       put_file("/etc/resolv.conf", "", 0, 0644, err, errlen) < 0 ? -1 : 0;
+}
+
+static int make_dev(char *err, size_t errlen)
+{
+	static const char *const devs[] = {"null", "zero", "full", "random", "urandom"};
+	static const char *const links[][2] = {{"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"},
+					       {"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"}};
+	char src[64], dst[PATH_MAX];
+
+	if (tmpfs("/dev", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k,nr_inodes=64", err, errlen) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
+		snprintf(src, sizeof(src), "/dev/%s", devs[i]);
+		/* device nodes cannot be created in a user namespace: bind the host's */
+		if (make_path(src, true, err, errlen) < 0)
+			return -1;
+		snprintf(dst, sizeof(dst), "%s%s", NEWROOT, src);
+		if (mount(src, dst, NULL, MS_BIND, NULL) < 0 ||
+		    mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NOEXEC | kept_flags(dst), NULL) < 0) {
+			snprintf(err, errlen, "mounts: %s: %s", src, strerror(errno));
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(dst, sizeof(dst), "%s/dev/%s", NEWROOT, links[i][1]);
+		if (symlink(links[i][0], dst) < 0) {
+			snprintf(err, errlen, "mounts: /dev/%s: %s", links[i][1], strerror(errno));
+			return -1;
+		}
+	}
+	if (mount(NULL, NEWROOT "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0) {
+		snprintf(err, errlen, "mounts: /dev read-only: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int make_code(const struct run *r, char *err, size_t errlen)
+{
+	char opts[96];
+
+	snprintf(opts, sizeof(opts), "mode=0755,size=%zu,nr_inodes=16", r->code_len + 65536);
+	if (tmpfs("/code", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts, err, errlen) < 0 ||
+	    put_file(r->code_path, r->code, r->code_len, 0444, err, errlen) < 0)
+		return -1;
+	if (mount(NULL, NEWROOT "/code", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL) < 0) {
+		snprintf(err, errlen, "mounts: /code read-only: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int setup_mounts(const struct run *r, char *err, size_t errlen)
+{
+	const struct sbx_policy *p = &r->policy;
+	char opts[128];
+
+	/* nothing we mount may propagate back to the host */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		snprintf(err, errlen, "mounts: making / private: %s", strerror(errno));
+		return -1;
+	}
+	if (mount("tmpfs", NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096") < 0) {
+		snprintf(err, errlen, "mounts: new root: %s", strerror(errno));
+		return -1;
+	}
+	if (make_etc(r, err, errlen) < 0)
+		return -1;
+	for (size_t i = 0; i < p->n_ro; i++)
+		if (bind_path(p->ro[i], true, err, errlen) < 0)
+			return -1;
+	for (size_t i = 0; i < p->n_rw; i++)
+		if (bind_path(p->rw[i], false, err, errlen) < 0)
+			return -1;
+	if (make_path("/proc", false, err, errlen) < 0)
+		return -1;
+	if (mount("proc", NEWROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		snprintf(err, errlen, "mounts: /proc: %s", strerror(errno));
+		return -1;
+	}
+	if (make_dev(err, errlen) < 0)
+		return -1;
+	snprintf(opts, sizeof(opts), "mode=1777,size=%llu", (unsigned long long)r->limits.tmp_bytes);
+	if (tmpfs("/tmp", MS_NOSUID | MS_NODEV, opts, err, errlen) < 0)
+		return -1;
+	snprintf(opts, sizeof(opts), "mode=0755,uid=%u,gid=%u,size=%llu,nr_inodes=4096", (unsigned)r->uid,
+		 (unsigned)r->gid, (unsigned long long)r->limits.out_bytes);
+	if (tmpfs("/out", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts, err, errlen) < 0)
+		return -1;
+	if (make_code(r, err, errlen) < 0)
+		return -1;
+
+	if (chdir(NEWROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||
+	    chdir("/") < 0) {
+		snprintf(err, errlen, "mounts: pivot_root: %s", strerror(errno));
+		return -1;
+	}
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0) {
+		snprintf(err, errlen, "mounts: / read-only: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,243 @@
+/*
+ * The cloned child: pid 1 of the sandbox's pid namespace. It builds the
+ * filesystem, gives up every privilege, installs the seccomp filter, then
+ * forks the payload and stays as a minimal init: it reaps every process
+ * re-parented to it and reports the payload's wait status to the
+ * supervisor. When it exits the kernel kills everything left in the
+ * namespace (pid_namespaces(7)).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/close_range.h>
+#include <sched.h>
+
+#include "helper.h"
+#include "proto.h"
+
+static volatile pid_t payload_pid;
+
+static _Noreturn void fail(int sync, const char *msg)
+{
+	char buf[HELPER_ERR_LEN + 1];
+
+	buf[0] = 'E';
+	snprintf(buf + 1, sizeof(buf) - 1, "%s", msg);
+	(void)send(sync, buf, 1 + strlen(buf + 1), MSG_NOSIGNAL);
+	_exit(SBX_EXIT_FAILURE);
+}
+
+/* pid 1 only receives the signals it has handlers for: pass the ones the
+ * client asked for to the payload's process group. */
+static void forward(int sig)
+{
+	if (payload_pid > 0)
+		kill(-payload_pid, sig);
+}
+
+static int loopback_up(char *err, size_t errlen)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0 ||
+	    (ifr.ifr_flags |= IFF_UP, ioctl(s, SIOCSIFFLAGS, &ifr) < 0)) {
+		snprintf(err, errlen, "network: bringing lo up: %s", strerror(errno));
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	close(s);
+	return 0;
+}
+
+/* Every capability set emptied: bounding (needs CAP_SETPCAP, so first),
+ * then the ids, then permitted/effective/inheritable and ambient. Inside a
+ * user namespace where uid 0 is unmapped, setresuid() does not clear
+ * capabilities by itself (capabilities(7)), so this is not optional. */
+static int drop_privileges(const struct run *r, char *err, size_t errlen)
+{
+	cap_t none;
+
+	for (int c = 0; c <= CAP_LAST_CAP; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL) {
+			snprintf(err, errlen, "dropping capability %d from the bounding set: %s", c, strerror(errno));
+			return -1;
+		}
+	if (setresgid(r->gid, r->gid, r->gid) < 0 || setresuid(r->uid, r->uid, r->uid) < 0) {
+		snprintf(err, errlen, "setting ids %u:%u: %s", (unsigned)r->uid, (unsigned)r->gid, strerror(errno));
+		return -1;
+	}
+	none = cap_init();
+	if (none == NULL || cap_set_proc(none) < 0 || cap_reset_ambient() < 0) {
+		snprintf(err, errlen, "clearing capabilities: %s", strerror(errno));
+		cap_free(none);
+		return -1;
+	}
+	cap_free(none);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		snprintf(err, errlen, "no_new_privs: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int become_caller(const struct run *r, char *err, size_t errlen)
+{
+	cap_t caps;
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || setresgid(r->gid, r->gid, r->gid) < 0 ||
+	    setresuid(r->uid, r->uid, r->uid) < 0 || prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0) {
+		snprintf(err, errlen, "setting ids %u:%u: %s", (unsigned)r->uid, (unsigned)r->gid, strerror(errno));
+		return -1;
+	}
+	/* effective = permitted: setresuid(2) may have emptied the effective set */
+	caps = cap_get_proc();
+	if (caps == NULL || cap_fill(caps, CAP_EFFECTIVE, CAP_PERMITTED) < 0 || cap_set_proc(caps) < 0) {
+		snprintf(err, errlen, "raising capabilities: %s", strerror(errno));
+		cap_free(caps);
+		return -1;
+	}
+	cap_free(caps);
+	return 0;
+}
+
+static void set_limit(int res, rlim_t v)
+{
+	struct rlimit rl = {v, v};
+	setrlimit(res, &rl);
+}
+
+static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds *f)
+{
+	const struct sbx_limits *l = &r->limits;
+	char *envp[SBX_MAX_ENV + 1];
+	sigset_t none;
+	int devnull;
+	size_t i;
+
+	/* ignored signals stay ignored across execve(2) */
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setsid();
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(f->out_w, 1) < 0 || dup2(f->err_w, 2) < 0)
+		_exit(SBX_EXIT_CANNOT_EXEC);
+	close_range(3, ~0U, 0);
+	set_limit(RLIMIT_CORE, 0);
+	set_limit(RLIMIT_FSIZE, l->file_size_bytes);
+	set_limit(RLIMIT_NOFILE, l->open_files);
+	set_limit(RLIMIT_NPROC, l->pids + 8); /* backstop: pids.max fires first */
+	{
+		struct rlimit cpu = {l->cpu_ms / 1000 + 1, l->cpu_ms / 1000 + 2};
+		setrlimit(RLIMIT_CPU, &cpu);
+	}
+	for (i = 0; i < r->policy.n_env; i++)
+		envp[i] = (char *)r->policy.env[i];
+	envp[i] = NULL;
+	if (chdir("/tmp") < 0)
+		_exit(SBX_EXIT_CANNOT_EXEC);
+	execve(r->argv[0], r->argv, envp);
+	dprintf(2, "sbx: cannot execute %s: %s\n", r->argv[0], strerror(errno));
+	_exit(errno == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_CANNOT_EXEC);
+}
+
+void sandbox_main(const struct run *r, const struct sandbox_fds *f)
+{
+	char err[HELPER_ERR_LEN], go;
+	struct sigaction sa;
+	int outdir, status;
+	pid_t pid;
+
+	/* the supervisor dying must take the sandbox with it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* nothing of the caller's (terminal included) reaches the sandbox */
+	{
+		int keep[] = {f->sync, f->out_w, f->err_w};
+		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
+			_exit(SBX_EXIT_FAILURE);
+		keep_fds(keep, 3);
+	}
+	if (read(f->sync, &go, 1) != 1 || go != 'G')
+		_exit(SBX_EXIT_FAILURE);
+	/* Take the caller's ids now: files we create on the sandbox's tmpfs
+	 * need an owner mapped in the user namespace (EOVERFLOW otherwise).
+	 * Capabilities in the namespace are kept for the set-up below. */
+	if (become_caller(r, err, sizeof(err)) < 0)
+		fail(f->sync, err);
+	/* the supervisor has moved us into the run's cgroup: make it our root */
+	if (unshare(CLONE_NEWCGROUP) < 0) {
+		snprintf(err, sizeof(err), "cgroup namespace: %s", strerror(errno));
+		fail(f->sync, err);
+	}
+	if (sethostname("sbx", 3) < 0 || setdomainname("sbx", 3) < 0) {
+		snprintf(err, sizeof(err), "hostname: %s", strerror(errno));
+		fail(f->sync, err);
+	}
+	if (setup_mounts(r, err, sizeof(err)) < 0)
+		fail(f->sync, err);
+	if (r->policy.net == SBX_NET_LOOPBACK && loopback_up(err, sizeof(err)) < 0)
+		fail(f->sync, err);
+	/* The supervisor keeps /out's tmpfs alive through this fd and hands it
+	 * to the artifact collector once everything in here is dead. */
+	outdir = open("/out", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (outdir < 0 || send_fd(f->sync, "O", 1, outdir) < 0) {
+		snprintf(err, sizeof(err), "passing /out: %s", strerror(errno));
+		fail(f->sync, err);
+	}
+	close(outdir);
+	if (drop_privileges(r, err, sizeof(err)) < 0)
+		fail(f->sync, err);
+	/* cleared by the credential change (PR_SET_PDEATHSIG in prctl(2)) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	setsid();
+	if (install_seccomp(&r->policy, err, sizeof(err)) < 0)
+		fail(f->sync, err);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, sizeof(err), "fork: %s", strerror(errno));
+		fail(f->sync, err);
+	}
+	if (pid == 0)
+		exec_payload(r, f);
+	payload_pid = pid;
+	close(f->out_w);
+	close(f->err_w);
+	(void)!send(f->sync, "R", 1, MSG_NOSIGNAL);
+	for (;;) {
+		pid_t w = waitpid(-1, &status, 0);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			_exit(SBX_EXIT_FAILURE);
+		if (w == pid) {
+			char msg[1 + sizeof(int)];
+			msg[0] = 'X';
+			memcpy(msg + 1, &status, sizeof(int));
+			(void)send(f->sync, msg, sizeof(msg), MSG_NOSIGNAL);
+			_exit(0);
+		}
+	}
+}

@@ -1,0 +1,127 @@
+/*
+ * The sandbox's seccomp filter, built with libseccomp: allow by default,
+ * deny what a payload has no business doing and what sandbox escapes have
+ * used (see DESIGN.md "Security invariants" and docs in sbx-helper(8)).
+ * Native architecture only: other ABIs (i386 int 0x80, x32) kill the
+ * process (SCMP_FLTATR_ACT_BADARCH), so a denied call cannot be reached
+ * through a second syscall table.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/sched.h>
+
+#include "helper.h"
+
+static const char *const denied[] = {
+	/* debugging other processes, reading their memory */
+	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
+	/* mount table and namespaces: the sandbox's layout is final */
+	"mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
+	"fsopen", "fsmount", "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr",
+	/* kernel objects shared with the host: keyrings, BPF, perf, io_uring */
+	"keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
+	"io_uring_setup", "io_uring_enter", "io_uring_register", "fanotify_init",
+	/* the machine itself */
+	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+	"reboot", "swapon", "swapoff", "acct", "syslog", "vhangup", "settimeofday",
+	"clock_settime", "clock_adjtime", "adjtimex", "iopl", "ioperm", "quotactl",
+	"quotactl_fd", "nfsservctl", "uselib", "ustat", "sysfs", "_sysctl", "lookup_dcookie",
+	/* file handles bypass path permissions (the "shocker" escape) */
+	"open_by_handle_at", "name_to_handle_at",
+};
+
+static int deny_family(scmp_filter_ctx ctx, int sys, int family)
+{
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), sys, 1,
+				SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)family));
+}
+
+static int socket_rules(scmp_filter_ctx ctx, bool inet)
+{
+	static const char *const calls[] = {"socket", "socketpair"};
+	int rc = 0;
+
+	for (size_t c = 0; c < 2 && rc == 0; c++) {
+		int sys = seccomp_syscall_resolve_name(calls[c]);
+		for (int f = 0; f < AF_MAX && rc == 0; f++) {
+			if (f == AF_UNIX || (inet && c == 0 && (f == AF_INET || f == AF_INET6)))
+				continue;
+			rc = deny_family(ctx, sys, f);
+		}
+		if (rc == 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), sys, 1,
+					      SCMP_A0(SCMP_CMP_GE, AF_MAX));
+	}
+	return rc;
+}
+
+int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen)
+{
+	static const unsigned long ns_flags[] = {CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+						 CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP, CLONE_NEWTIME};
+	/* Only the bits a terminal attack needs; the high 32 bits of the
+	 * request are ignored by the kernel, so the mask ignores them too. */
+	static const unsigned long bad_ioctls[] = {TIOCSTI, TIOCLINUX, TIOCCONS, TIOCSETD};
+	/* personality flags that weaken the address space */
+	static const unsigned long bad_pers[] = {0x0040000 /* ADDR_NO_RANDOMIZE */, 0x0400000 /* READ_IMPLIES_EXEC */,
+						 0x0200000 /* ADDR_COMPAT_LAYOUT */, 0x0100000 /* MMAP_PAGE_ZERO */};
+	scmp_filter_ctx ctx;
+	const char *what = "init";
+	int rc = 0;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (ctx == NULL) {
+		snprintf(err, errlen, "seccomp: cannot create filter");
+		return -1;
+	}
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	for (size_t i = 0; rc == 0 && i < sizeof(denied) / sizeof(denied[0]); i++) {
+		int sys = seccomp_syscall_resolve_name(denied[i]);
+		what = denied[i];
+		if (sys == __NR_SCMP_ERROR)
+			continue; /* not on this architecture */
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sys, 0);
+	}
+	if (rc == 0)
+		what = "clone";
+	for (size_t i = 0; rc == 0 && i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
+	/* clone3 passes flags in memory a filter cannot read: ENOSYS makes
+	 * glibc fall back to clone(2), which the rules above can check. */
+	if (rc == 0)
+		what = "clone3";
+	if (rc == 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (rc == 0)
+		what = "ioctl";
+	for (size_t i = 0; rc == 0 && i < sizeof(bad_ioctls) / sizeof(bad_ioctls[0]); i++)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+				      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, bad_ioctls[i]));
+	if (rc == 0)
+		what = "personality";
+	for (size_t i = 0; rc == 0 && i < sizeof(bad_pers) / sizeof(bad_pers[0]); i++)
+		/* bit 31 is never a personality flag but is set in the query
+		 * value 0xffffffff, which must keep working */
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
+				      SCMP_A0(SCMP_CMP_MASKED_EQ, bad_pers[i] | 0x80000000u, bad_pers[i]));
+	if (rc == 0)
+		what = "socket";
+	if (rc == 0)
+		rc = socket_rules(ctx, p->net == SBX_NET_LOOPBACK && p->seccomp != SBX_SECCOMP_STRICT);
+	if (rc == 0)
+		what = "load";
+	if (rc == 0)
+		rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (rc != 0) {
+		snprintf(err, errlen, "seccomp: %s: %s", what, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,49 @@
+# Shared by the TAP integration tests (sourced). Runs the installed client
+# as the unprivileged user sbxtest against the setuid install in
+# $SBX_CHECK_PREFIX (see setup.sh).
+set -u
+P=${SBX_CHECK_PREFIX:?run through make check-integration}
+SBX=$P/bin/sbx
+AUDIT=$P/bin/sbx-audit
+T=$(mktemp -d /tmp/sbx-t.XXXXXX)
+chmod 0777 "$T"
+trap 'rm -rf "$T"' EXIT
+n=0
+fails=0
+
+plan() { echo "1..$1"; }
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
+check() { desc=$1; shift; if "$@"; then ok 0 "$desc"; else ok 1 "$desc"; fi; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+# run_as USER CMD...: a clean login-like environment, the user's groups
+run_as() {
+	u=$1; shift
+	(cd "$T" && setpriv --reuid="$u" --regid="$u" --init-groups env -i PATH=/usr/bin:/bin HOME=/nonexistent "$@")
+}
+# sbx_run ARGS...: stdout to $T/out, stderr to $T/err, status in $rc
+sbx_run() {
+	run_as sbxtest "$SBX" "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+}
+# jq-free JSON field access for the result document in $T/out
+jget() { python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d = d[int(k)] if isinstance(d, list) else d.get(k)
+print("null" if d is None else (str(d).lower() if isinstance(d, bool) else d))' "$T/out" "$1"; }
+
+# The audit record of run ID, as sbx-audit prints it (root reads the log).
+audit_show() { "$AUDIT" show "$1"; }
+audit_field() { "$AUDIT" show --json "$1" | python3 -c 'import json,sys
+d=json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    d = d[int(k)] if isinstance(d, list) else d.get(k)
+print("null" if d is None else d)' "$2"; }
+
+# No run-* cgroup may survive a run.
+no_cgroups_left() {
+	! find /sys/fs/cgroup -path '*/sbx/run-*' -maxdepth 4 -type d 2>/dev/null | grep -q .
+}
+
+finish() { [ "$fails" = 0 ]; exit $?; }

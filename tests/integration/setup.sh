@@ -1,0 +1,19 @@
+#!/bin/sh
+# Build and install sbx into a root-owned temporary prefix with the setuid
+# helper, and create the unprivileged test users. Called by
+# `make check-integration`; idempotent.
+set -eu
+src=${SBX_SRCDIR:?}
+prefix=${SBX_CHECK_PREFIX:?}
+[ "$(id -u)" = 0 ] || { echo "setup.sh: the integration tests need root (setuid install)" >&2; exit 1; }
+
+rm -rf "$prefix"
+install -d -m 0755 "$prefix"
+make -C "$src" --no-print-directory -s B=build-check PREFIX="$prefix" SYSCONFDIR="$prefix/etc" \
+	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" ${SBX_MAKEFLAGS:-} install >/dev/null
+
+# sbxtest: in group sbx (may run code); sbxout: not in group sbx.
+for u in sbxtest sbxout; do
+	getent passwd $u >/dev/null || useradd --no-create-home --home-dir /nonexistent --shell /bin/sh $u
+done
+usermod -a -G sbx sbxtest

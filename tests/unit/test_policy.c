@@ -1,0 +1,220 @@
+/* Policy and sbx.conf parsing, units, tighten-only merging. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "policy.h"
+#include "units.h"
+
+static char err[SBX_ERR_LEN];
+
+static int parse(const char *text, struct sbx_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	strcpy(p->name, "t");
+	err[0] = '\0';
+	return sbx_policy_parse("t.policy", text, strlen(text), p, err, sizeof(err));
+}
+
+static void sizes(void **state)
+{
+	uint64_t v;
+	(void)state;
+	assert_int_equal(sbx_parse_size("512M", &v), 0);
+	assert_int_equal(v, 512ULL << 20);
+	assert_int_equal(sbx_parse_size("64K", &v), 0);
+	assert_int_equal(v, 65536);
+	assert_int_equal(sbx_parse_size("1G", &v), 0);
+	assert_int_equal(v, 1ULL << 30);
+	assert_int_equal(sbx_parse_size("1.5G", &v), 0);
+	assert_int_equal(v, 3ULL << 29);
+	assert_int_equal(sbx_parse_size("100", &v), 0);
+	assert_int_equal(v, 100);
+	assert_int_equal(sbx_parse_size("64MiB", &v), 0);
+	assert_int_equal(v, 64ULL << 20);
+	assert_int_equal(sbx_parse_size("", &v), -1);
+	assert_int_equal(sbx_parse_size("12X", &v), -1);
+	assert_int_equal(sbx_parse_size("-1M", &v), -1);
+	assert_int_equal(sbx_parse_size("M", &v), -1);
+	assert_int_equal(sbx_parse_size("99999999999999999999", &v), -1);
+	assert_int_equal(sbx_parse_size("17179869184G", &v), -1); /* 2^64: overflow */
+	assert_int_equal(sbx_parse_size("0.5", &v), -1);          /* half a byte */
+}
+
+static void durations(void **state)
+{
+	uint64_t v;
+	(void)state;
+	assert_int_equal(sbx_parse_duration_ms("30s", &v), 0);
+	assert_int_equal(v, 30000);
+	assert_int_equal(sbx_parse_duration_ms("500ms", &v), 0);
+	assert_int_equal(v, 500);
+	assert_int_equal(sbx_parse_duration_ms("1.5s", &v), 0);
+	assert_int_equal(v, 1500);
+	assert_int_equal(sbx_parse_duration_ms("2m", &v), 0);
+	assert_int_equal(v, 120000);
+	assert_int_equal(sbx_parse_duration_ms("1h", &v), 0);
+	assert_int_equal(v, 3600000);
+	assert_int_equal(sbx_parse_duration_ms("7", &v), 0);
+	assert_int_equal(v, 7000);
+	assert_int_equal(sbx_parse_duration_ms("1.5ms", &v), -1);
+	assert_int_equal(sbx_parse_duration_ms("10x", &v), -1);
+	assert_int_equal(sbx_parse_duration_ms("s", &v), -1);
+	assert_int_equal(sbx_parse_duration_ms("1.2345s", &v), -1);
+}
+
+static void default_policy_file(void **state)
+{
+	struct sbx_policy p;
+	char *text;
+	long len;
+	FILE *f = fopen(SBX_SRCDIR "/policies/default.policy", "r");
+	(void)state;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	assert_int_equal(parse(text, &p), 0);
+	/* issue 2's default: 30 s, 30 s, 512M, 64 pids, 1 cpu, 64M, 64M, 1M, no network */
+	assert_int_equal(p.limits.wall_ms, 30000);
+	assert_int_equal(p.limits.cpu_ms, 30000);
+	assert_int_equal(p.limits.memory_bytes, 512ULL << 20);
+	assert_int_equal(p.limits.pids, 64);
+	assert_int_equal(p.limits.cpus_milli, 1000);
+	assert_int_equal(p.limits.tmp_bytes, 64ULL << 20);
+	assert_int_equal(p.limits.out_bytes, 64ULL << 20);
+	assert_int_equal(p.limits.output_bytes, 1ULL << 20);
+	assert_int_equal(p.net, SBX_NET_NONE);
+	assert_string_equal(p.ro[0], "/usr");
+	assert_true(p.n_env >= 3);
+	free(text);
+}
+
+static void values(void **state)
+{
+	struct sbx_policy p;
+	(void)state;
+	assert_int_equal(parse("[limits]\nmemory = 1G  # comment\ncpus = 0.5\npids = 10\n"
+			       "[network]\nmode = loopback\n[seccomp]\nprofile = strict\n"
+			       "[filesystem]\nro = /usr /opt/data\n[env]\nset = A=1 B=x=y\n", &p), 0);
+	assert_int_equal(p.limits.memory_bytes, 1ULL << 30);
+	assert_int_equal(p.limits.cpus_milli, 500);
+	assert_int_equal(p.limits.pids, 10);
+	assert_int_equal(p.net, SBX_NET_LOOPBACK);
+	assert_int_equal(p.seccomp, SBX_SECCOMP_STRICT);
+	assert_int_equal(p.n_ro, 2);
+	assert_string_equal(p.ro[1], "/opt/data");
+	assert_int_equal(p.n_env, 2);
+	assert_string_equal(p.env[1], "B=x=y");
+	/* unset keys keep the defaults */
+	assert_int_equal(p.limits.wall_ms, 30000);
+}
+
+static void errors_name_file_and_line(void **state)
+{
+	struct sbx_policy p;
+	(void)state;
+	assert_int_equal(parse("[limits]\nmemory = 1G\nmemroy = 2G\n", &p), -1);
+	assert_string_equal(err, "t.policy:3: unknown key 'memroy' in [limits]");
+	assert_int_equal(parse("[limits]\n\nwall_time = 10 parsecs\n", &p), -1);
+	assert_non_null(strstr(err, "t.policy:3: wall_time: '10 parsecs' is not a duration"));
+	assert_int_equal(parse("[limits]\nmemory = lots\n", &p), -1);
+	assert_non_null(strstr(err, "t.policy:2: memory: 'lots' is not a size"));
+	assert_int_equal(parse("[bogus]\nx = 1\n", &p), -1);
+	assert_string_equal(err, "t.policy:2: unknown section [bogus]");
+	assert_int_equal(parse("[limits]\npids = 5\npids = 500\n", &p), -1);
+	assert_non_null(strstr(err, "t.policy:3: key 'pids' given twice"));
+	assert_int_equal(parse("[network]\nmode = internet\n", &p), -1);
+	assert_non_null(strstr(err, "t.policy:2:"));
+	assert_int_equal(parse("[filesystem]\nro = usr\n", &p), -1);
+	assert_non_null(strstr(err, "not a normalised absolute path"));
+	assert_int_equal(parse("[filesystem]\nro = /usr/../etc\n", &p), -1);
+	assert_int_equal(parse("[limits]\nmemory = 0\n", &p), -1);
+	assert_int_equal(parse("garbage line\n", &p), -1);
+	assert_non_null(strstr(err, "t.policy:1:"));
+	assert_int_equal(parse("[limits]\nmax_attempts = 11\n", &p), -1);
+	assert_int_equal(parse("[limits]\ncpus = 1s\n", &p), -1);
+}
+
+static void long_line_rejected(void **state)
+{
+	struct sbx_policy p;
+	char text[3000] = "[policy]\ndescription = ";
+	(void)state;
+	memset(text + strlen(text), 'a', 1500);
+	assert_int_equal(parse(text, &p), -1);
+	assert_non_null(strstr(err, "t.policy:2: line longer"));
+}
+
+static void names(void **state)
+{
+	(void)state;
+	assert_true(sbx_valid_name("default"));
+	assert_true(sbx_valid_name("py-3_data"));
+	assert_false(sbx_valid_name(""));
+	assert_false(sbx_valid_name("-x"));
+	assert_false(sbx_valid_name("../etc"));
+	assert_false(sbx_valid_name("Upper"));
+	assert_false(sbx_valid_name("a/b"));
+	char longname[80];
+	memset(longname, 'a', 65);
+	longname[65] = '\0';
+	assert_false(sbx_valid_name(longname));
+	longname[64] = '\0';
+	assert_true(sbx_valid_name(longname));
+}
+
+static void tighten_only(void **state)
+{
+	struct sbx_limits eff = {.wall_ms = 30000, .memory_bytes = 512ULL << 20, .pids = 64};
+	struct sbx_limits req = {.wall_ms = 2000, .pids = 10};
+	(void)state;
+	assert_int_equal(sbx_limits_tighten(&eff, &req, err, sizeof(err)), 0);
+	assert_int_equal(eff.wall_ms, 2000);
+	assert_int_equal(eff.pids, 10);
+	assert_int_equal(eff.memory_bytes, 512ULL << 20); /* not asked: unchanged */
+	req = (struct sbx_limits){.memory_bytes = 1ULL << 30};
+	assert_int_equal(sbx_limits_tighten(&eff, &req, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "memory (bytes): 1073741824 exceeds the policy's 536870912"));
+	assert_int_equal(eff.memory_bytes, 512ULL << 20);
+}
+
+static void config(void **state)
+{
+	struct sbx_config c;
+	const char *t = "[sbx]\ndefault_policy = default\n[language.python]\ncommand = /usr/bin/python3 -I -B\n"
+			"extension = .py\n[language.sh]\ncommand = /bin/sh\n";
+	(void)state;
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	const struct sbx_language *l = sbx_config_language(&c, "python");
+	assert_non_null(l);
+	assert_int_equal(l->argc, 3);
+	assert_string_equal(l->argv[1], "-I");
+	assert_null(sbx_config_language(&c, "ruby"));
+	t = "[language.x]\ncommand = python3\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: command: 'python3' must start with an absolute path"));
+	t = "[language.x]\nextension = .x\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "has no command"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sizes), cmocka_unit_test(durations), cmocka_unit_test(default_policy_file),
+		cmocka_unit_test(values), cmocka_unit_test(errors_name_file_and_line),
+		cmocka_unit_test(long_line_rejected), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
+		cmocka_unit_test(config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
