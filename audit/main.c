@@ -1,0 +1,99 @@
+/*
+ * sbx-audit: query and verify the sbx audit log.
+ *
+ *   sbx-audit [--db PATH] [--pubkey PATH] COMMAND [OPTIONS]
+ *
+ * Global options may also follow the command name. Exit status: 0 success,
+ * 1 findings or failure, 2 usage, 3 log or key unreadable.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "paths.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(struct cli *, int, char **);
+	const char *summary;
+} commands[] = {
+	{"list", cmd_list, "one line per run, newest last"},
+	{"show", cmd_show, "the START and END records of one run"},
+	{"verify", cmd_verify, "check hashes, chain, signatures and columns"},
+	{"keygen", cmd_keygen, "create the signing key pair (root)"},
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: " PROG " [--db PATH] [--pubkey PATH] COMMAND [OPTIONS]\n"
+		"\n"
+		"Query and verify the sbx audit log.\n"
+		"\n"
+		"commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"options:\n"
+		"  --db PATH      the log (default " SBX_LOCALSTATEDIR "/lib/sbx/audit.db)\n"
+		"  --pubkey PATH  the public key (default " SBX_SYSCONFDIR "/sbx/audit.pub)\n"
+		"  -h, --help     this text; COMMAND --help for a command's options\n"
+		"\n"
+		"exit status: 0 ok, 1 findings or failure, 2 usage, 3 log or key unreadable\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {CLI_COMMON_OPTIONS, {NULL, 0, NULL, 0}};
+	struct cli c = {
+		.db = SBX_LOCALSTATEDIR "/lib/sbx/audit.db",
+		.pubkey = SBX_SYSCONFDIR "/sbx/audit.pub",
+	};
+	const char *name;
+	size_t i;
+	int opt, rc;
+
+	opterr = 0;
+	/* "+": stop at the command name; its options are its own. */
+	while ((opt = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		rc = cli_common_opt(&c, "", opt, argv);
+		if (rc >= 0)
+			return rc;
+	}
+	if (optind >= argc) {
+		cli_err("no command given (see " PROG " --help)");
+		return EXIT_USAGE;
+	}
+	name = argv[optind];
+	if (strcmp(name, "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(name, commands[i].name) == 0) {
+			argc -= optind;
+			argv += optind;
+			optind = 0; /* glibc: full re-initialisation for the command */
+			rc = commands[i].fn(&c, argc, argv);
+			if (fflush(stdout) != 0 || ferror(stdout)) {
+				cli_err("standard output: write failed");
+				return rc ? rc : EXIT_FAIL;
+			}
+			return rc;
+		}
+	}
+	{
+		char *e = out_esc(name, strlen(name), 0);
+		cli_err("%s: unknown command (see " PROG " --help)", e);
+		free(e);
+	}
+	return EXIT_USAGE;
+}

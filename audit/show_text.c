@@ -1,0 +1,179 @@
+/* sbx-audit show: the human-readable form. Every string is escaped. */
+#include "show.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auditdb.h"
+
+static void field(const char *name)
+{
+	printf("  %-14s", name);
+}
+
+static void hex(const unsigned char *p, size_t n)
+{
+	char h[2 * 64 + 1];
+
+	sodium_bin2hex(h, sizeof(h), p, n);
+	fputs(h, stdout);
+}
+
+static void argv_line(const struct sbx_record *r)
+{
+	size_t i = 0;
+	int first = 1;
+
+	while (i < r->argv_len) {
+		const char *arg = r->argv + i;
+		size_t n = strnlen(arg, r->argv_len - i);
+		char *e = out_esc(arg, n, 0);
+		int quote = n == 0 || strpbrk(e, " '\"") != NULL;
+
+		printf("%s%s%s%s", first ? "" : " ", quote ? "'" : "", e, quote ? "'" : "");
+		free(e);
+		first = 0;
+		i += n + 1;
+	}
+	fputc('\n', stdout);
+}
+
+static void limits(const struct sbx_limits *l)
+{
+	field("limits");
+	printf("wall %" PRIu64 " ms, cpu %" PRIu64 " ms, memory %" PRIu64 " B, pids %" PRIu64
+	       ", cpus %" PRIu64 ".%03" PRIu64 "\n",
+	       l->wall_ms, l->cpu_ms, l->memory_bytes, l->pids,
+	       l->cpus_milli / 1000, l->cpus_milli % 1000);
+	field("");
+	printf("tmp %" PRIu64 " B, out %" PRIu64 " B, output %" PRIu64 " B, file size %" PRIu64
+	       " B, open files %" PRIu64 ", max attempts %" PRIu64 "\n",
+	       l->tmp_bytes, l->out_bytes, l->output_bytes, l->file_size_bytes,
+	       l->open_files, l->max_attempts);
+}
+
+static void common(const struct sbx_record *r)
+{
+	field("host");
+	out_str(stdout, r->host);
+	fputs(" (boot ", stdout);
+	out_str(stdout, r->boot_id[0] ? r->boot_id : "-");
+	printf(")\n");
+	field("user");
+	out_str(stdout, r->user);
+	printf(" (uid %" PRIu32 ", gid %" PRIu32 ")\n", r->uid, r->gid);
+	field("policy");
+	out_str(stdout, r->policy);
+	fputs("  sha256 ", stdout);
+	hex(r->policy_sha256, 32);
+	fputc('\n', stdout);
+	limits(&r->limits);
+	field("language");
+	out_str(stdout, r->language);
+	fputc('\n', stdout);
+	field("argv");
+	argv_line(r);
+	field("code sha256");
+	hex(r->code_sha256, 32);
+	fputc('\n', stdout);
+	field("session");
+	out_str(stdout, r->session[0] ? r->session : "-");
+	printf("  attempt %" PRIu32 "  parent ", r->attempt);
+	out_str(stdout, r->parent_id[0] ? r->parent_id : "-");
+	fputc('\n', stdout);
+}
+
+static void excerpt(const char *s)
+{
+	char *e = out_esc(s, strlen(s), 1), *line, *save = NULL;
+
+	printf("  stderr excerpt:\n");
+	for (line = strtok_r(e, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		printf("    | %s\n", line);
+	free(e);
+}
+
+static void end_fields(const struct sbx_record *r)
+{
+	size_t i;
+
+	field("outcome");
+	out_str(stdout, r->outcome);
+	if (r->signal != 0)
+		printf("  signal %" PRId32, r->signal);
+	else
+		printf("  exit %" PRId32, r->exit_code);
+	fputs("  limit ", stdout);
+	out_str(stdout, r->limit[0] ? r->limit : "-");
+	fputc('\n', stdout);
+	if (r->error[0]) {
+		field("error");
+		out_str(stdout, r->error);
+		fputc('\n', stdout);
+	}
+	field("resources");
+	printf("wall %" PRIu64 " ms, cpu %" PRIu64 " ms, memory peak %" PRIu64 " B\n",
+	       r->wall_ms, r->cpu_ms, r->memory_peak_bytes);
+	field("stdout");
+	printf("%" PRIu64 " B  sha256 ", r->stdout_bytes);
+	hex(r->stdout_sha256, 32);
+	fputc('\n', stdout);
+	field("stderr");
+	printf("%" PRIu64 " B  sha256 ", r->stderr_bytes);
+	hex(r->stderr_sha256, 32);
+	fputc('\n', stdout);
+	if (r->stderr_excerpt[0])
+		excerpt(r->stderr_excerpt);
+	field("artifacts");
+	printf("%zu\n", r->n_artifacts);
+	for (i = 0; i < r->n_artifacts; i++) {
+		const struct sbx_artifact *a = &r->artifacts[i];
+		fputs("    ", stdout);
+		out_str(stdout, a->name);
+		printf("  %" PRIu64 " B  ", a->size);
+		out_str(stdout, a->media_type[0] ? a->media_type : "-");
+		fputs("  sha256 ", stdout);
+		hex(a->sha256, 32);
+		fputc('\n', stdout);
+	}
+}
+
+void show_text(const struct shown *r, size_t n)
+{
+	int have_start = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		have_start |= r[i].ok && r[i].rec.kind == SBX_REC_START;
+	for (i = 0; i < n; i++) {
+		const struct sbx_record *rec = &r[i].rec;
+		char t[48] = "-";
+
+		if (!r[i].ok) {
+			printf("%s?   seq %" PRId64 "  undecodable: ", i ? "\n" : "", r[i].seq);
+			out_str(stdout, r[i].why);
+			fputc('\n', stdout);
+			continue;
+		}
+		sbx_iso_time(rec->realtime_ns, t, sizeof(t));
+		printf("%s%-5s seq %" PRId64 "  %s  run ", i ? "\n" : "",
+		       rec->kind == SBX_REC_START ? "START" : "END", r[i].seq, t);
+		out_str(stdout, rec->run_id);
+		fputc('\n', stdout);
+		if (rec->kind == SBX_REC_START || !have_start)
+			common(rec);
+		if (rec->kind == SBX_REC_END)
+			end_fields(rec);
+		field("origin");
+		out_str(stdout, r[i].origin);
+		fputc('\n', stdout);
+		if (r[i].has_chain) {
+			field("chain");
+			hex(r[i].chain, 32);
+			fputc('\n', stdout);
+		}
+	}
+	if (n > 0 && !(r[n - 1].ok && r[n - 1].rec.kind == SBX_REC_END))
+		printf("\n(no END record: the run is incomplete)\n");
+}

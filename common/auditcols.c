@@ -1,0 +1,160 @@
+/*
+ * The SQL columns of a record. They exist for queries (list, search by
+ * user or time) and are always derived from the decoded blob, so the
+ * verifier can recompute them and catch an UPDATE that edits only the
+ * convenient copy.
+ */
+#include "auditdb.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *const sbx_audit_colnames[SBX_NCOLS] = {
+	"seq", "kind", "run_id", "time", "realtime_ns", "uid", "user", "host",
+	"policy", "language", "code_sha256", "session", "attempt", "parent_id",
+	"outcome", "exit_code", "signal", "limit_fired", "wall_ms", "cpu_ms",
+	"memory_peak_bytes", "stdout_bytes", "stderr_bytes", "artifacts",
+};
+
+int sbx_iso_time(int64_t realtime_ns, char *buf, size_t len)
+{
+	/* Floor division so times before 1970 still come out right. */
+	int64_t sec = realtime_ns / 1000000000;
+	int64_t rem = realtime_ns % 1000000000;
+	struct tm tm;
+	time_t t;
+
+	if (rem < 0) {
+		rem += 1000000000;
+		sec--;
+	}
+	t = (time_t)sec;
+	if (gmtime_r(&t, &tm) == NULL || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900)
+		return -1;
+	if (snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		     tm.tm_min, tm.tm_sec, (int)(rem / 1000000)) >= (int)len)
+		return -1;
+	return 0;
+}
+
+static void set_int(struct sbx_colval *v, int64_t i)
+{
+	v->type = SBX_COL_INT;
+	v->i = i;
+}
+
+static void set_text(struct sbx_colval *v, const char *s)
+{
+	v->type = SBX_COL_TEXT;
+	v->s = s;
+	v->n = strlen(s);
+}
+
+static void set_opt_text(struct sbx_colval *v, const char *s)
+{
+	if (s[0] != '\0')
+		set_text(v, s);
+}
+
+static json_t *jstr(const char *s)
+{
+	char *clean;
+	json_t *j = json_string(s);
+
+	if (j != NULL)
+		return j;
+	/* Artifact names are whatever the payload created: keep the column
+	 * valid JSON by replacing bytes that are not UTF-8. */
+	clean = sbx_audit_utf8_clean(s, strlen(s));
+	if (clean == NULL)
+		return NULL;
+	j = json_string(clean);
+	free(clean);
+	return j;
+}
+
+static char *artifacts_json(const struct sbx_record *r)
+{
+	json_t *arr = json_array();
+	char hex[65];
+	char *out;
+	size_t i;
+
+	if (arr == NULL)
+		return NULL;
+	for (i = 0; i < r->n_artifacts; i++) {
+		const struct sbx_artifact *a = &r->artifacts[i];
+		json_t *o = json_object();
+		sodium_bin2hex(hex, sizeof(hex), a->sha256, 32);
+		if (o == NULL || json_array_append_new(arr, o) < 0 ||
+		    json_object_set_new(o, "name", jstr(a->name)) < 0 ||
+		    json_object_set_new(o, "size", json_integer((json_int_t)a->size)) < 0 ||
+		    json_object_set_new(o, "media_type", jstr(a->media_type)) < 0 ||
+		    json_object_set_new(o, "sha256", json_string(hex)) < 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	/* Key order is insertion order (jansson >= 2.8), so the text is stable. */
+	out = json_dumps(arr, JSON_COMPACT);
+	json_decref(arr);
+	return out;
+}
+
+int sbx_record_columns(const struct sbx_record *r, struct sbx_cols *c,
+		       char *err, size_t errlen)
+{
+	const char *kind = sbx_record_kind_name(r->kind);
+	struct sbx_colval *v;
+
+	memset(c, 0, sizeof(*c));
+	v = c->v;
+	set_int(&v[SBX_COL_SEQ], (int64_t)r->seq);
+	if (kind != NULL)
+		set_text(&v[SBX_COL_KIND], kind);
+	set_text(&v[SBX_COL_RUN_ID], r->run_id);
+	if (sbx_iso_time(r->realtime_ns, c->time, sizeof(c->time)) == 0)
+		set_text(&v[SBX_COL_TIME], c->time);
+	set_int(&v[SBX_COL_REALTIME_NS], r->realtime_ns);
+	set_int(&v[SBX_COL_UID], r->uid);
+	set_text(&v[SBX_COL_USER], r->user);
+	set_text(&v[SBX_COL_HOST], r->host);
+	set_text(&v[SBX_COL_POLICY], r->policy);
+	set_text(&v[SBX_COL_LANGUAGE], r->language);
+	sodium_bin2hex(c->code_hex, sizeof(c->code_hex), r->code_sha256, 32);
+	set_text(&v[SBX_COL_CODE_SHA256], c->code_hex);
+	set_opt_text(&v[SBX_COL_SESSION], r->session);
+	set_int(&v[SBX_COL_ATTEMPT], r->attempt);
+	set_opt_text(&v[SBX_COL_PARENT_ID], r->parent_id);
+	if (r->kind != SBX_REC_END)
+		return 0;
+	set_text(&v[SBX_COL_OUTCOME], r->outcome);
+	set_int(&v[SBX_COL_EXIT_CODE], r->exit_code);
+	set_int(&v[SBX_COL_SIGNAL], r->signal);
+	set_opt_text(&v[SBX_COL_LIMIT_FIRED], r->limit);
+	/* Unsigned counters are stored as their two's complement bit pattern;
+	 * real values never reach 2^63. */
+	set_int(&v[SBX_COL_WALL_MS], (int64_t)r->wall_ms);
+	set_int(&v[SBX_COL_CPU_MS], (int64_t)r->cpu_ms);
+	set_int(&v[SBX_COL_MEMORY_PEAK], (int64_t)r->memory_peak_bytes);
+	set_int(&v[SBX_COL_STDOUT_BYTES], (int64_t)r->stdout_bytes);
+	set_int(&v[SBX_COL_STDERR_BYTES], (int64_t)r->stderr_bytes);
+	c->artifacts_json = artifacts_json(r);
+	if (c->artifacts_json == NULL) {
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "artifacts column: out of memory");
+		return -1;
+	}
+	set_text(&v[SBX_COL_ARTIFACTS], c->artifacts_json);
+	return 0;
+}
+
+void sbx_cols_free(struct sbx_cols *c)
+{
+	free(c->artifacts_json);
+	c->artifacts_json = NULL;
+}

@@ -1,0 +1,540 @@
+/*
+ * The SQLite audit log: opening (schema, pragmas, hardening) and appending
+ * signed records. The writer is the helper's unprivileged recorder, so
+ * appends must be safe against concurrent runs (BEGIN IMMEDIATE serialises
+ * them) and must either commit completely or not at all: a START that is
+ * not committed means the run does not happen.
+ */
+#include "auditdb.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct sbx_audit {
+	sqlite3 *db;
+	int readonly;
+	char path[4096];
+};
+
+static const char schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);"
+	"CREATE TABLE IF NOT EXISTS records("
+	" seq INTEGER PRIMARY KEY,"
+	" kind TEXT, run_id TEXT, time TEXT, realtime_ns INTEGER,"
+	" uid INTEGER, user TEXT, host TEXT, policy TEXT, language TEXT,"
+	" code_sha256 TEXT, session TEXT, attempt INTEGER, parent_id TEXT,"
+	" outcome TEXT, exit_code INTEGER, signal INTEGER, limit_fired TEXT,"
+	" wall_ms INTEGER, cpu_ms INTEGER, memory_peak_bytes INTEGER,"
+	" stdout_bytes INTEGER, stderr_bytes INTEGER, artifacts TEXT,"
+	" blob BLOB NOT NULL, leaf BLOB NOT NULL, chain BLOB NOT NULL,"
+	" sig BLOB NOT NULL, origin TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS records_run_id ON records(run_id);"
+	"CREATE INDEX IF NOT EXISTS records_time ON records(time);"
+	"CREATE INDEX IF NOT EXISTS records_user ON records(user);"
+	"CREATE TABLE IF NOT EXISTS code(sha256 TEXT PRIMARY KEY, text BLOB NOT NULL);"
+	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', 1);";
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+sqlite3 *sbx_audit_db(struct sbx_audit *a)
+{
+	return a->db;
+}
+
+const char *sbx_audit_path(const struct sbx_audit *a)
+{
+	return a->path;
+}
+
+/* SQLite creates files 0644 & ~umask; the log must be exactly group
+ * readable (sbx-audit) and nothing more, whatever the umask. */
+static int precreate(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return 0;
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fchmod(fd, 0640) < 0) {
+		seterr(err, errlen, "%s: chmod: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* SQLite says only "unable to open database file"; the errno says why. */
+static int precheck(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		seterr(err, errlen, "%s: %s", path,
+		       errno == ELOOP ? "is a symbolic link" : strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int exec_sql(struct sbx_audit *a, const char *sql, const char *what,
+		    char *err, size_t errlen)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(a->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		seterr(err, errlen, "%s: %s: %s", a->path, what,
+		       msg ? msg : sqlite3_errmsg(a->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* A log is data, possibly edited by someone hostile: no triggers, views or
+ * schema tricks may run code paths while we read or write it. */
+static void harden(sqlite3 *db)
+{
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, NULL);
+}
+
+static int has_records_table(struct sbx_audit *a, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, found;
+
+	rc = sqlite3_prepare_v2(a->db,
+		"SELECT 1 FROM sqlite_master WHERE type='table' AND name='records'",
+		-1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		seterr(err, errlen, "%s: %s", a->path, sqlite3_errmsg(a->db));
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	found = rc == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		seterr(err, errlen, "%s: %s", a->path, sqlite3_errmsg(a->db));
+		return -1;
+	}
+	return found;
+}
+
+static int check_format(struct sbx_audit *a, char *err, size_t errlen)
+{
+	char v[32];
+	int rc = sbx_audit_meta_get(a, "format", v, sizeof(v), err, errlen);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && strcmp(v, "1") != 0) {
+		seterr(err, errlen, "%s: unsupported log format %s (this sbx reads format %d)",
+		       a->path, v, SBX_AUDIT_FORMAT);
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_writer(struct sbx_audit *a, char *err, size_t errlen)
+{
+	int one = 1, has;
+
+	if (exec_sql(a, "PRAGMA journal_mode=WAL", "journal_mode", err, errlen) < 0 ||
+	    exec_sql(a, "PRAGMA synchronous=FULL", "synchronous", err, errlen) < 0 ||
+	    exec_sql(a, "PRAGMA journal_size_limit=4194304", "journal_size_limit", err, errlen) < 0)
+		return -1;
+	/* Keep -wal and -shm after close: auditors open the log read-only and
+	 * cannot create them in the _sbx-owned directory. */
+	sqlite3_file_control(a->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
+	has = has_records_table(a, err, errlen);
+	if (has < 0)
+		return -1;
+	if (has == 0) {
+		if (exec_sql(a, "BEGIN IMMEDIATE", "begin", err, errlen) < 0)
+			return -1;
+		if (exec_sql(a, schema_sql, "create schema", err, errlen) < 0 ||
+		    exec_sql(a, "COMMIT", "commit", err, errlen) < 0) {
+			sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
+		   char *err, size_t errlen)
+{
+	struct sbx_audit *a;
+	int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE;
+	int rc;
+
+	*out = NULL;
+	if (sodium_init() < 0) {
+		seterr(err, errlen, "libsodium: initialisation failed");
+		return -1;
+	}
+	if (path == NULL || strlen(path) >= sizeof(a->path)) {
+		seterr(err, errlen, "audit log: path missing or too long");
+		return -1;
+	}
+	a = calloc(1, sizeof(*a));
+	if (a == NULL) {
+		seterr(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	memcpy(a->path, path, strlen(path) + 1);
+	a->readonly = readonly;
+	if (readonly) {
+		flags |= SQLITE_OPEN_READONLY;
+		if (precheck(path, err, errlen) < 0) {
+			free(a);
+			return -1;
+		}
+	} else {
+		flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+		if (precreate(path, err, errlen) < 0) {
+			free(a);
+			return -1;
+		}
+	}
+	rc = sqlite3_open_v2(path, &a->db, flags, NULL);
+	if (rc != SQLITE_OK) {
+		seterr(err, errlen, "%s: %s", path,
+		       a->db ? sqlite3_errmsg(a->db) : sqlite3_errstr(rc));
+		goto fail;
+	}
+	harden(a->db);
+	sqlite3_busy_timeout(a->db, 10000);
+	if (readonly) {
+		if (exec_sql(a, "PRAGMA query_only=1", "query_only", err, errlen) < 0)
+			goto fail;
+		rc = has_records_table(a, err, errlen);
+		if (rc < 0) {
+			if ((sqlite3_extended_errcode(a->db) & 0xff) == SQLITE_READONLY ||
+			    (sqlite3_extended_errcode(a->db) & 0xff) == SQLITE_CANTOPEN)
+				seterr(err, errlen, "%s: %s (a reader without write access needs the "
+				       "log's -wal and -shm files, which its writer keeps)",
+				       path, sqlite3_errmsg(a->db));
+			goto fail;
+		}
+		if (rc == 0) {
+			seterr(err, errlen, "%s: not an sbx audit log (no records table)", path);
+			goto fail;
+		}
+	} else if (setup_writer(a, err, errlen) < 0) {
+		goto fail;
+	}
+	if (check_format(a, err, errlen) < 0)
+		goto fail;
+	*out = a;
+	return 0;
+fail:
+	sqlite3_close(a->db);
+	free(a);
+	return -1;
+}
+
+void sbx_audit_close(struct sbx_audit *a)
+{
+	if (a == NULL)
+		return;
+	sqlite3_close(a->db);
+	free(a);
+}
+
+int sbx_audit_meta_get(struct sbx_audit *a, const char *key, char *buf,
+		       size_t buflen, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, ret = 1;
+
+	if (buflen > 0)
+		buf[0] = '\0';
+	if (sqlite3_prepare_v2(a->db, "SELECT CAST(value AS TEXT) FROM meta WHERE key = ?1",
+			       -1, &st, NULL) != SQLITE_OK) {
+		seterr(err, errlen, "%s: meta: %s", a->path, sqlite3_errmsg(a->db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(st, 0);
+		snprintf(buf, buflen, "%s", v ? (const char *)v : "");
+		ret = 0;
+	} else if (rc != SQLITE_DONE) {
+		seterr(err, errlen, "%s: meta: %s", a->path, sqlite3_errmsg(a->db));
+		ret = -1;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* ---- append ---- */
+
+static int sql_fail(struct sbx_audit *a, const char *what, char *err, size_t errlen)
+{
+	seterr(err, errlen, "%s: %s: %s", a->path, what, sqlite3_errmsg(a->db));
+	return -1;
+}
+
+/* Last seq and chain value, or 0 and 32 zero bytes for an empty log. */
+static int chain_head(struct sbx_audit *a, uint64_t *seq, unsigned char chain[32],
+		      char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	*seq = 0;
+	memset(chain, 0, 32);
+	if (sqlite3_prepare_v2(a->db, "SELECT seq, chain FROM records ORDER BY seq DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(a, "read chain head", err, errlen);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		int64_t s = sqlite3_column_int64(st, 0);
+		if (s < 0 || sqlite3_column_bytes(st, 1) != 32) {
+			seterr(err, errlen, "%s: last record (seq %lld) is damaged; run sbx-audit verify",
+			       a->path, (long long)s);
+			ret = -1;
+		} else {
+			*seq = (uint64_t)s;
+			memcpy(chain, sqlite3_column_blob(st, 1), 32);
+		}
+	} else if (rc != SQLITE_DONE) {
+		ret = sql_fail(a, "read chain head", err, errlen);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* One log, one key: records signed with two keys could never all verify,
+ * so a replaced key must come with a new log. The first append records the
+ * public key. */
+static int check_key(struct sbx_audit *a, const unsigned char *sk, char *err, size_t errlen)
+{
+	char have[2 * crypto_sign_PUBLICKEYBYTES + 1], want[sizeof(have)];
+	sqlite3_stmt *st;
+	int rc;
+
+	sodium_bin2hex(want, sizeof(want), sk + crypto_sign_SECRETKEYBYTES - crypto_sign_PUBLICKEYBYTES,
+		       crypto_sign_PUBLICKEYBYTES);
+	rc = sbx_audit_meta_get(a, "pubkey", have, sizeof(have), err, errlen);
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		if (strcmp(have, want) != 0) {
+			seterr(err, errlen, "%s: the signing key is not the key of this log "
+			       "(meta pubkey %.16s..., key %.16s...); move the log aside after a key change",
+			       a->path, have, want);
+			return -1;
+		}
+		return 0;
+	}
+	if (sqlite3_prepare_v2(a->db, "INSERT INTO meta(key, value) VALUES('pubkey', ?1)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(a, "record public key", err, errlen);
+	sqlite3_bind_text(st, 1, want, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(a, "record public key", err, errlen);
+	return 0;
+}
+
+static void bind_col(sqlite3_stmt *st, int idx, const struct sbx_colval *v)
+{
+	switch (v->type) {
+	case SBX_COL_INT:
+		sqlite3_bind_int64(st, idx, v->i);
+		break;
+	case SBX_COL_TEXT:
+		sqlite3_bind_text(st, idx, v->s, (int)v->n, SQLITE_STATIC);
+		break;
+	default:
+		sqlite3_bind_null(st, idx);
+		break;
+	}
+}
+
+static char *insert_sql(void)
+{
+	size_t cap = 1024, i;
+	char *sql = malloc(cap), *p;
+
+	if (sql == NULL)
+		return NULL;
+	p = sql;
+	p += sprintf(p, "INSERT INTO records(");
+	for (i = 0; i < SBX_NCOLS; i++)
+		p += sprintf(p, "%s,", sbx_audit_colnames[i]);
+	p += sprintf(p, "blob,leaf,chain,sig,origin) VALUES(");
+	for (i = 0; i < SBX_NCOLS + 5; i++)
+		p += sprintf(p, i ? ",?" : "?");
+	sprintf(p, ")");
+	return sql;
+}
+
+struct signed_rec {
+	unsigned char *blob;
+	size_t len;
+	unsigned char leaf[32], chain[32], sig[crypto_sign_BYTES];
+};
+
+static int insert_row(struct sbx_audit *a, const struct sbx_record *rec,
+		      const struct signed_rec *s, const char *origin,
+		      char *err, size_t errlen)
+{
+	struct sbx_cols cols;
+	sqlite3_stmt *st = NULL;
+	char *sql;
+	int i, rc;
+
+	if (sbx_record_columns(rec, &cols, err, errlen) < 0)
+		return -1;
+	sql = insert_sql();
+	if (sql == NULL || sqlite3_prepare_v2(a->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		free(sql);
+		sbx_cols_free(&cols);
+		return sql_fail(a, "insert record", err, errlen);
+	}
+	free(sql);
+	for (i = 0; i < SBX_NCOLS; i++)
+		bind_col(st, i + 1, &cols.v[i]);
+	sqlite3_bind_blob(st, SBX_NCOLS + 1, s->blob, (int)s->len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, SBX_NCOLS + 2, s->leaf, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, SBX_NCOLS + 3, s->chain, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, SBX_NCOLS + 4, s->sig, crypto_sign_BYTES, SQLITE_STATIC);
+	sqlite3_bind_text(st, SBX_NCOLS + 5, origin, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	sbx_cols_free(&cols);
+	if (rc != SQLITE_DONE)
+		return sql_fail(a, "insert record", err, errlen);
+	return 0;
+}
+
+static int insert_code(struct sbx_audit *a, const struct sbx_record *rec,
+		       char *err, size_t errlen)
+{
+	unsigned char digest[32];
+	char hex[65];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (rec->kind != SBX_REC_START || rec->code == NULL)
+		return 0;
+	if (rec->code_len > (size_t)INT32_MAX) {
+		seterr(err, errlen, "%s: code text too large", a->path);
+		return -1;
+	}
+	/* The table is keyed by digest; a wrong key would make the stored text
+	 * look tampered with for every later run of the same code. */
+	crypto_hash_sha256(digest, (const unsigned char *)rec->code, rec->code_len);
+	if (sodium_memcmp(digest, rec->code_sha256, 32) != 0) {
+		seterr(err, errlen, "%s: code_sha256 does not match the code text", a->path);
+		return -1;
+	}
+	sodium_bin2hex(hex, sizeof(hex), digest, 32);
+	if (sqlite3_prepare_v2(a->db, "INSERT OR IGNORE INTO code(sha256, text) VALUES(?1, ?2)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(a, "insert code", err, errlen);
+	sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
+	/* A zero-length blob bound from a NULL pointer would be SQL NULL. */
+	sqlite3_bind_blob(st, 2, rec->code_len ? rec->code : "", (int)rec->code_len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(a, "insert code", err, errlen);
+	return 0;
+}
+
+static int append_locked(struct sbx_audit *a, struct sbx_record *rec,
+			 const unsigned char *sk, const char *origin,
+			 struct signed_rec *s, char *err, size_t errlen)
+{
+	uint64_t last;
+	unsigned char prev[32];
+
+	if (check_key(a, sk, err, errlen) < 0 ||
+	    chain_head(a, &last, prev, err, errlen) < 0)
+		return -1;
+	rec->seq = last + 1;
+	if (sbx_record_encode(rec, &s->blob, &s->len, err, errlen) < 0)
+		return -1;
+	sbx_audit_leaf(s->blob, s->len, s->leaf);
+	sbx_audit_chain(prev, s->leaf, s->chain);
+	if (sbx_audit_sign(sk, origin, rec->seq, s->chain, s->sig) < 0) {
+		seterr(err, errlen, "%s: signing failed", a->path);
+		return -1;
+	}
+	if (insert_row(a, rec, s, origin, err, errlen) < 0 ||
+	    insert_code(a, rec, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+int sbx_audit_append(struct sbx_audit *a, struct sbx_record *rec,
+		     const unsigned char *sk, const char *origin,
+		     unsigned char chain_out[32], char *err, size_t errlen)
+{
+	struct signed_rec s = {0};
+	size_t olen;
+	int rc;
+
+	if (a == NULL || rec == NULL || sk == NULL) {
+		seterr(err, errlen, "audit append: missing argument");
+		return -1;
+	}
+	if (a->readonly) {
+		seterr(err, errlen, "%s: opened read-only", a->path);
+		return -1;
+	}
+	olen = origin ? strnlen(origin, SBX_ORIGIN_MAX + 1) : 0;
+	if (olen == 0 || olen > SBX_ORIGIN_MAX) {
+		seterr(err, errlen, "%s: origin must be 1..%d bytes", a->path, SBX_ORIGIN_MAX);
+		return -1;
+	}
+	rc = sqlite3_exec(a->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sql_fail(a, "begin transaction", err, errlen);
+	if (append_locked(a, rec, sk, origin, &s, err, errlen) < 0) {
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+		free(s.blob);
+		return -1;
+	}
+	free(s.blob);
+	if (sqlite3_exec(a->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		sql_fail(a, "commit", err, errlen);
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	if (chain_out != NULL)
+		memcpy(chain_out, s.chain, 32);
+	return 0;
+}

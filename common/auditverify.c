@@ -1,0 +1,465 @@
+/*
+ * Verification of the audit log with only the public key. Everything read
+ * here may have been edited by whoever could write the database file, so
+ * each stored value is checked for shape before use, and findings are
+ * worded from what the evidence shows (which stored value disagrees with
+ * which recomputed one), not from a guess about the attack.
+ *
+ * One edit should give one finding: the chain is continued from the
+ * stored value after a break (so a deleted or inserted row breaks one link,
+ * not every later one), a chain value that was itself altered is detected
+ * by the signature still matching the recomputed value, and a blob that no
+ * longer matches its leaf is not decoded further.
+ */
+#include "auditdb.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Result columns after the derived ones. */
+enum { C_BLOB = SBX_NCOLS, C_LEAF, C_CHAIN, C_SIG, C_ORIGIN, C_TOTAL };
+
+struct walk {
+	struct sbx_audit *a;
+	const unsigned char *pk;
+	struct sbx_verify_report *rep;
+	unsigned char prev[32];  /* chain value the next record must extend */
+	int64_t expect;          /* next seq */
+	int after_gap;           /* the link into this record cannot hold */
+	int oom;
+};
+
+const char *sbx_finding_kind_name(enum sbx_finding_kind kind)
+{
+	switch (kind) {
+	case SBX_FIND_RECORD_MODIFIED: return "record-modified";
+	case SBX_FIND_COLUMNS_MISMATCH: return "columns-mismatch";
+	case SBX_FIND_CHAIN_BROKEN: return "chain-broken";
+	case SBX_FIND_SEQ_GAP: return "seq-gap";
+	case SBX_FIND_BAD_SIGNATURE: return "bad-signature";
+	case SBX_FIND_UNDECODABLE: return "undecodable";
+	case SBX_FIND_CODE_MODIFIED: return "code-modified";
+	}
+	return "unknown";
+}
+
+static void add(struct sbx_verify_report *rep, int *oom, int64_t seq,
+		enum sbx_finding_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void add(struct sbx_verify_report *rep, int *oom, int64_t seq,
+		enum sbx_finding_kind kind, const char *fmt, ...)
+{
+	struct sbx_finding *f;
+	va_list ap;
+
+	if (rep->n_findings == rep->cap) {
+		size_t ncap = rep->cap ? rep->cap * 2 : 16;
+		f = realloc(rep->findings, ncap * sizeof(*f));
+		if (f == NULL) {
+			*oom = 1;
+			return;
+		}
+		rep->findings = f;
+		rep->cap = ncap;
+	}
+	f = &rep->findings[rep->n_findings++];
+	f->seq = seq;
+	f->kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(f->what, sizeof(f->what), fmt, ap);
+	va_end(ap);
+}
+
+/* Printable ASCII rendering of stored bytes for a finding, cut short. */
+static void show(char *out, size_t outlen, const unsigned char *s, size_t n)
+{
+	size_t o = 0, i;
+
+	for (i = 0; i < n && o + 8 < outlen; i++) {
+		if (i == 40) {
+			o += (size_t)snprintf(out + o, outlen - o, "...");
+			break;
+		}
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\'' && s[i] != '\\')
+			out[o++] = (char)s[i];
+		else
+			o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", s[i]);
+	}
+	out[o] = '\0';
+}
+
+static void show_expected(char *out, size_t outlen, const struct sbx_colval *v)
+{
+	char tmp[200];
+
+	if (v->type == SBX_COL_INT) {
+		snprintf(out, outlen, "%" PRId64, v->i);
+	} else if (v->type == SBX_COL_TEXT) {
+		show(tmp, sizeof(tmp), (const unsigned char *)v->s, v->n);
+		snprintf(out, outlen, "'%s'", tmp);
+	} else {
+		snprintf(out, outlen, "NULL");
+	}
+}
+
+static void show_stored(char *out, size_t outlen, sqlite3_stmt *st, int i)
+{
+	char tmp[200];
+
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		snprintf(out, outlen, "%" PRId64, (int64_t)sqlite3_column_int64(st, i));
+		break;
+	case SQLITE_TEXT:
+		show(tmp, sizeof(tmp), sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+		snprintf(out, outlen, "'%s'", tmp);
+		break;
+	case SQLITE_NULL:
+		snprintf(out, outlen, "NULL");
+		break;
+	case SQLITE_FLOAT:
+		snprintf(out, outlen, "%g", sqlite3_column_double(st, i));
+		break;
+	default:
+		snprintf(out, outlen, "a %d-byte blob", sqlite3_column_bytes(st, i));
+		break;
+	}
+}
+
+static int col_equal(sqlite3_stmt *st, int i, const struct sbx_colval *v)
+{
+	int t = sqlite3_column_type(st, i);
+
+	switch (v->type) {
+	case SBX_COL_INT:
+		return t == SQLITE_INTEGER && sqlite3_column_int64(st, i) == v->i;
+	case SBX_COL_TEXT:
+		if (t != SQLITE_TEXT)
+			return 0;
+		{
+			const unsigned char *s = sqlite3_column_text(st, i);
+			size_t n = (size_t)sqlite3_column_bytes(st, i);
+			return n == v->n && (n == 0 || memcmp(s, v->s, n) == 0);
+		}
+	default:
+		return t == SQLITE_NULL;
+	}
+}
+
+static void check_columns(struct walk *w, sqlite3_stmt *st, int64_t seq,
+			  const struct sbx_record *rec)
+{
+	struct sbx_cols cols;
+	char stored[256], want[256], more[200] = "";
+	int i, first = -1;
+	size_t mo = 0;
+
+	if (sbx_record_columns(rec, &cols, NULL, 0) < 0) {
+		w->oom = 1;
+		return;
+	}
+	for (i = 0; i < SBX_NCOLS; i++) {
+		if (col_equal(st, i, &cols.v[i]))
+			continue;
+		if (first < 0) {
+			first = i;
+			show_stored(stored, sizeof(stored), st, i);
+			show_expected(want, sizeof(want), &cols.v[i]);
+		} else if (mo + 40 < sizeof(more)) {
+			mo += (size_t)snprintf(more + mo, sizeof(more) - mo, "%s%s",
+					       mo ? ", " : "; also ", sbx_audit_colnames[i]);
+		}
+	}
+	if (first >= 0)
+		add(w->rep, &w->oom, seq, SBX_FIND_COLUMNS_MISMATCH,
+		    "column %s is %s but the blob says %s%s",
+		    sbx_audit_colnames[first], stored, want, more);
+	sbx_cols_free(&cols);
+}
+
+/* Returns 1 if the blob is intact (decode and columns can be checked). */
+static int check_leaf(struct walk *w, sqlite3_stmt *st, int64_t seq,
+		      const unsigned char *blob, size_t blen, unsigned char use_leaf[32])
+{
+	const unsigned char *leaf = sqlite3_column_blob(st, C_LEAF);
+	const unsigned char *chain = sqlite3_column_blob(st, C_CHAIN);
+	int leaf_len = sqlite3_column_bytes(st, C_LEAF);
+	unsigned char computed[32], via[32];
+
+	sbx_audit_leaf(blob, blen, computed);
+	if (leaf_len == 32 && sodium_memcmp(computed, leaf, 32) == 0) {
+		memcpy(use_leaf, leaf, 32);
+		return 1;
+	}
+	/* Which one changed? If the blob still extends the stored chain, the
+	 * blob is original and only the stored leaf column was edited. */
+	sbx_audit_chain(w->prev, computed, via);
+	if (sqlite3_column_bytes(st, C_CHAIN) == 32 && sodium_memcmp(via, chain, 32) == 0) {
+		add(w->rep, &w->oom, seq, SBX_FIND_RECORD_MODIFIED,
+		    "stored leaf hash altered (the blob still matches the chain)");
+		memcpy(use_leaf, computed, 32);
+		return 1;
+	}
+	add(w->rep, &w->oom, seq, SBX_FIND_RECORD_MODIFIED,
+	    "blob does not match its leaf hash (record contents altered)");
+	memcpy(use_leaf, leaf_len == 32 ? leaf : computed, 32);
+	return 0;
+}
+
+static void check_chain_sig(struct walk *w, sqlite3_stmt *st, int64_t seq,
+			    const unsigned char leaf[32])
+{
+	const unsigned char *chain = sqlite3_column_blob(st, C_CHAIN);
+	const unsigned char *sig = sqlite3_column_blob(st, C_SIG);
+	const char *origin = (const char *)sqlite3_column_text(st, C_ORIGIN);
+	size_t olen = (size_t)sqlite3_column_bytes(st, C_ORIGIN);
+	int chain_len = sqlite3_column_bytes(st, C_CHAIN);
+	int sig_len = sqlite3_column_bytes(st, C_SIG);
+	unsigned char expected[32];
+	int sig_done = 0;
+
+	if (origin == NULL)
+		origin = "";
+	sbx_audit_chain(w->prev, leaf, expected);
+	if (chain_len != 32) {
+		add(w->rep, &w->oom, seq, SBX_FIND_CHAIN_BROKEN,
+		    "stored chain value is %d bytes, not 32", chain_len);
+		chain = expected;
+	} else if (sodium_memcmp(expected, chain, 32) != 0) {
+		if (sig_len == crypto_sign_BYTES &&
+		    sbx_audit_sig_ok(w->pk, origin, olen, (uint64_t)seq, expected, sig)) {
+			add(w->rep, &w->oom, seq, SBX_FIND_CHAIN_BROKEN,
+			    "stored chain value altered (the signature covers the recomputed one)");
+			chain = expected;
+			sig_done = 1;
+		} else if (!w->after_gap) {
+			add(w->rep, &w->oom, seq, SBX_FIND_CHAIN_BROKEN,
+			    "does not extend the chain of the previous record "
+			    "(records replaced, inserted, deleted or reordered)");
+		}
+	}
+	if (!sig_done) {
+		if (sig_len != crypto_sign_BYTES)
+			add(w->rep, &w->oom, seq, SBX_FIND_BAD_SIGNATURE,
+			    "signature is %d bytes, not %d", sig_len, crypto_sign_BYTES);
+		else if (!sbx_audit_sig_ok(w->pk, origin, olen, (uint64_t)seq, chain, sig))
+			add(w->rep, &w->oom, seq, SBX_FIND_BAD_SIGNATURE,
+			    "signature does not verify with the public key "
+			    "(seq, origin, chain or signature altered, or another key)");
+	}
+	/* Continue from the stored value: the next record was chained to it. */
+	memcpy(w->prev, chain, 32);
+}
+
+static void check_seq(struct walk *w, int64_t seq)
+{
+	w->after_gap = 0;
+	if (seq > w->expect) {
+		if (seq - w->expect == 1)
+			add(w->rep, &w->oom, w->expect, SBX_FIND_SEQ_GAP,
+			    "record %" PRId64 " missing (deleted)", w->expect);
+		else
+			add(w->rep, &w->oom, w->expect, SBX_FIND_SEQ_GAP,
+			    "records %" PRId64 "..%" PRId64 " missing (deleted)",
+			    w->expect, seq - 1);
+		w->after_gap = 1;
+	} else if (seq < w->expect) {
+		/* Only the first row can get here: seq is the primary key. */
+		add(w->rep, &w->oom, seq, SBX_FIND_SEQ_GAP,
+		    "seq %" PRId64 " out of range (sequence starts at 1)", seq);
+		w->after_gap = 1;
+	}
+	w->expect = seq < INT64_MAX ? seq + 1 : seq;
+}
+
+static void check_row(struct walk *w, sqlite3_stmt *st)
+{
+	int64_t seq = sqlite3_column_int64(st, 0);
+	const unsigned char *blob = sqlite3_column_blob(st, C_BLOB);
+	size_t blen = (size_t)sqlite3_column_bytes(st, C_BLOB);
+	unsigned char leaf[32];
+	struct sbx_record rec;
+	char why[200];
+
+	w->rep->n_records++;
+	check_seq(w, seq);
+	if (blob == NULL)
+		blob = (const unsigned char *)"";
+	if (check_leaf(w, st, seq, blob, blen, leaf)) {
+		if (sbx_record_decode(blob, blen, &rec, why, sizeof(why)) < 0) {
+			add(w->rep, &w->oom, seq, SBX_FIND_UNDECODABLE, "%s", why);
+		} else {
+			check_columns(w, st, seq, &rec);
+			sbx_record_free(&rec);
+		}
+	}
+	check_chain_sig(w, st, seq, leaf);
+}
+
+static char *select_sql(void)
+{
+	size_t i;
+	char *sql = malloc(1024), *p;
+
+	if (sql == NULL)
+		return NULL;
+	p = sql + sprintf(sql, "SELECT ");
+	for (i = 0; i < SBX_NCOLS; i++)
+		p += sprintf(p, "%s,", sbx_audit_colnames[i]);
+	sprintf(p, "blob,leaf,chain,sig,origin FROM records ORDER BY seq");
+	return sql;
+}
+
+static int walk_records(struct walk *w, char *err, size_t errlen)
+{
+	sqlite3 *db = sbx_audit_db(w->a);
+	sqlite3_stmt *st = NULL;
+	char *sql = select_sql();
+	int rc;
+
+	if (sql == NULL || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: read records: %s", sbx_audit_path(w->a),
+			 sql ? sqlite3_errmsg(db) : "out of memory");
+		free(sql);
+		return -1;
+	}
+	free(sql);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !w->oom)
+		check_row(w, st);
+	sqlite3_finalize(st);
+	if (w->oom) {
+		snprintf(err, errlen, "%s: verify: out of memory", sbx_audit_path(w->a));
+		return -1;
+	}
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "%s: read records: %s", sbx_audit_path(w->a),
+			 sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+/* seq of the first START that ran this code, for naming the finding. */
+static int64_t first_user(sqlite3 *db, const unsigned char *key, int keylen)
+{
+	sqlite3_stmt *st;
+	int64_t seq = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT min(seq) FROM records WHERE code_sha256 = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, (const char *)key, keylen, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		seq = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return seq;
+}
+
+/* The code table is not signed itself; each text is bound to the signed
+ * records through its digest, which is the table's key. */
+static int walk_code(struct walk *w, struct sbx_verify_report *found,
+		     char *err, size_t errlen)
+{
+	sqlite3 *db = sbx_audit_db(w->a);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT sha256, text FROM code ORDER BY sha256",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: read code: %s", sbx_audit_path(w->a), sqlite3_errmsg(db));
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !w->oom) {
+		const unsigned char *key = sqlite3_column_text(st, 0);
+		int keylen = sqlite3_column_bytes(st, 0);
+		const unsigned char *text = sqlite3_column_blob(st, 1);
+		size_t tlen = (size_t)sqlite3_column_bytes(st, 1);
+		unsigned char want[32], got[32];
+		size_t binlen = 0;
+		char shown[200];
+
+		show(shown, sizeof(shown), key ? key : (const unsigned char *)"", (size_t)keylen);
+		if (key == NULL || keylen != 64 ||
+		    sodium_hex2bin(want, 32, (const char *)key, 64, NULL, &binlen, NULL) != 0 ||
+		    binlen != 32) {
+			add(found, &w->oom, 0, SBX_FIND_CODE_MODIFIED,
+			    "code table key '%s' is not a sha256", shown);
+			continue;
+		}
+		crypto_hash_sha256(got, text ? text : (const unsigned char *)"", tlen);
+		if (sodium_memcmp(got, want, 32) != 0)
+			add(found, &w->oom, first_user(db, key, keylen), SBX_FIND_CODE_MODIFIED,
+			    "code text %.16s... does not match its sha256", shown);
+	}
+	sqlite3_finalize(st);
+	if (!w->oom && rc != SQLITE_DONE) {
+		snprintf(err, errlen, "%s: read code: %s", sbx_audit_path(w->a), sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+/* Put code findings among the record findings, after those of the same seq. */
+static int merge(struct sbx_verify_report *rep, const struct sbx_verify_report *extra)
+{
+	size_t i, n = rep->n_findings + extra->n_findings, at;
+	struct sbx_finding *f;
+
+	if (extra->n_findings == 0)
+		return 0;
+	if (n > rep->cap) {
+		f = realloc(rep->findings, n * sizeof(*f));
+		if (f == NULL)
+			return -1;
+		rep->findings = f;
+		rep->cap = n;
+	}
+	for (i = 0; i < extra->n_findings; i++) {
+		const struct sbx_finding *e = &extra->findings[i];
+		at = rep->n_findings;
+		while (at > 0 && rep->findings[at - 1].seq > e->seq)
+			at--;
+		memmove(&rep->findings[at + 1], &rep->findings[at],
+			(rep->n_findings - at) * sizeof(*e));
+		rep->findings[at] = *e;
+		rep->n_findings++;
+	}
+	return 0;
+}
+
+int sbx_audit_verify(struct sbx_audit *a, const unsigned char *pk,
+		     struct sbx_verify_report *rep, char *err, size_t errlen)
+{
+	struct sbx_verify_report code = {0};
+	struct walk w = {.a = a, .pk = pk, .rep = rep, .expect = 1};
+	sqlite3 *db = sbx_audit_db(a);
+	int ret = -1;
+
+	memset(rep, 0, sizeof(*rep));
+	/* One read transaction: a consistent snapshot while runs append. */
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: begin: %s", sbx_audit_path(a), sqlite3_errmsg(db));
+		return -1;
+	}
+	if (walk_records(&w, err, errlen) == 0 && walk_code(&w, &code, err, errlen) == 0) {
+		if (w.oom || merge(rep, &code) < 0)
+			snprintf(err, errlen, "%s: verify: out of memory", sbx_audit_path(a));
+		else
+			ret = 0;
+	}
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sbx_verify_report_free(&code);
+	if (ret < 0)
+		sbx_verify_report_free(rep);
+	return ret;
+}
+
+void sbx_verify_report_free(struct sbx_verify_report *rep)
+{
+	free(rep->findings);
+	memset(rep, 0, sizeof(*rep));
+}
