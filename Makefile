@@ -65,7 +65,8 @@ $(B)/sbx: $(CLIENT_OBJ) $(B)/libsbx.a
 $(B)/sbx-audit: $(AUDIT_OBJ) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(B)/libsbx.a
+# test_client compiles client/*.c in: rebuild when they change
+$(B)/tests/%: tests/unit/%.c $(B)/libsbx.a $(wildcard client/*.c client/*.h common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(B)/libsbx.a $(PKG_LIBS) $$(pkg-config --libs cmocka)
 

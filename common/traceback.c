@@ -223,9 +223,12 @@ static bool parse_frame(struct span l, struct frame *f)
 static bool parse_repeat(struct span l, unsigned long *n)
 {
 	static const char pfx[] = "  [Previous line repeated ";
-	const char *r = l.p + sizeof(pfx) - 1;
+	const char *r;
 
-	return starts(l, pfx) && parse_number(&r, l.p + l.n, n);
+	if (!starts(l, pfx))
+		return false;
+	r = l.p + sizeof(pfx) - 1;
+	return parse_number(&r, l.p + l.n, n);
 }
 
 static bool ident_start(unsigned char c)

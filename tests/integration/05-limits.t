@@ -20,7 +20,8 @@ check "timeout: exit 124" [ "$rc" = 124 ]
 check "timeout: outcome timeout" [ "$(jget outcome)" = timeout ]
 check "timeout: wall_ms about 2 s" [ "$(jget wall_ms)" -ge 2000 ] && [ "$(jget wall_ms)" -lt 5000 ]
 sleep 0.2
-check "timeout: the double-forked orphan is gone" sh -c '! pgrep -f "$1" >/dev/null' _ "$marker"
+# anchored: the pattern must not match this test's own shell
+check "timeout: the double-forked orphan is gone" sh -c '! pgrep -f "^/bin/sleep 1000 $1" >/dev/null' _ "$marker"
 check "timeout: audited" [ "$(audit_field "$(jget id)" end.outcome)" = timeout ]
 
 sbx_run run --json -c 'b = bytearray(2**31)'

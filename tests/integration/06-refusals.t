@@ -3,7 +3,7 @@
 # sandbox: callers outside group sbx, policies others can write, requests
 # above the policy, a hostile environment.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 12
 POL=$P/etc/sbx/policies.d
 
 run_as sbxout "$SBX" run -c 'print(1)' >"$T/out" 2>"$T/err"; rc=$?
@@ -20,7 +20,8 @@ check "policy owned by the caller refused (125)" [ "$rc" = 125 ]
 check "error names the file and the owner rule" grep -q "mine.policy: must be owned by root" "$T/err"
 chown root "$POL/mine.policy"; chmod 0664 "$POL/mine.policy"
 sbx_run run --policy mine -c 'print(1)'
-check "group-writable policy refused" sh -c '[ "$rc" = 125 ] && grep -q "not writable" "$T/err"'
+check "group-writable policy refused" [ "$rc" = 125 ]
+check "error says why" grep -q "not writable by group or others" "$T/err"
 rm -f "$POL/mine.policy"
 
 sbx_run run --json --memory 4G -c 'print(1)'

@@ -1,0 +1,247 @@
+#include "cli.h"
+
+#include <getopt.h>
+#include <string.h>
+
+#include "fail.h"
+#include "name.h"
+#include "policy.h"
+#include "proto.h"
+#include "units.h"
+
+/* The helper's own bounds (helper/args.c); checking them here gives the
+ * caller a message naming the option instead of a refused run. */
+#define TIMEOUT_MAX_MS (1ULL << 40)
+#define MEMORY_MIN     (1ULL << 20)
+#define MEMORY_MAX     (1ULL << 50)
+#define PIDS_MAX       (1ULL << 22)
+
+void cli_usage(FILE *out)
+{
+	fputs("Usage: sbx run [OPTIONS] (-c CODE | FILE | -)\n"
+	      "       sbx --help | --version\n"
+	      "\n"
+	      "Run untrusted code (typically model-written) in a sandbox: no network,\n"
+	      "no capabilities, a private filesystem, and the CPU, memory, process and\n"
+	      "time limits of an administrator's policy. Every run is recorded in a\n"
+	      "signed audit log.\n"
+	      "\n"
+	      "Commands:\n"
+	      "  run        run code once; see `sbx run --help`\n"
+	      "\n"
+	      "Options:\n"
+	      "  -h, --help     show this help\n"
+	      "  --version      show the version\n"
+	      "\n"
+	      "Exit status: that of the program; 124 time or CPU limit; 128+N killed by\n"
+	      "signal N (137: memory limit); 125 sbx itself failed; 126/127 as env(1).\n",
+	      out);
+}
+
+void cli_usage_run(FILE *out)
+{
+	fputs("Usage: sbx run [OPTIONS] (-c CODE | FILE | -)\n"
+	      "\n"
+	      "Run CODE, the contents of FILE, or standard input (-) in the sandbox.\n"
+	      "Output is streamed as the program writes it; files it leaves in /out are\n"
+	      "returned as artifacts.\n"
+	      "\n"
+	      "Code:\n"
+	      "  -c, --code CODE     the code itself (at most 4 MiB, like FILE and -)\n"
+	      "  FILE                a file to read the code from\n"
+	      "  -                   read the code from standard input\n"
+	      "\n"
+	      "Options:\n"
+	      "  --lang LANG         language as configured in sbx.conf (python, sh, ...);\n"
+	      "                      default sh for a FILE ending in .sh, else python\n"
+	      "  --policy NAME       policy to run under; default: the configured default.\n"
+	      "                      Limits below can only tighten the policy's; a value\n"
+	      "                      above it is refused with the policy's limit\n"
+	      "  --timeout DURATION  wall-clock limit: a number with ms, s, m or h\n"
+	      "                      (2s, 500ms, 1.5m; a bare number is seconds)\n"
+	      "  --memory SIZE       memory limit: bytes with K, M, G or T (powers of 1024;\n"
+	      "                      256M, 1G), at least 1M; no swap\n"
+	      "  --pids N            limit on processes and threads, 1 to 4194304\n"
+	      "  --name NAME         file name of the code under /code (what tracebacks\n"
+	      "                      show): [A-Za-z0-9._-], 1-64 bytes, not starting with\n"
+	      "                      '.'; default FILE's name with other characters\n"
+	      "                      replaced by '_', or main.<ext> for -c and -\n"
+	      "  --artifacts DIR     save files the program left in /out into DIR (created\n"
+	      "                      with mode 0755 if missing; DIR itself must not be a\n"
+	      "                      symbolic link). A file is written as NAME.tmp-XXXXXXXX\n"
+	      "                      and renamed over NAME; symbolic links in DIR are\n"
+	      "                      replaced, never followed\n"
+	      "  --json              print one JSON result on stdout instead of streaming\n"
+	      "                      the output: outcome, exit_code, signal, stdout,\n"
+	      "                      stderr, traceback, artifacts (with \"path\" when\n"
+	      "                      saved), limits, resource use, audit id. If sbx fails\n"
+	      "                      it prints {\"outcome\": \"sandbox_error\", \"error\": ...}\n"
+	      "  -h, --help          show this help\n"
+	      "\n"
+	      "Ctrl-C (SIGINT) is passed to the program; SIGTERM and SIGHUP ask it to\n"
+	      "terminate (SIGTERM); a third Ctrl-C kills the sandbox.\n"
+	      "\n"
+	      "Exit status: that of the program; 124 time or CPU limit; 128+N killed by\n"
+	      "signal N (137: memory limit); 125 sbx failed (usage, policy, sandbox set-up,\n"
+	      "audit log); 126/127 as env(1).\n"
+	      "\n"
+	      "Examples:\n"
+	      "  sbx run -c 'print(6*7)'\n"
+	      "  sbx run --timeout 10s --memory 256M --artifacts out analysis.py\n"
+	      "  echo 'echo hi' | sbx run --lang sh --json -\n",
+	      out);
+}
+
+enum {
+	OPT_LANG = 256,
+	OPT_POLICY,
+	OPT_TIMEOUT,
+	OPT_MEMORY,
+	OPT_PIDS,
+	OPT_JSON,
+	OPT_ARTIFACTS,
+	OPT_NAME,
+};
+
+static const struct option long_opts[] = {
+	{"code", required_argument, NULL, 'c'},
+	{"lang", required_argument, NULL, OPT_LANG},
+	{"policy", required_argument, NULL, OPT_POLICY},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"memory", required_argument, NULL, OPT_MEMORY},
+	{"pids", required_argument, NULL, OPT_PIDS},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"artifacts", required_argument, NULL, OPT_ARTIFACTS},
+	{"name", required_argument, NULL, OPT_NAME},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static const char *opt_name(int c)
+{
+	const struct option *o;
+
+	for (o = long_opts; o->name != NULL; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* The JSON error object must be on stdout even for a usage error that
+ * comes before --json on the command line, so look for it first. */
+static void prescan_json(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			cli_json_errors = true;
+}
+
+static void parse_value(int c, const char *v, struct run_opts *o)
+{
+	switch (c) {
+	case OPT_LANG:
+		if (!sbx_valid_name(v))
+			cli_die("--lang", "'%s' is not a language name ([a-z0-9][a-z0-9_-]{0,63})", v);
+		o->lang = v;
+		break;
+	case OPT_POLICY:
+		if (!sbx_valid_name(v))
+			cli_die("--policy", "'%s' is not a policy name ([a-z0-9][a-z0-9_-]{0,63})", v);
+		o->policy = v;
+		break;
+	case OPT_TIMEOUT:
+		if (sbx_parse_duration_ms(v, &o->timeout_ms) < 0)
+			cli_die("--timeout", "'%s' is not a duration (examples: 2s, 500ms)", v);
+		if (o->timeout_ms == 0)
+			cli_die("--timeout", "'%s' is not more than 0 ms", v);
+		if (o->timeout_ms > TIMEOUT_MAX_MS)
+			cli_die("--timeout", "'%s' is too long", v);
+		break;
+	case OPT_MEMORY:
+		if (sbx_parse_size(v, &o->memory_bytes) < 0)
+			cli_die("--memory", "'%s' is not a size (examples: 256M, 1G)", v);
+		if (o->memory_bytes < MEMORY_MIN)
+			cli_die("--memory", "'%s' is below the minimum of 1M", v);
+		if (o->memory_bytes > MEMORY_MAX)
+			cli_die("--memory", "'%s' is too large", v);
+		break;
+	case OPT_PIDS:
+		if (sbx_parse_uint(v, PIDS_MAX, &o->pids) < 0 || o->pids == 0)
+			cli_die("--pids", "'%s' is not a number from 1 to %llu", v, (unsigned long long)PIDS_MAX);
+		break;
+	case OPT_ARTIFACTS:
+		if (v[0] == '\0')
+			cli_die("--artifacts", "the directory name is empty");
+		o->artifacts = v;
+		break;
+	case OPT_NAME:
+		if (!code_name_valid(v))
+			cli_die("--name", "'%s' is not a file name for the code "
+				"([A-Za-z0-9._-], 1-64 characters, not starting with '.')", v);
+		strcpy(o->name, v); /* length checked just above */
+		break;
+	default:
+		break;
+	}
+}
+
+int cli_parse_run(int argc, char **argv, struct run_opts *o)
+{
+	unsigned long seen = 0;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	prescan_json(argc, argv);
+	opterr = 0; /* our own messages, in our format */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":c:h", long_opts, NULL)) != -1) {
+		unsigned long bit;
+
+		if (c == 'h') {
+			cli_usage_run(stdout);
+			return 1;
+		}
+		if (c == '?') {
+			if (optopt != 0)
+				cli_die("run", "unknown option '-%c' (see sbx run --help)", optopt);
+			cli_die("run", "unknown option '%s' (see sbx run --help)", argv[optind - 1]);
+		}
+		if (c == ':')
+			cli_die("run", "option '%s' needs a value (see sbx run --help)", argv[optind - 1]);
+		bit = 1ul << (c == 'c' ? 0 : c - OPT_LANG + 1);
+		if (seen & bit) {
+			char what[32];
+			snprintf(what, sizeof(what), c == 'c' ? "-c" : "--%s", opt_name(c));
+			cli_die(what, "given more than once");
+		}
+		seen |= bit;
+		if (c == 'c')
+			o->code = optarg;
+		else if (c == OPT_JSON)
+			o->json = true;
+		else
+			parse_value(c, optarg, o);
+	}
+	if (optind < argc)
+		o->file = argv[optind++];
+	if (optind < argc)
+		cli_die("run", "more than one FILE given ('%s', '%s')", o->file, argv[optind]);
+	if (o->code && o->file)
+		cli_die("run", "both -c and FILE '%s' given; use one", o->file);
+	if (!o->code && !o->file)
+		cli_die("run", "no code given: use -c CODE, FILE, or - for standard input");
+	if (o->lang == NULL)
+		o->lang = o->file && ends_with(o->file, ".sh") ? "sh" : "python";
+	if (o->name[0] == '\0' && o->file && strcmp(o->file, "-") != 0)
+		code_name_from_path(o->file, o->name);
+	return 0;
+}

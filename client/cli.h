@@ -1,0 +1,38 @@
+/* Command line of `sbx`: usage texts and the options of `sbx run`. */
+#ifndef SBX_CLIENT_CLI_H
+#define SBX_CLIENT_CLI_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef SBX_VERSION
+#define SBX_VERSION "0.1.0"
+#endif
+
+/* What `sbx run` was asked to do. Strings point into argv. */
+struct run_opts {
+	const char *code;      /* -c CODE, or NULL */
+	const char *file;      /* FILE, "-" for stdin, or NULL with -c */
+	const char *lang;      /* --lang, or the default from FILE's suffix */
+	const char *policy;    /* --policy, or NULL: the helper's default */
+	uint64_t timeout_ms;   /* --timeout; 0: the policy's */
+	uint64_t memory_bytes; /* --memory; 0: the policy's */
+	uint64_t pids;         /* --pids; 0: the policy's */
+	bool json;             /* --json */
+	const char *artifacts; /* --artifacts DIR, or NULL */
+	char name[65];         /* --name or derived from FILE; "" = let the helper choose */
+};
+
+/* `sbx --help` and `sbx run --help`. */
+void cli_usage(FILE *out);
+void cli_usage_run(FILE *out);
+
+/*
+ * Parse the arguments after "run" (argv[0] is "run"). Validates every
+ * value (ranges as the helper enforces them, see proto.h) and dies with
+ * "sbx: OPTION: why" (exit 125) on the first bad one.
+ * Returns 0, or 1 when --help was given (usage already printed).
+ */
+int cli_parse_run(int argc, char **argv, struct run_opts *o);
+
+#endif

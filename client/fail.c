@@ -1,0 +1,60 @@
+#include "fail.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "proto.h"
+#include "textutil.h"
+
+bool cli_json_errors;
+
+void cli_print_json_error(const char *msg)
+{
+	char *clean = sbx_utf8_sanitize(msg, strlen(msg));
+	json_t *o = json_pack("{s:s,s:s}", "outcome", "sandbox_error", "error", clean ? clean : "out of memory");
+	char *text = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+
+	/* Even without memory, stdout must still hold an object. */
+	fputs(text ? text : "{\"outcome\": \"sandbox_error\", \"error\": \"out of memory\"}", stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+	free(text);
+	json_decref(o);
+	free(clean);
+}
+
+static void vreport(const char *what, const char *fmt, va_list ap, char *line, size_t size)
+{
+	int n = snprintf(line, size, "sbx: %s: ", what);
+
+	if (n < 0 || (size_t)n >= size)
+		n = 0;
+	vsnprintf(line + n, size - (size_t)n, fmt, ap);
+	fprintf(stderr, "%s\n", line);
+}
+
+void cli_die(const char *what, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(what, fmt, ap, line, sizeof(line));
+	va_end(ap);
+	if (cli_json_errors)
+		cli_print_json_error(line);
+	exit(SBX_EXIT_FAILURE);
+}
+
+void cli_warn(const char *what, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(what, fmt, ap, line, sizeof(line));
+	va_end(ap);
+}

@@ -1,0 +1,125 @@
+/* The end of a run: the result JSON (artifact paths added) or the error,
+ * artifact notices, and the exit status. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <jansson.h>
+
+#include "fail.h"
+#include "proto.h"
+#include "run.h"
+
+static json_t *find_artifact(json_t *arts, const char *name)
+{
+	size_t i;
+	json_t *a;
+
+	json_array_foreach(arts, i, a) {
+		const char *n = json_string_value(json_object_get(a, "name"));
+		if (n != NULL && strcmp(n, name) == 0)
+			return a;
+	}
+	return NULL;
+}
+
+static void annotate_artifacts(struct run_state *rs, json_t *root)
+{
+	json_t *arts = json_object_get(root, "artifacts");
+	size_t i;
+
+	for (i = 0; i < rs->narts; i++) {
+		const struct artifact_rec *r = &rs->arts[i];
+		json_t *a = find_artifact(arts, r->name);
+		json_t *size = json_object_get(a, "size");
+		const char *type = json_string_value(json_object_get(a, "media_type"));
+		char *shown;
+
+		if (r->path != NULL) {
+			/* json_string() refuses a path that is not UTF-8; then the
+			 * helper could not have named it in the result either. */
+			if (a != NULL)
+				json_object_set_new(a, "path", json_string(r->path));
+			continue;
+		}
+		if (rs->o->json || rs->have_dir)
+			continue; /* --json: no "path" says it; a save error was reported */
+		shown = artifact_printable(r->name);
+		fprintf(stderr, "sbx: artifact %s (%" PRIu64 " bytes, %s) not saved; use --artifacts DIR\n",
+			shown ? shown : "?",
+			json_is_integer(size) ? (uint64_t)json_integer_value(size) : r->size,
+			type ? type : "application/octet-stream");
+		free(shown);
+	}
+	if (rs->arts_dropped)
+		cli_warn("artifact", "more than %d artifacts; the rest were dropped", MAX_ARTIFACTS);
+}
+
+static void print_json(json_t *root)
+{
+	char *text = json_dumps(root, JSON_INDENT(2));
+
+	if (text == NULL)
+		cli_die("result", "cannot format the result JSON");
+	puts(text);
+	free(text);
+}
+
+/* Why there is no result, best source first: the helper's own words. */
+static void no_result_reason(const struct run_state *rs, char *buf, size_t len)
+{
+	if (rs->el.have)
+		snprintf(buf, len, "%s", rs->el.last);
+	else if (rs->proto_err[0])
+		snprintf(buf, len, "sbx-helper: %s", rs->proto_err);
+	else if (WIFSIGNALED(rs->status))
+		snprintf(buf, len, "sbx-helper: killed by signal %d without a result", WTERMSIG(rs->status));
+	else
+		snprintf(buf, len, "sbx-helper: exited with status %d without a result", WEXITSTATUS(rs->status));
+}
+
+int run_finish(struct run_state *rs)
+{
+	json_t *root = NULL;
+	json_error_t jerr;
+	char why[1200];
+
+	if (rs->fr.stray_fds)
+		cli_warn("sbx-helper", "%u unexpected file descriptors received and closed", rs->fr.stray_fds);
+	if (rs->result != NULL) {
+		root = json_loadb(rs->result, rs->result_len, JSON_ALLOW_NUL, &jerr);
+		if (root != NULL && !json_is_object(root)) {
+			json_decref(root);
+			root = NULL;
+			snprintf(jerr.text, sizeof(jerr.text), "not an object");
+		}
+		if (root == NULL && rs->proto_err[0] == '\0')
+			snprintf(rs->proto_err, sizeof(rs->proto_err), "invalid result JSON: %s", jerr.text);
+	}
+	if (root == NULL) {
+		no_result_reason(rs, why, sizeof(why));
+		if (rs->o->json)
+			cli_print_json_error(why);
+		/* In plain mode the helper's own error line is already on our
+		 * stderr; add ours only when it cannot have written one. */
+		else if (rs->proto_err[0] || !WIFEXITED(rs->status) ||
+			 WEXITSTATUS(rs->status) != SBX_EXIT_FAILURE)
+			fprintf(stderr, "sbx: %s\n", why);
+		return SBX_EXIT_FAILURE;
+	}
+	if (rs->proto_err[0])
+		cli_warn("sbx-helper", "%s", rs->proto_err);
+	annotate_artifacts(rs, root);
+	if (rs->o->json)
+		print_json(root);
+	json_decref(root);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		cli_die("stdout", "%s", strerror(errno));
+	if (WIFSIGNALED(rs->status)) {
+		cli_warn("sbx-helper", "killed by signal %d after its result", WTERMSIG(rs->status));
+		return SBX_EXIT_FAILURE;
+	}
+	return WEXITSTATUS(rs->status);
+}

@@ -1,0 +1,50 @@
+/* sbx: the unprivileged front end of the sandbox. See cli.c for the
+ * command line and ../shared/DESIGN.md for the whole system. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fail.h"
+#include "proto.h"
+#include "run.h"
+
+/* With 0, 1 or 2 closed, the next open() would take its place and the
+ * helper would write its output into, say, the result socket. */
+static void ensure_std_fds(void)
+{
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			_exit(SBX_EXIT_FAILURE);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct run_opts o;
+
+	ensure_std_fds();
+	if (argc < 2) {
+		cli_usage(stderr);
+		return SBX_EXIT_FAILURE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+		cli_usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("sbx %s\n", SBX_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "run") != 0)
+		cli_die(argv[1], "unknown command (see sbx --help)");
+	if (cli_parse_run(argc - 1, argv + 1, &o) == 1)
+		return 0;
+	return run_code(&o);
+}

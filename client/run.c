@@ -1,0 +1,253 @@
+#include "run.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "code.h"
+#include "fail.h"
+#include "proto.h"
+#include "signals.h"
+
+/* After the helper exits, how long descriptors a leftover process might
+ * still hold open are given to reach EOF. */
+#define GRACE_MS 2000
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static void proto_error(struct run_state *rs, const char *why)
+{
+	if (rs->proto_err[0] == '\0')
+		snprintf(rs->proto_err, sizeof(rs->proto_err), "protocol error: %s", why);
+}
+
+static void on_artifact(struct run_state *rs, struct frame *f)
+{
+	struct artifact_rec *a;
+	struct stat st;
+	char err[512];
+	char *shown;
+
+	if (!artifact_name_valid(f->payload, f->len)) {
+		proto_error(rs, "an artifact name that is not a file name");
+		return;
+	}
+	if (f->fd < 0) {
+		shown = artifact_printable(f->payload);
+		cli_warn("artifact", "%s: arrived without its content%s", shown ? shown : "?",
+			 f->fd_lost ? " (descriptor dropped)" : "");
+		free(shown);
+		return;
+	}
+	if (rs->narts >= MAX_ARTIFACTS) {
+		rs->arts_dropped = true;
+		return;
+	}
+	if (rs->narts % 64 == 0) {
+		void *p = realloc(rs->arts, (rs->narts + 64) * sizeof(*rs->arts));
+		if (p == NULL)
+			cli_die("artifact", "out of memory");
+		rs->arts = p;
+	}
+	a = &rs->arts[rs->narts];
+	memset(a, 0, sizeof(*a));
+	a->name = strdup(f->payload);
+	if (a->name == NULL)
+		cli_die("artifact", "out of memory");
+	rs->narts++;
+	if (fstat(f->fd, &st) == 0)
+		a->size = (uint64_t)st.st_size;
+	if (rs->have_dir && artifact_save(&rs->dir, a->name, f->fd, &a->size, &a->path, err, sizeof(err)) < 0) {
+		shown = artifact_printable(a->name);
+		cli_warn("artifact", "%s: not saved: %s", shown ? shown : "?", err);
+		free(shown);
+	}
+}
+
+static void on_frame(struct run_state *rs, struct frame *f)
+{
+	if (rs->result != NULL) {
+		proto_error(rs, "a frame after the result");
+	} else if (f->type == SBX_FRAME_RESULT) {
+		rs->result = f->payload;
+		rs->result_len = f->len;
+		f->payload = NULL;
+	} else {
+		on_artifact(rs, f);
+	}
+	free(f->payload);
+	if (f->fd >= 0)
+		close(f->fd);
+}
+
+static void read_frames(struct run_state *rs)
+{
+	char err[256];
+	struct frame f;
+
+	for (;;) {
+		switch (frame_read(&rs->fr, &f, err, sizeof(err))) {
+		case FRAME_AGAIN:
+			return;
+		case FRAME_READY:
+			on_frame(rs, &f);
+			continue;
+		case FRAME_ERROR:
+			proto_error(rs, err);
+			frame_reader_free(&rs->fr);
+			/* fall through */
+		case FRAME_EOF:
+			rs->sock_done = true;
+			close(rs->h.result_fd);
+			return;
+		}
+	}
+}
+
+/* Drain a pipe of the helper; stdout is discarded (the result carries it),
+ * stderr is watched for the helper's error line. Closes it at EOF. */
+static void drain(struct run_state *rs, int *fd, bool watch)
+{
+	char buf[65536];
+
+	for (;;) {
+		ssize_t n = read(*fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			if (watch)
+				errline_finish(&rs->el);
+			close(*fd);
+			*fd = -1;
+			return;
+		}
+		if (watch)
+			errline_feed(&rs->el, buf, (size_t)n);
+	}
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void event_loop(struct run_state *rs)
+{
+	long long deadline = 0;
+
+	while (!rs->sock_done || rs->h.out_fd >= 0 || rs->h.err_fd >= 0) {
+		struct pollfd p[4];
+		int np = 0, ip = -1, is = -1, io = -1, ie = -1, timeout = -1, r;
+
+		if (!rs->sock_done) {
+			is = np;
+			p[np++] = (struct pollfd){.fd = rs->h.result_fd, .events = POLLIN};
+		}
+		if (rs->h.out_fd >= 0) {
+			io = np;
+			p[np++] = (struct pollfd){.fd = rs->h.out_fd, .events = POLLIN};
+		}
+		if (rs->h.err_fd >= 0) {
+			ie = np;
+			p[np++] = (struct pollfd){.fd = rs->h.err_fd, .events = POLLIN};
+		}
+		if (rs->pidfd >= 0 && !rs->helper_exited) {
+			ip = np;
+			p[np++] = (struct pollfd){.fd = rs->pidfd, .events = POLLIN};
+		}
+		if (rs->helper_exited) {
+			long long left = deadline - now_ms();
+			if (left <= 0)
+				break;
+			timeout = (int)left;
+		}
+		r = poll(p, (nfds_t)np, timeout);
+		if (r < 0 && errno == EINTR)
+			continue; /* a forwarded signal */
+		if (r < 0)
+			cli_die("poll", "%s", strerror(errno));
+		if (ip >= 0 && p[ip].revents) {
+			rs->helper_exited = true;
+			deadline = now_ms() + GRACE_MS;
+		}
+		if (is >= 0 && p[is].revents)
+			read_frames(rs);
+		if (io >= 0 && p[io].revents)
+			drain(rs, &rs->h.out_fd, false);
+		if (ie >= 0 && p[ie].revents)
+			drain(rs, &rs->h.err_fd, true);
+	}
+	if (!rs->sock_done) {
+		proto_error(rs, "the result socket stayed open after the helper exited");
+		frame_reader_free(&rs->fr);
+		close(rs->h.result_fd);
+		rs->sock_done = true;
+	}
+	if (rs->h.out_fd >= 0)
+		close(rs->h.out_fd);
+	if (rs->h.err_fd >= 0) {
+		errline_finish(&rs->el);
+		close(rs->h.err_fd);
+	}
+	rs->h.out_fd = rs->h.err_fd = -1;
+}
+
+int run_code(const struct run_opts *o)
+{
+	struct run_state rs;
+	sigset_t old;
+	int code_fd, rc;
+	size_t i;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.o = o;
+	rs.dir.fd = -1;
+	if (o->artifacts) {
+		artifact_dir_open(o->artifacts, &rs.dir);
+		rs.have_dir = true;
+	}
+	code_fd = code_memfd(o);
+	helper_spawn(o, code_fd, &rs.h, &old);
+	signals_forward(rs.h.control_fd, &old);
+	rs.pidfd = pidfd_open_compat(rs.h.pid);
+	frame_reader_init(&rs.fr, rs.h.result_fd);
+	event_loop(&rs);
+	while (waitpid(rs.h.pid, &rs.status, 0) < 0) {
+		if (errno != EINTR)
+			cli_die("waitpid", "%s", strerror(errno));
+	}
+	if (rs.pidfd >= 0)
+		close(rs.pidfd);
+	rc = run_finish(&rs);
+	for (i = 0; i < rs.narts; i++) {
+		free(rs.arts[i].name);
+		free(rs.arts[i].path);
+	}
+	free(rs.arts);
+	free(rs.result);
+	if (rs.have_dir) {
+		close(rs.dir.fd);
+		free(rs.dir.path);
+	}
+	return rc;
+}

@@ -1,0 +1,49 @@
+/* `sbx run`: one run from the loaded code to the exit status. */
+#ifndef SBX_CLIENT_RUN_H
+#define SBX_CLIENT_RUN_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "artifacts.h"
+#include "cli.h"
+#include "errline.h"
+#include "frames.h"
+#include "spawn.h"
+
+#define MAX_ARTIFACTS 4096 /* far above any policy's cap: a guard, not a limit */
+
+/* An artifact as received; size from the memfd. */
+struct artifact_rec {
+	char *name;
+	uint64_t size;
+	char *path; /* saved there, or NULL */
+};
+
+struct run_state {
+	const struct run_opts *o;
+	struct artifact_dir dir;
+	bool have_dir;
+	struct helper h;
+	int pidfd;                 /* the helper's pidfd, or -1 (kernel < 5.3) */
+	bool helper_exited;
+	int status;                /* from waitpid() */
+	struct frame_reader fr;
+	bool sock_done;
+	char *result;              /* the result frame's JSON text, or NULL */
+	size_t result_len;
+	char proto_err[512];       /* first protocol error, or "" */
+	struct artifact_rec *arts;
+	size_t narts;
+	bool arts_dropped;
+	struct errline el;         /* --json: the helper's error line */
+};
+
+/* Run o's code and return the exit status for sbx (proto.h). */
+int run_code(const struct run_opts *o);
+
+/* After the helper is gone: print the result or the error, return the
+ * exit status (finish.c). */
+int run_finish(struct run_state *rs);
+
+#endif

@@ -1,0 +1,70 @@
+#include "signals.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t control_fd = -1;
+static volatile sig_atomic_t interrupts;
+
+static void on_signal(int sig)
+{
+	int saved = errno, fd = control_fd;
+	char c = sig == SIGINT ? 'I' : 'T';
+
+	if (fd >= 0) {
+		(void)!write(fd, &c, 1);
+		if (sig == SIGINT && ++interrupts >= 3) {
+			control_fd = -1;
+			close(fd);
+		}
+	}
+	errno = saved;
+}
+
+void signals_block(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+void signals_forward(int fd, const sigset_t *old)
+{
+	struct sigaction sa;
+
+	control_fd = fd;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	/* One handler at a time: the count and the close must not race. */
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A dead helper must give EPIPE on the control pipe, not kill us
+	 * before we report its status. */
+	signal(SIGPIPE, SIG_IGN);
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+void signals_child_reset(const sigset_t *old)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	sigprocmask(SIG_SETMASK, old, NULL);
+}

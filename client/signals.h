@@ -1,0 +1,25 @@
+/*
+ * Passing the caller's signals to the payload. The helper runs as root and
+ * ignores terminal signals, so the client turns them into bytes on the
+ * control pipe (proto.h): SIGINT -> 'I', SIGTERM and SIGHUP -> 'T'. A third
+ * SIGINT closes the pipe, which makes the helper kill the sandbox: the
+ * escape hatch for a payload that ignores SIGINT.
+ */
+#ifndef SBX_CLIENT_SIGNALS_H
+#define SBX_CLIENT_SIGNALS_H
+#include <signal.h>
+
+/* Block SIGINT, SIGTERM and SIGHUP (old mask saved), so none is handled
+ * between fork() and the handlers knowing the control fd. */
+void signals_block(sigset_t *old);
+
+/* Install the forwarding handlers writing to control_fd (which must be
+ * non-blocking: a handler must never wait on a full pipe), ignore SIGPIPE,
+ * and restore the old mask. */
+void signals_forward(int control_fd, const sigset_t *old);
+
+/* In the child before exec: default dispositions and the old mask, so the
+ * helper starts clean. Async-signal-safe. */
+void signals_child_reset(const sigset_t *old);
+
+#endif

@@ -1,0 +1,163 @@
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fail.h"
+#include "signals.h"
+
+#define ARGV_MAX 32
+
+struct argv_buf {
+	char *v[ARGV_MAX];
+	int n;
+	char nums[4][24];
+	int nnums;
+};
+
+static void add(struct argv_buf *a, const char *s)
+{
+	if (a->n < ARGV_MAX - 1)
+		a->v[a->n++] = (char *)s;
+	a->v[a->n] = NULL;
+}
+
+static void add_num(struct argv_buf *a, const char *opt, uint64_t v)
+{
+	char *buf = a->nums[a->nnums++];
+
+	snprintf(buf, sizeof(a->nums[0]), "%" PRIu64, v);
+	add(a, opt);
+	add(a, buf);
+}
+
+/* Built before fork(): the child only calls async-signal-safe functions. */
+static void build_argv(const struct run_opts *o, struct argv_buf *a)
+{
+	memset(a, 0, sizeof(*a));
+	add(a, "sbx-helper");
+	add(a, "run");
+	add(a, "--lang");
+	add(a, o->lang);
+	add(a, "--code-fd");
+	add(a, "3");
+	add(a, "--result-fd");
+	add(a, "4");
+	add(a, "--control-fd");
+	add(a, "5");
+	if (o->policy) {
+		add(a, "--policy");
+		add(a, o->policy);
+	}
+	if (o->name[0]) {
+		add(a, "--name");
+		add(a, o->name);
+	}
+	if (o->timeout_ms)
+		add_num(a, "--timeout", o->timeout_ms);
+	if (o->memory_bytes)
+		add_num(a, "--memory", o->memory_bytes);
+	if (o->pids)
+		add_num(a, "--pids", o->pids);
+}
+
+static void set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		cli_die("fcntl", "%s", strerror(errno));
+}
+
+static void make_pipe(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC) < 0)
+		cli_die("pipe", "%s", strerror(errno));
+}
+
+/* The child: put the descriptors in place and exec; any failure goes back
+ * through errpipe as an errno. */
+static void exec_child(const struct argv_buf *a, int json, int code_fd, int sock, int ctl, int out_w,
+			   int err_w, int errpipe, const sigset_t *old)
+{
+	/* Move everything above the target numbers first, so that no dup2()
+	 * below can close a descriptor still to be placed. */
+	int ep = fcntl(errpipe, F_DUPFD_CLOEXEC, 10);
+	int c = fcntl(code_fd, F_DUPFD_CLOEXEC, 10);
+	int s = fcntl(sock, F_DUPFD_CLOEXEC, 10);
+	int k = fcntl(ctl, F_DUPFD_CLOEXEC, 10);
+	int e;
+
+	signals_child_reset(old);
+	if (ep < 0 || c < 0 || s < 0 || k < 0)
+		goto fail;
+	if (json && (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0))
+		goto fail;
+	/* dup2() leaves the copies without FD_CLOEXEC: only these (and 0-2)
+	 * reach the helper. */
+	if (dup2(c, HELPER_CODE_FD) < 0 || dup2(s, HELPER_RESULT_FD) < 0 || dup2(k, HELPER_CONTROL_FD) < 0)
+		goto fail;
+	execv(SBX_HELPER_PATH, a->v);
+fail:
+	e = errno;
+	if (ep >= 0)
+		(void)!write(ep, &e, sizeof(e));
+	_exit(127);
+}
+
+void helper_spawn(const struct run_opts *o, int code_fd, struct helper *h, sigset_t *old_mask)
+{
+	struct argv_buf a;
+	int sv[2], ctl[2], out[2] = {-1, -1}, err[2] = {-1, -1}, ep[2], child_errno;
+	ssize_t n;
+
+	build_argv(o, &a);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		cli_die("socketpair", "%s", strerror(errno));
+	make_pipe(ctl);
+	make_pipe(ep);
+	if (o->json) {
+		make_pipe(out);
+		make_pipe(err);
+	}
+	fflush(NULL); /* nothing buffered may be written twice */
+	signals_block(old_mask);
+	h->pid = fork();
+	if (h->pid < 0)
+		cli_die("fork", "%s", strerror(errno));
+	if (h->pid == 0)
+		exec_child(&a, o->json, code_fd, sv[1], ctl[0], out[1], err[1], ep[1], old_mask);
+	close(code_fd);
+	close(sv[1]);
+	close(ctl[0]);
+	close(ep[1]);
+	if (o->json) {
+		close(out[1]);
+		close(err[1]);
+	}
+	do
+		n = read(ep[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(ep[0]);
+	if (n == (ssize_t)sizeof(child_errno)) {
+		waitpid(h->pid, NULL, 0);
+		cli_die(SBX_HELPER_PATH, "cannot execute: %s", strerror(child_errno));
+	}
+	h->result_fd = sv[0];
+	h->control_fd = ctl[1];
+	h->out_fd = out[0];
+	h->err_fd = err[0];
+	set_nonblock(h->result_fd);
+	/* A signal handler writes here: it must never block on a full pipe. */
+	set_nonblock(h->control_fd);
+	if (o->json) {
+		set_nonblock(h->out_fd);
+		set_nonblock(h->err_fd);
+	}
+}

@@ -1,0 +1,39 @@
+/* Starting sbx-helper with the argument vector and descriptors of proto.h. */
+#ifndef SBX_CLIENT_SPAWN_H
+#define SBX_CLIENT_SPAWN_H
+#include <signal.h>
+#include <sys/types.h>
+
+#include "cli.h"
+#include "paths.h"
+
+/* Compiled in, never from the environment: the helper is what vouches for
+ * the result. Tests may build the client with another -DSBX_HELPER_PATH. */
+#ifndef SBX_HELPER_PATH
+#define SBX_HELPER_PATH SBX_LIBEXECDIR "/sbx/sbx-helper"
+#endif
+
+/* The helper gets its descriptors at these numbers (proto.h --*-fd). */
+#define HELPER_CODE_FD    3
+#define HELPER_RESULT_FD  4
+#define HELPER_CONTROL_FD 5
+
+struct helper {
+	pid_t pid;
+	int result_fd;   /* our end of the result socket, non-blocking */
+	int control_fd;  /* write end of the control pipe, non-blocking */
+	int out_fd;      /* --json: read ends of the helper's stdout/stderr pipes, non-blocking; else -1 */
+	int err_fd;
+};
+
+/*
+ * Fork and exec the helper: code_fd (consumed) at fd 3, the result socket
+ * at 4, the control pipe at 5; in --json mode pipes as its fds 1 and 2,
+ * otherwise it shares ours so the output streams straight through. The
+ * environment is passed as is (the helper clears it). With SIGINT, SIGTERM
+ * and SIGHUP blocked across the fork, *old_mask gets the mask to restore.
+ * Dies with "sbx: PATH: why" (exit 125) if the helper cannot be executed.
+ */
+void helper_spawn(const struct run_opts *o, int code_fd, struct helper *h, sigset_t *old_mask);
+
+#endif

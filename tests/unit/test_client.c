@@ -1,0 +1,404 @@
+/*
+ * Unit tests for the client's pieces that need no helper: the frame reader
+ * (over a real socketpair, with SCM_RIGHTS), artifact saving, code names and
+ * the helper error line. The client is not in libsbx.a, so its sources are
+ * compiled into this test directly.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../client/artifacts.c"
+#include "../../client/errline.c"
+#include "../../client/fail.c"
+#include "../../client/frames.c"
+#include "../../client/name.c"
+
+/* ---- helpers ---- */
+
+static void send_frame(int sock, uint32_t type, const void *data, uint32_t len, int nfds, const int *fds)
+{
+	unsigned char *msg = malloc(8 + (size_t)len);
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {msg, 8 + (size_t)len};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	uint32_t be[2] = {htonl(type), htonl(len)};
+
+	assert_non_null(msg);
+	memcpy(msg, be, 8);
+	if (len)
+		memcpy(msg + 8, data, len);
+	if (nfds > 0) {
+		struct cmsghdr *c;
+		m.msg_control = ctl.buf;
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
+	}
+	assert_int_equal(sendmsg(sock, &m, 0), (ssize_t)(8 + len));
+	free(msg);
+}
+
+static int memfd_with(const char *s)
+{
+	int fd = memfd_create("t", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, s, strlen(s)), (ssize_t)strlen(s));
+	return fd;
+}
+
+static void pair(int sv[2])
+{
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
+}
+
+/* ---- frames ---- */
+
+static void test_frames_result_and_artifact(void **state)
+{
+	int sv[2], mfd = memfd_with("PNGDATA");
+	struct frame_reader r;
+	struct frame f;
+	char err[256], buf[16] = {0};
+
+	(void)state;
+	pair(sv);
+	frame_reader_init(&r, sv[0]);
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_AGAIN);
+	send_frame(sv[1], SBX_FRAME_ARTIFACT, "plot.png", 8, 1, &mfd);
+	close(mfd);
+	send_frame(sv[1], SBX_FRAME_RESULT, "{\"outcome\":\"ok\"}", 16, 0, NULL);
+	close(sv[1]);
+
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_READY);
+	assert_int_equal(f.type, SBX_FRAME_ARTIFACT);
+	assert_string_equal(f.payload, "plot.png");
+	assert_true(f.fd >= 0);
+	assert_int_equal(fcntl(f.fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	assert_int_equal(pread(f.fd, buf, sizeof(buf) - 1, 0), 7);
+	assert_string_equal(buf, "PNGDATA");
+	close(f.fd);
+	free(f.payload);
+
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_READY);
+	assert_int_equal(f.type, SBX_FRAME_RESULT);
+	assert_int_equal(f.len, 16);
+	assert_string_equal(f.payload, "{\"outcome\":\"ok\"}");
+	assert_int_equal(f.fd, -1);
+	free(f.payload);
+
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_EOF);
+	assert_int_equal(r.stray_fds, 0);
+	close(sv[0]);
+}
+
+static void test_frames_byte_by_byte(void **state)
+{
+	static const unsigned char bytes[] = {0, 0, 0, 2, 0, 0, 0, 3, 'a', 'b', 'c'};
+	struct frame_reader r;
+	struct frame f;
+	char err[256];
+	int sv[2];
+	size_t i;
+
+	(void)state;
+	pair(sv);
+	frame_reader_init(&r, sv[0]);
+	for (i = 0; i < sizeof(bytes); i++) {
+		assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_AGAIN);
+		assert_int_equal(write(sv[1], bytes + i, 1), 1);
+	}
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_READY);
+	assert_string_equal(f.payload, "abc");
+	free(f.payload);
+	close(sv[1]);
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_EOF);
+	close(sv[0]);
+}
+
+static void test_frames_stray_fds_closed(void **state)
+{
+	int sv[2], fds[3] = {memfd_with("a"), memfd_with("b"), memfd_with("c")};
+	struct frame_reader r;
+	struct frame f;
+	char err[256];
+
+	(void)state;
+	pair(sv);
+	frame_reader_init(&r, sv[0]);
+	/* a descriptor with a result frame, three with an artifact */
+	send_frame(sv[1], SBX_FRAME_RESULT, "{}", 2, 1, fds);
+	send_frame(sv[1], SBX_FRAME_ARTIFACT, "x", 1, 3, fds);
+	close(sv[1]);
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_READY);
+	assert_int_equal(f.fd, -1);
+	free(f.payload);
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_READY);
+	assert_true(f.fd >= 0); /* the first one is kept */
+	close(f.fd);
+	free(f.payload);
+	assert_int_equal(r.stray_fds, 3);
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_EOF);
+	close(sv[0]);
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+}
+
+static void test_frames_protocol_errors(void **state)
+{
+	static const unsigned char huge[] = {0, 0, 0, 2, 0x7f, 0xff, 0xff, 0xff};
+	static const unsigned char longname[] = {0, 0, 0, 1, 0, 0, 1, 0};
+	static const unsigned char cut[] = {0, 0, 0, 2, 0, 0, 0, 10, 'x'};
+	struct frame_reader r;
+	struct frame f;
+	char err[256];
+	int sv[2];
+
+	(void)state;
+	pair(sv);
+	frame_reader_init(&r, sv[0]);
+	send_frame(sv[1], 7, "x", 1, 0, NULL);
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_ERROR);
+	assert_non_null(strstr(err, "unknown frame type 7"));
+	frame_reader_free(&r);
+	close(sv[0]);
+	close(sv[1]);
+
+	pair(sv);
+	frame_reader_init(&r, sv[0]);
+	assert_int_equal(write(sv[1], huge, sizeof(huge)), (ssize_t)sizeof(huge));
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_ERROR);
+	assert_non_null(strstr(err, "limit"));
+	frame_reader_free(&r);
+	close(sv[0]);
+	close(sv[1]);
+
+	pair(sv);
+	frame_reader_init(&r, sv[0]);
+	assert_int_equal(write(sv[1], longname, sizeof(longname)), (ssize_t)sizeof(longname));
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_ERROR);
+	frame_reader_free(&r);
+	close(sv[0]);
+	close(sv[1]);
+
+	pair(sv);
+	frame_reader_init(&r, sv[0]);
+	assert_int_equal(write(sv[1], cut, sizeof(cut)), (ssize_t)sizeof(cut));
+	close(sv[1]);
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_ERROR);
+	assert_non_null(strstr(err, "inside a frame"));
+	frame_reader_free(&r);
+	close(sv[0]);
+
+	pair(sv);
+	frame_reader_init(&r, sv[0]);
+	assert_int_equal(write(sv[1], cut, 3), 3); /* EOF inside the header */
+	close(sv[1]);
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_ERROR);
+	frame_reader_free(&r);
+	close(sv[0]);
+}
+
+/* ---- artifacts ---- */
+
+static char *tempdir(void)
+{
+	char *d = strdup("/tmp/sbx-test-XXXXXX");
+
+	assert_non_null(d);
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static size_t count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void test_artifact_names(void **state)
+{
+	char long_name[300];
+
+	(void)state;
+	assert_true(artifact_name_valid("plot.png", 8));
+	assert_true(artifact_name_valid("...", 3));
+	assert_true(artifact_name_valid(".hidden", 7));
+	assert_false(artifact_name_valid("", 0));
+	assert_false(artifact_name_valid(".", 1));
+	assert_false(artifact_name_valid("..", 2));
+	assert_false(artifact_name_valid("a/b", 3));
+	assert_false(artifact_name_valid("a\0b", 3));
+	memset(long_name, 'a', sizeof(long_name));
+	assert_true(artifact_name_valid(long_name, 255));
+	assert_false(artifact_name_valid(long_name, 256));
+}
+
+static void test_artifact_save(void **state)
+{
+	char *dir = tempdir(), victim[512], link_path[512], *path = NULL, err[512], buf[32] = {0};
+	char name255[256];
+	struct artifact_dir ad;
+	uint64_t size = 0;
+	int mfd = memfd_with("hello artifact"), fd;
+	struct stat st;
+
+	(void)state;
+	artifact_dir_open(dir, &ad);
+	assert_string_equal(ad.path, dir);
+
+	/* a symlink planted at the name is replaced, its target untouched */
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(link_path, sizeof(link_path), "%s/out.txt", dir);
+	assert_int_equal(symlink(victim, link_path), 0);
+	assert_int_equal(artifact_save(&ad, "out.txt", mfd, &size, &path, err, sizeof(err)), 0);
+	assert_int_equal(size, 14);
+	assert_string_equal(path, link_path);
+	assert_int_equal(lstat(link_path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(access(victim, F_OK), -1);
+	fd = open(link_path, O_RDONLY);
+	assert_int_equal(read(fd, buf, sizeof(buf) - 1), 14);
+	assert_string_equal(buf, "hello artifact");
+	close(fd);
+	free(path);
+
+	/* the longest name still fits with its temporary suffix */
+	memset(name255, 'n', 255);
+	name255[255] = '\0';
+	assert_int_equal(artifact_save(&ad, name255, mfd, &size, &path, err, sizeof(err)), 0);
+	free(path);
+
+	/* a directory in the way: an error, and no temporary file left */
+	assert_int_equal(mkdirat(ad.fd, "sub", 0755), 0);
+	assert_int_equal(artifact_save(&ad, "sub", mfd, &size, &path, err, sizeof(err)), -1);
+	assert_null(path);
+	assert_int_equal(count_entries(dir), 3); /* out.txt, nnn..., sub */
+
+	close(mfd);
+	close(ad.fd);
+	free(ad.path);
+	{
+		char cmd[600];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		assert_int_equal(system(cmd), 0);
+	}
+	free(dir);
+}
+
+static void test_artifact_printable(void **state)
+{
+	char *s = artifact_printable("a\x1b[31mb\n\xff");
+
+	(void)state;
+	assert_non_null(s);
+	assert_null(strchr(s, '\x1b'));
+	assert_null(strchr(s, '\n'));
+	assert_null(memchr(s, 0xff, strlen(s)));
+	free(s);
+}
+
+/* ---- code names ---- */
+
+static void test_code_names(void **state)
+{
+	char out[CODE_NAME_MAX + 1], path[200];
+
+	(void)state;
+	assert_true(code_name_valid("main.py"));
+	assert_true(code_name_valid("a-b_c.1"));
+	assert_false(code_name_valid(""));
+	assert_false(code_name_valid(".py"));
+	assert_false(code_name_valid("a/b"));
+	assert_false(code_name_valid("a b"));
+	code_name_from_path("/home/x/my report (v2).py", out);
+	assert_string_equal(out, "my_report_v2_.py");
+	code_name_from_path("..hidden.py", out);
+	assert_string_equal(out, "hidden.py");
+	code_name_from_path("donn\xc3\xa9" "es.py", out);
+	assert_string_equal(out, "donn_es.py");
+	code_name_from_path("dir/", out);
+	assert_string_equal(out, "");
+	code_name_from_path("...", out);
+	assert_string_equal(out, "");
+	memset(path, 'x', 100);
+	strcpy(path + 100, ".py");
+	code_name_from_path(path, out);
+	assert_int_equal(strlen(out), CODE_NAME_MAX);
+	assert_string_equal(out + CODE_NAME_MAX - 3, ".py");
+	assert_true(code_name_valid(out));
+}
+
+/* ---- helper error line ---- */
+
+static void test_errline(void **state)
+{
+	struct errline e;
+	char big[3000];
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	errline_feed(&e, "payload output\nsbx-hel", 22);
+	assert_false(e.have);
+	errline_feed(&e, "per: policy 'x': not allowed\nmore payload\n", 42);
+	assert_true(e.have);
+	assert_string_equal(e.last, "sbx-helper: policy 'x': not allowed");
+	errline_feed(&e, "sbx-helper: cgroup: no delegation", 33);
+	errline_finish(&e);
+	assert_string_equal(e.last, "sbx-helper: cgroup: no delegation");
+
+	memset(&e, 0, sizeof(e));
+	memcpy(big, "sbx-helper: ", 12);
+	memset(big + 12, 'z', sizeof(big) - 13);
+	big[sizeof(big) - 1] = '\n';
+	errline_feed(&e, big, sizeof(big));
+	assert_true(e.have);
+	assert_int_equal(strlen(e.last), ERRLINE_MAX - 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_frames_result_and_artifact),
+		cmocka_unit_test(test_frames_byte_by_byte),
+		cmocka_unit_test(test_frames_stray_fds_closed),
+		cmocka_unit_test(test_frames_protocol_errors),
+		cmocka_unit_test(test_artifact_names),
+		cmocka_unit_test(test_artifact_save),
+		cmocka_unit_test(test_artifact_printable),
+		cmocka_unit_test(test_code_names),
+		cmocka_unit_test(test_errline),
+	};
+
+	return cmocka_run_group_tests_name("client", tests, NULL, NULL);
+}
