@@ -9,7 +9,7 @@ check "prints 42" [ "$(cat "$T/out")" = 42 ]
 
 sbx_run run --json -c 'print(6*7)'
 id=$(jget id)
-check "result has an id" [ -n "$id" ] && [ "$id" != null ]
+check "result has a 32-hex-digit id" sh -c 'echo "$1" | grep -Eqx "[0-9a-f]{32}"' _ "$id"
 check "outcome ok" [ "$(jget outcome)" = ok ]
 check "audited: END outcome ok" [ "$(audit_field "$id" end.outcome)" = ok ]
 check "audited: code kept" sh -c '"$1" show --code "$2" | grep -q "print(6\*7)"' _ "$AUDIT" "$id"

@@ -18,7 +18,8 @@ chmod 644 "$T/orphan.py"
 sbx_run run --json --timeout 2s "$T/orphan.py"
 check "timeout: exit 124" [ "$rc" = 124 ]
 check "timeout: outcome timeout" [ "$(jget outcome)" = timeout ]
-check "timeout: wall_ms about 2 s" [ "$(jget wall_ms)" -ge 2000 ] && [ "$(jget wall_ms)" -lt 5000 ]
+w=$(jget wall_ms)
+check "timeout: wall_ms about 2 s" [ "$w" -ge 2000 -a "$w" -lt 5000 ]
 sleep 0.2
 # anchored: the pattern must not match this test's own shell
 check "timeout: the double-forked orphan is gone" sh -c '! pgrep -f "^/bin/sleep 1000 $1" >/dev/null' _ "$marker"
