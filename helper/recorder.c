@@ -441,6 +441,14 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 
 	fill_common(&end, r);
 	end.kind = SBX_REC_END;
+	{
+		/* END carries the time the run ended, START the time it began */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		end.realtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		clock_gettime(CLOCK_BOOTTIME, &ts);
+		end.boottime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	}
 	strlcpy(end.outcome, c.end.outcome, sizeof(end.outcome));
 	strlcpy(end.limit, c.end.limit, sizeof(end.limit));
 	strlcpy(end.error, c.end.error, sizeof(end.error));
