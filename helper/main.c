@@ -108,21 +108,31 @@ static int await_start(struct sup *s)
 	return 0;
 }
 
+/* Reap child pid within timeout_ms, killing it past that. Returns its wait
+ * status, or -1 if it had to be killed. */
+static int wait_timeout(pid_t pid, int timeout_ms)
+{
+	int st, pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd p = {.fd = pfd, .events = POLLIN};
+
+	if (pfd >= 0) {
+		while (poll(&p, 1, timeout_ms) < 0 && errno == EINTR)
+			;
+		close(pfd);
+	}
+	if (waitpid(pid, &st, WNOHANG) == pid)
+		return st;
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
 static int wait_recorder(struct sup *s)
 {
-	int st;
+	/* two SQLite commits, each with a 10 s busy timeout, and the result */
+	int st = wait_timeout(s->recorder, 60000);
 
-	for (int i = 0; i < 6000; i++) {
-		pid_t w = waitpid(s->recorder, &st, WNOHANG);
-		if (w == s->recorder)
-			return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
-		if (w < 0 && errno != EINTR)
-			return -1;
-		nanosleep(&(struct timespec){0, 10000000}, NULL);
-	}
-	kill(s->recorder, SIGKILL);
-	waitpid(s->recorder, &st, 0);
-	return -1;
+	return st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
 /* Tell the recorder how the run ended and let it finish; our exit status. */
@@ -336,7 +346,6 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 static void start_collector(struct sup *s)
 {
 	pid_t pid;
-	int st;
 
 	if (s->outdir < 0)
 		return;
@@ -352,13 +361,7 @@ static void start_collector(struct sup *s)
 	if (pid < 0)
 		return;
 	/* the collector only copies bounded files out of a tmpfs */
-	for (int i = 0; i < 3000; i++) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return;
-		nanosleep(&(struct timespec){0, 10000000}, NULL);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
+	wait_timeout(pid, 30000);
 }
 
 static void prepare(struct run *r, int argc, char **argv)
