@@ -5,6 +5,7 @@
  * Documentation/admin-guide/cgroup-v1/{memory,pids,cpuacct}.rst,
  * Documentation/scheduler/sched-bwc.rst and cgroup-v2.rst.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -28,7 +30,15 @@ struct cgroup {
 	bool v2;
 	char dir[C_N][PATH_MAX];  /* v2: all entries equal */
 	bool owner[C_N];          /* this entry created the directory (co-mounted ones share) */
+	int lock[C_N];            /* flock(2)ed fd on each directory we created */
 };
+
+/* A run's directories stay flock()ed by its supervisor for as long as it
+ * lives, so a directory nobody holds belongs to a supervisor that died
+ * (SIGKILL by root, a crash): the next run kills what is left in it and
+ * removes it. Young directories are left alone: their creator may not
+ * have taken the lock yet. */
+#define STALE_AFTER_S 10
 
 static int cg_write(const char *dir, const char *file, const char *val, char *err, size_t errlen)
 {
@@ -79,6 +89,53 @@ static uint64_t cg_key(const char *dir, const char *file, const char *key)
 	return 0;
 }
 
+static void lock_dir(struct cgroup *cg, int i)
+{
+	cg->lock[i] = open(cg->dir[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (cg->lock[i] >= 0)
+		flock(cg->lock[i], LOCK_EX | LOCK_NB);
+}
+
+static void reap_stale(const char *sbxdir)
+{
+	char err[HELPER_ERR_LEN], path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d = opendir(sbxdir);
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "run-", 4) != 0 || de->d_type != DT_DIR)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", sbxdir, de->d_name) >= (int)sizeof(path))
+			continue;
+		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && st.st_ctime + STALE_AFTER_S < time(NULL) &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			char procs[8192];
+			warnx1("cgroup: removing %s left by a supervisor that died", path);
+			for (int round = 0; round < 10 && cg_read(path, "cgroup.procs", procs, sizeof(procs)) == 0 &&
+					    procs[0]; round++) {
+				for (char *p = procs; *p;) {
+					long pid = strtol(p, &p, 10);
+					if (pid > 1)
+						kill((pid_t)pid, SIGKILL);
+					while (*p == '\n')
+						p++;
+				}
+				nanosleep(&(struct timespec){0, 10000000}, NULL);
+			}
+			cg_write(path, "cgroup.kill", "1", err, sizeof(err)); /* v2; fails harmlessly on v1 */
+			rmdir(path);
+		}
+		close(fd);
+	}
+	closedir(d);
+}
+
 static int mkdir_ok(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
@@ -98,6 +155,7 @@ static int create_v2(struct cgroup *cg, const char *root, const char *name,
 	char sbx[PATH_MAX], buf[64];
 
 	snprintf(sbx, sizeof(sbx), "%s/sbx", root);
+	reap_stale(sbx);
 	/* Controllers must be enabled on the way down; an error here means the
 	 * subtree is not delegated to us. */
 	if (cg_write(root, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0 ||
@@ -112,6 +170,7 @@ static int create_v2(struct cgroup *cg, const char *root, const char *name,
 	for (int i = 1; i < C_N; i++)
 		memcpy(cg->dir[i], cg->dir[0], sizeof(cg->dir[0]));
 	cg->owner[0] = true;
+	lock_dir(cg, 0);
 	snprintf(buf, sizeof(buf), "%" PRIu64, l->memory_bytes);
 	if (cg_write(cg->dir[0], "memory.max", buf, err, errlen) < 0 ||
 	    cg_write(cg->dir[0], "memory.swap.max", "0", err, errlen) < 0)
@@ -152,11 +211,13 @@ static int create_v1(struct cgroup *cg, const char *root, const char *name,
 		snprintf(sbx, sizeof(sbx), "%s/sbx", hier);
 		if (mkdir_ok(sbx, err, errlen) < 0)
 			return -1;
+		reap_stale(sbx);
 		if (mkdir(cg->dir[i], 0755) < 0) {
 			snprintf(err, errlen, "cgroup: cannot create %s: %s", cg->dir[i], strerror(errno));
 			return -1;
 		}
 		cg->owner[i] = true;
+		lock_dir(cg, i);
 	}
 	snprintf(buf, sizeof(buf), "%" PRIu64, l->memory_bytes);
 	if (cg_write(cg->dir[C_MEMORY], "memory.limit_in_bytes", buf, err, errlen) < 0)
@@ -187,6 +248,8 @@ int cgroup_create(const struct sbx_config *c, const char *run_id, const struct s
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	for (int i = 0; i < C_N; i++)
+		cg->lock[i] = -1;
 	snprintf(name, sizeof(name), "run-%s", run_id);
 	if (statfs(root, &sf) < 0) {
 		snprintf(err, errlen, "cgroup: %s: %s", root, strerror(errno));
@@ -285,6 +348,8 @@ int cgroup_destroy(struct cgroup *cg)
 				cgroup_kill(cg);
 			nanosleep(&(struct timespec){0, 5000000}, NULL);
 		}
+		if (cg->lock[i] >= 0)
+			close(cg->lock[i]);
 	}
 	free(cg);
 	return rc;

@@ -84,34 +84,49 @@ void keep_fds(const int *fds, size_t n)
 }
 
 /*
- * Limits the caller set must not break the helper midway: a low
- * RLIMIT_FSIZE would kill the recorder inside an SQLite write. Soft limits
- * go up to the hard ones; a hard limit we cannot undo (no CAP_SYS_RESOURCE
- * is assumed) fails the run before it starts.
+ * rlimits the caller set before execve(2) must not kill or starve the
+ * helper midway: RLIMIT_CPU would SIGKILL the supervisor (leaving a cgroup
+ * behind), RLIMIT_FSIZE would cut an SQLite write, tiny stack or address
+ * space limits would crash it. Soft limits go up to the hard ones; a hard
+ * limit we cannot undo (no CAP_SYS_RESOURCE is assumed) fails the run
+ * before anything is created. The sandbox's own limits are set from the
+ * policy, not inherited.
  */
 int raise_rlimits(char *err, size_t errlen)
 {
-	struct rlimit rl;
+	static const struct {
+		int res;
+		const char *name;
+		rlim_t min_hard; /* RLIM_INFINITY: must be unlimited */
+	} need[] = {
+		{RLIMIT_CPU, "RLIMIT_CPU", RLIM_INFINITY},
+		{RLIMIT_FSIZE, "RLIMIT_FSIZE", RLIM_INFINITY},
+		{RLIMIT_RTTIME, "RLIMIT_RTTIME", RLIM_INFINITY},
+		{RLIMIT_AS, "RLIMIT_AS", 1ULL << 30},
+		{RLIMIT_DATA, "RLIMIT_DATA", 1ULL << 30},
+		{RLIMIT_STACK, "RLIMIT_STACK", 8ULL << 20},
+		{RLIMIT_NOFILE, "RLIMIT_NOFILE", 64},
+		{RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING", 64},
+	};
 	const struct rlimit zero = {0, 0};
+	struct rlimit rl;
 
 	setrlimit(RLIMIT_CORE, &zero);
-	if (getrlimit(RLIMIT_FSIZE, &rl) == 0) {
-		if (rl.rlim_max != RLIM_INFINITY) {
-			snprintf(err, errlen, "RLIMIT_FSIZE hard limit %llu set by the caller; "
-				 "the audit log could not be written", (unsigned long long)rl.rlim_max);
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		if (getrlimit(need[i].res, &rl) < 0)
+			continue;
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need[i].min_hard) {
+			snprintf(err, errlen, "%s hard limit %llu set by the caller is too low for sbx to run "
+				 "safely; raise it (ulimit -H) and retry", need[i].name, (unsigned long long)rl.rlim_max);
 			return -1;
 		}
-		rl.rlim_cur = RLIM_INFINITY;
-		setrlimit(RLIMIT_FSIZE, &rl);
-	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-		if (rl.rlim_max < 64) {
-			snprintf(err, errlen, "RLIMIT_NOFILE hard limit %llu set by the caller is below 64",
-				 (unsigned long long)rl.rlim_max);
+		rl.rlim_cur = rl.rlim_max;
+		if (need[i].res == RLIMIT_NOFILE && rl.rlim_cur > 4096)
+			rl.rlim_cur = 4096;
+		if (setrlimit(need[i].res, &rl) < 0) {
+			snprintf(err, errlen, "%s: %s", need[i].name, strerror(errno));
 			return -1;
 		}
-		rl.rlim_cur = rl.rlim_max > 4096 ? 4096 : rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	return 0;
 }

@@ -41,7 +41,9 @@ r["sid_is_self"] = os.getsid(0) == os.getpid()
 import json; print(json.dumps(r))
 PY
 chmod 644 "$T/probe.py"
-sbx_run run "$T/probe.py"
+sbx_run run --json "$T/probe.py"
+cp "$T/out" "$T/result"
+jget stdout > "$T/probe.json"; cp "$T/probe.json" "$T/out"
 kill $lpid 2>/dev/null; wait $lpid 2>/dev/null
 diag "$(cat "$T/out" "$T/err")"
 r() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$T/out" "$1"; }
@@ -60,5 +62,6 @@ check "no supplementary groups" [ "$(r groups)" = "[]" ]
 check "every capability set empty" [ "$(r caps)" = "['0000000000000000']" ]
 check "no_new_privs and seccomp filter" [ "$(r nnp) $(r seccomp)" = "1 2" ]
 check "payload leads its own session" [ "$(r sid_is_self)" = True ]
+cp "$T/result" "$T/out"
 check "no cgroup left" no_cgroups_left
 finish

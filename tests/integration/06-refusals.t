@@ -3,7 +3,7 @@
 # sandbox: callers outside group sbx, policies others can write, requests
 # above the policy, a hostile environment.
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 15
 POL=$P/etc/sbx/policies.d
 
 run_as sbxout "$SBX" run -c 'print(1)' >"$T/out" 2>"$T/err"; rc=$?
@@ -49,4 +49,13 @@ check "no root or sandboxed process loaded LD_PRELOAD" sh -c '! grep -Eq "euid=0
 check "the sandbox sees only the policy's environment" \
 	[ "$(cat "$T/out")" = "HOME LANG MPLBACKEND MPLCONFIGDIR PATH PYTHONHASHSEED" ]
 rm -f /tmp/sbx-evil-loaded
+
+# rlimits the caller sets before exec must not kill the supervisor midway
+run_as sbxtest sh -c "ulimit -t 1; exec $SBX run -c 'print(1)'" >"$T/out" 2>"$T/err"; rc=$?
+check "hard RLIMIT_CPU from the caller: refused with 125" [ "$rc" = 125 ]
+check "the error names the limit" grep -q "RLIMIT_CPU hard limit" "$T/err"
+run_as sbxtest sh -c "ulimit -S -t 1; exec $SBX run -c 'x = 0
+for i in range(2 * 10**7): x += i
+print(x > 0)'" >"$T/out" 2>"$T/err"; rc=$?
+check "soft RLIMIT_CPU from the caller is not inherited by the payload" [ "$rc $(cat "$T/out")" = "0 True" ]
 finish

@@ -41,9 +41,14 @@ for k in sys.argv[1].split("."):
     d = d[int(k)] if isinstance(d, list) else d.get(k)
 print("null" if d is None else d)' "$2"; }
 
-# No run-* cgroup may survive a run.
+# No run-* cgroup may survive a run: the last JSON result's run when there
+# is one (other runs may be going on), else any.
 no_cgroups_left() {
-	! find /sys/fs/cgroup -path '*/sbx/run-*' -maxdepth 4 -type d 2>/dev/null | grep -q .
+	id=$(jget id 2>/dev/null) || id=
+	case $id in
+	[0-9a-f]*) ! ls -d /sys/fs/cgroup/*/sbx/run-"$id" /sys/fs/cgroup/sbx/run-"$id" 2>/dev/null | grep -q . ;;
+	*) ! find /sys/fs/cgroup -path '*/sbx/run-*' -maxdepth 4 -type d 2>/dev/null | grep -q . ;;
+	esac
 }
 
 finish() { [ "$fails" = 0 ]; exit $?; }
