@@ -114,15 +114,25 @@ static int fail(struct parse_ctx *c, const char *fmt, ...)
 	return 0;
 }
 
+static bool seen_key(const struct parse_ctx *c, const char *section, const char *name)
+{
+	char key[80];
+
+	snprintf(key, sizeof(key), "%s.%s", section, name);
+	for (size_t i = 0; i < c->n_seen; i++)
+		if (strcmp(c->seen[i], key) == 0)
+			return true;
+	return false;
+}
+
+/* true if section.name was given before; otherwise remembers it */
 static bool duplicate(struct parse_ctx *c, const char *section, const char *name)
 {
 	char key[80];
-	size_t i;
 
+	if (seen_key(c, section, name))
+		return true;
 	snprintf(key, sizeof(key), "%s.%s", section, name);
-	for (i = 0; i < c->n_seen; i++)
-		if (strcmp(c->seen[i], key) == 0)
-			return true;
 	if (c->n_seen < sizeof(c->seen) / sizeof(c->seen[0]))
 		strlcpy(c->seen[c->n_seen++], key, sizeof(c->seen[0]));
 	return false;
@@ -328,7 +338,13 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 	sbx_policy_defaults(p);
 	strlcpy(p->name, name, sizeof(p->name));
 	crypto_hash_sha256(p->sha256, (const unsigned char *)text, len);
-	return run_parser(&c, text, len, policy_handler);
+	if (run_parser(&c, text, len, policy_handler) < 0)
+		return -1;
+	/* Naming users restricts the policy to them: the default "groups = sbx"
+	 * must not silently add everyone back. */
+	if (p->users[0] != '\0' && !seen_key(&c, "policy", "groups"))
+		p->groups[0] = '\0';
+	return 0;
 }
 
 static int config_handler(void *user, const char *section, const char *name, const char *value)

@@ -23,6 +23,7 @@
 
 #include "helper.h"
 
+
 enum { C_MEMORY, C_PIDS, C_CPU, C_CPUACCT, C_FREEZER, C_N };
 static const char *const ctrl_name[C_N] = {"memory", "pids", "cpu", "cpuacct", "freezer"};
 
@@ -96,9 +97,29 @@ static void lock_dir(struct cgroup *cg, int i)
 		flock(cg->lock[i], LOCK_EX | LOCK_NB);
 }
 
-static void reap_stale(const char *sbxdir)
+/* The directories of run NAME under root, in every hierarchy where it exists. */
+static struct cgroup *existing(const char *root, bool v2, const char *name)
 {
-	char err[HELPER_ERR_LEN], path[PATH_MAX];
+	struct cgroup *cg = calloc(1, sizeof(*cg));
+	struct stat st;
+
+	if (cg == NULL)
+		return NULL;
+	cg->v2 = v2;
+	for (int i = 0; i < C_N; i++) {
+		cg->lock[i] = -1;
+		if (v2)
+			snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s/sbx/%s", root, name);
+		else
+			snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s/%s/sbx/%s", root, ctrl_name[i], name);
+		cg->owner[i] = (!v2 || i == 0) && lstat(cg->dir[i], &st) == 0 && S_ISDIR(st.st_mode);
+	}
+	return cg;
+}
+
+static void reap_stale(const char *root, bool v2, const char *sbxdir)
+{
+	char path[PATH_MAX];
 	struct dirent *de;
 	struct stat st;
 	DIR *d = opendir(sbxdir);
@@ -106,7 +127,7 @@ static void reap_stale(const char *sbxdir)
 	if (d == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "run-", 4) != 0 || de->d_type != DT_DIR)
+		if (strncmp(de->d_name, "run-", 4) != 0 || de->d_type != DT_DIR || strlen(de->d_name) > 64)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", sbxdir, de->d_name) >= (int)sizeof(path))
 			continue;
@@ -115,21 +136,12 @@ static void reap_stale(const char *sbxdir)
 			continue;
 		if (fstat(fd, &st) == 0 && st.st_ctime + STALE_AFTER_S < time(NULL) &&
 		    flock(fd, LOCK_EX | LOCK_NB) == 0) {
-			char procs[8192];
-			warnx1("cgroup: removing %s left by a supervisor that died", path);
-			for (int round = 0; round < 10 && cg_read(path, "cgroup.procs", procs, sizeof(procs)) == 0 &&
-					    procs[0]; round++) {
-				for (char *p = procs; *p;) {
-					long pid = strtol(p, &p, 10);
-					if (pid > 1)
-						kill((pid_t)pid, SIGKILL);
-					while (*p == '\n')
-						p++;
-				}
-				nanosleep(&(struct timespec){0, 10000000}, NULL);
+			struct cgroup *cg = existing(root, v2, de->d_name);
+			warnx1("cgroup: removing %s, left by a supervisor that died", path);
+			if (cg != NULL) {
+				cgroup_kill(cg);
+				cgroup_destroy(cg);
 			}
-			cg_write(path, "cgroup.kill", "1", err, sizeof(err)); /* v2; fails harmlessly on v1 */
-			rmdir(path);
 		}
 		close(fd);
 	}
@@ -155,7 +167,7 @@ static int create_v2(struct cgroup *cg, const char *root, const char *name,
 	char sbx[PATH_MAX], buf[64];
 
 	snprintf(sbx, sizeof(sbx), "%s/sbx", root);
-	reap_stale(sbx);
+	reap_stale(root, true, sbx);
 	/* Controllers must be enabled on the way down; an error here means the
 	 * subtree is not delegated to us. */
 	if (cg_write(root, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0 ||
@@ -211,7 +223,7 @@ static int create_v1(struct cgroup *cg, const char *root, const char *name,
 		snprintf(sbx, sizeof(sbx), "%s/sbx", hier);
 		if (mkdir_ok(sbx, err, errlen) < 0)
 			return -1;
-		reap_stale(sbx);
+		reap_stale(root, false, sbx);
 		if (mkdir(cg->dir[i], 0755) < 0) {
 			snprintf(err, errlen, "cgroup: cannot create %s: %s", cg->dir[i], strerror(errno));
 			return -1;
@@ -303,16 +315,22 @@ int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u)
 void cgroup_kill(struct cgroup *cg)
 {
 	char err[HELPER_ERR_LEN], buf[65536];
+	int list = cg->owner[C_PIDS] ? C_PIDS : C_MEMORY;
 
 	if (cg->v2) {
 		cg_write(cg->dir[0], "cgroup.kill", "1", err, sizeof(err));
 		return;
 	}
-	bool frozen = cg->owner[C_FREEZER] &&
-		      cg_write(cg->dir[C_FREEZER], "freezer.state", "FROZEN", err, sizeof(err)) == 0;
+	/* Frozen tasks can neither fork nor exit, so no pid read from the list
+	 * can be recycled for an unrelated process before our kill(2). */
 	for (int round = 0; round < 10; round++) {
-		if (cg_read(cg->dir[C_PIDS], "cgroup.procs", buf, sizeof(buf)) < 0 || buf[0] == '\0')
+		bool frozen = cg->owner[C_FREEZER] &&
+			      cg_write(cg->dir[C_FREEZER], "freezer.state", "FROZEN", err, sizeof(err)) == 0;
+		if (cg_read(cg->dir[list], "cgroup.procs", buf, sizeof(buf)) < 0 || buf[0] == '\0') {
+			if (frozen)
+				cg_write(cg->dir[C_FREEZER], "freezer.state", "THAWED", err, sizeof(err));
 			break;
+		}
 		for (char *p = buf; *p;) {
 			long pid = strtol(p, &p, 10);
 			if (pid > 1)

@@ -68,7 +68,8 @@ void collector_main(const struct run *r, int outdir, int art)
 		struct stat st;
 		int fd, m;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		/* hidden files are caches and dotfiles, not results */
+		if (de->d_name[0] == '.')
 			continue;
 		fd = (int)syscall(SYS_openat2, outdir, de->d_name, &how, sizeof(how));
 		if (fd < 0)

@@ -80,6 +80,7 @@ enum { REC_START_OK = 'S', REC_START_FAIL = 'F', REC_KILL_OUTPUT = 'O' };
 /* sanitize.c */
 void sanitize_process(int argc, char **argv);
 void keep_fds(const int *fds, size_t n);
+void reset_oom_score(void);
 int raise_rlimits(char *err, size_t errlen);
 
 /* args.c: parse argv into run; returns 0 or -1 with err set. */

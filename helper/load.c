@@ -225,8 +225,12 @@ int caller_may_use(const struct run *r, char *err, size_t errlen)
 	}
 	if (r->policy.users[0] != '\0' && in_list(r->policy.users, r->user))
 		return 0;
-	if (r->policy.groups[0] == '\0')
-		return r->policy.users[0] == '\0' ? 0 : -1;
+	if (r->policy.groups[0] == '\0') {
+		if (r->policy.users[0] == '\0')
+			return 0;
+		snprintf(err, errlen, "policy '%s' does not allow user %s", r->policy.name, r->user);
+		return -1;
+	}
 	strlcpy(buf, r->policy.groups, sizeof(buf));
 	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		gr = getgrnam(tok);
@@ -273,13 +277,14 @@ int read_code(struct run *r, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (fstat(r->code_fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
-		snprintf(err, errlen, "--code-fd: not a file or pipe");
+	/* Only a memfd (F_GET_SEALS works on nothing else): a pipe or a FUSE
+	 * file could keep this root process blocked in read(2) for ever. */
+	if (fstat(r->code_fd, &st) < 0 || !S_ISREG(st.st_mode) || fcntl(r->code_fd, F_GET_SEALS) < 0) {
+		snprintf(err, errlen, "--code-fd: not a memfd");
 		return -1;
 	}
 	/* a memfd the client just wrote is positioned at its end */
-	if (S_ISREG(st.st_mode))
-		lseek(r->code_fd, 0, SEEK_SET);
+	lseek(r->code_fd, 0, SEEK_SET);
 	if (slurp(r->code_fd, "--code-fd", &r->code, &r->code_len, SBX_CODE_MAX, err, errlen) < 0) {
 		if (strstr(err, "too large"))
 			snprintf(err, errlen, "code larger than %u bytes", SBX_CODE_MAX);

@@ -366,7 +366,7 @@ static void start_collector(struct sup *s)
 
 static void prepare(struct run *r, int argc, char **argv)
 {
-	char err[SBX_ERR_LEN];
+	char err[SBX_ERR_LEN] = "";
 	unsigned char rnd[16];
 	struct passwd *pw;
 
@@ -379,6 +379,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0)
 		die("setresuid: %s", strerror(errno));
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	reset_oom_score();
 	if (parse_args(argc, argv, r, err, sizeof(err)) < 0)
 		die("%s", err);
 	int keep[] = {r->code_fd, r->result_fd, r->control_fd};
@@ -405,7 +406,8 @@ static void prepare(struct run *r, int argc, char **argv)
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
 	    read_code(r, err, sizeof(err)) < 0) {
-		strlcpy(r->error, err, sizeof(r->error));
+		/* never an empty error: an empty one would let the run go ahead */
+		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
 		r->code = strdup("");
 		r->code_len = 0;
 	}

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,15 +137,29 @@ static void capture(struct rec *c, struct stream *st, const char *data, size_t n
 	c->captured += n;
 }
 
-/* POLLOUT promises PIPE_BUF bytes of room: never block on a slow client. */
+static void on_alarm(int sig)
+{
+	(void)sig; /* only interrupts a write(2) */
+}
+
+/*
+ * The client's fds are its own (a terminal, a pipe) and blocking; their
+ * flags are shared with the client, so we cannot make them non-blocking.
+ * POLLOUT on a terminal promises less room than we write, so every write
+ * is bounded by a timer: a stalled or paused client slows forwarding down
+ * but never stops the recorder from draining the sandbox or writing END.
+ */
 static void forward(struct stream *st)
 {
+	const struct itimerval arm = {{0, 0}, {0, 200000}}, off = {{0, 0}, {0, 0}};
 	size_t n = st->len - st->fwd;
 	ssize_t w;
 
 	if (n > 4096)
 		n = 4096;
+	setitimer(ITIMER_REAL, &arm, NULL);
 	w = write(st->out, st->buf + st->fwd, n);
+	setitimer(ITIMER_REAL, &off, NULL);
 	if (w > 0)
 		st->fwd += (size_t)w;
 	else if (w < 0 && errno != EINTR && errno != EAGAIN)
@@ -237,14 +252,22 @@ static void pump(struct rec *c)
 
 /* ---- artifacts --------------------------------------------------------- */
 
+/* Names the client can write and the JSON can carry: no hidden files, no
+ * path separators or control characters, valid UTF-8. */
 static bool good_name(const char *n)
 {
-	if (n[0] == '\0' || strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+	char *clean;
+	bool ok;
+
+	if (n[0] == '\0' || n[0] == '.')
 		return false;
 	for (const unsigned char *p = (const unsigned char *)n; *p; p++)
 		if (*p < 0x20 || *p == 0x7f || *p == '/')
 			return false;
-	return true;
+	clean = sbx_utf8_sanitize(n, strlen(n));
+	ok = clean != NULL && strcmp(clean, n) == 0;
+	free(clean);
+	return ok;
 }
 
 static int hash_fd(int fd, uint64_t size, unsigned char out[32], unsigned char *head, size_t *headlen)
@@ -407,6 +430,12 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	c.s[0] = (struct stream){.in = out_r, .out = 1};
 	c.s[1] = (struct stream){.in = err_r, .out = 2};
 	umask(027);
+	{
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_alarm; /* no SA_RESTART */
+		sigaction(SIGALRM, &sa, NULL);
+	}
 	openlog("sbx", LOG_PID, LOG_AUTHPRIV);
 	if (r->conf.audit_origin[0])
 		strlcpy(c.origin, r->conf.audit_origin, sizeof(c.origin));

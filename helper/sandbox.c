@@ -14,7 +14,10 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/ioctl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -94,6 +97,14 @@ static int drop_privileges(const struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* The supervisor only closes its end of the socket by dying. */
+static bool supervisor_gone(int sync)
+{
+	char c;
+
+	return recv(sync, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 static int become_caller(const struct run *r, char *err, size_t errlen)
 {
 	cap_t caps;
@@ -157,11 +168,50 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 	_exit(errno == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_CANNOT_EXEC);
 }
 
+/*
+ * pid 1's loop: reap everything, report the payload's status, and end the
+ * sandbox if the supervisor's socket hangs up (belt and braces with
+ * PR_SET_PDEATHSIG: pid 1 exiting kills the whole namespace).
+ */
+static _Noreturn void init_loop(int sync, pid_t payload)
+{
+	sigset_t chld;
+	int sfd, status;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		_exit(SBX_EXIT_FAILURE);
+	for (;;) {
+		struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = sync, .events = POLLIN}};
+		struct signalfd_siginfo si;
+		pid_t w;
+
+		/* reap first: SIGCHLD may have arrived before the mask */
+		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
+			if (w == payload) {
+				char msg[1 + sizeof(int)];
+				msg[0] = 'X';
+				memcpy(msg + 1, &status, sizeof(int));
+				(void)send(sync, msg, sizeof(msg), MSG_NOSIGNAL);
+				_exit(0);
+			}
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			_exit(SBX_EXIT_FAILURE);
+		if (p[1].revents & (POLLHUP | POLLERR) || (p[1].revents & POLLIN && supervisor_gone(sync)))
+			_exit(SBX_EXIT_FAILURE);
+		while (read(sfd, &si, sizeof(si)) > 0)
+			;
+	}
+}
+
 void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 {
 	char err[HELPER_ERR_LEN], go;
 	struct sigaction sa;
-	int outdir, status;
+	int outdir;
 	pid_t pid;
 
 	/* the supervisor dying must take the sandbox with it */
@@ -181,6 +231,11 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	 * Capabilities in the namespace are kept for the set-up below. */
 	if (become_caller(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
+	/* The id change cleared PR_SET_PDEATHSIG (prctl(2)); set it again and
+	 * make sure the supervisor did not die in between. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (supervisor_gone(f->sync))
+		_exit(SBX_EXIT_FAILURE);
 	/* the supervisor has moved us into the run's cgroup: make it our root */
 	if (unshare(CLONE_NEWCGROUP) < 0) {
 		snprintf(err, sizeof(err), "cgroup namespace: %s", strerror(errno));
@@ -204,8 +259,10 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	close(outdir);
 	if (drop_privileges(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
-	/* cleared by the credential change (PR_SET_PDEATHSIG in prctl(2)) */
+	/* cleared again by the credential change (PR_SET_PDEATHSIG in prctl(2)) */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (supervisor_gone(f->sync))
+		_exit(SBX_EXIT_FAILURE);
 	setsid();
 	if (install_seccomp(&r->policy, err, sizeof(err)) < 0)
 		fail(f->sync, err);
@@ -226,18 +283,5 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	close(f->out_w);
 	close(f->err_w);
 	(void)!send(f->sync, "R", 1, MSG_NOSIGNAL);
-	for (;;) {
-		pid_t w = waitpid(-1, &status, 0);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			_exit(SBX_EXIT_FAILURE);
-		if (w == pid) {
-			char msg[1 + sizeof(int)];
-			msg[0] = 'X';
-			memcpy(msg + 1, &status, sizeof(int));
-			(void)send(f->sync, msg, sizeof(msg), MSG_NOSIGNAL);
-			_exit(0);
-		}
-	}
+	init_loop(f->sync, pid);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/close_range.h>
@@ -35,6 +36,14 @@ void sanitize_process(int argc, char **argv)
 				_exit(125);
 		}
 
+	/* Interval timers survive execve(2): a caller's ITIMER_REAL would
+	 * SIGALRM the supervisor in the middle of a run. */
+	{
+		const struct itimerval off = {{0, 0}, {0, 0}};
+		setitimer(ITIMER_REAL, &off, NULL);
+		setitimer(ITIMER_VIRTUAL, &off, NULL);
+		setitimer(ITIMER_PROF, &off, NULL);
+	}
 	sigfillset(&all);
 	sigprocmask(SIG_UNBLOCK, &all, NULL);
 	for (int s = 1; s < NSIG; s++) {
@@ -53,6 +62,18 @@ void sanitize_process(int argc, char **argv)
 	signal(SIGTTOU, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 	umask(077);
+}
+
+/* The caller's oom_score_adj is inherited: 1000 would make the supervisor
+ * the OOM killer's first choice. Called once we are root. */
+void reset_oom_score(void)
+{
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		(void)!write(fd, "0", 1);
+		close(fd);
+	}
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -120,6 +141,10 @@ int raise_rlimits(char *err, size_t errlen)
 				 "safely; raise it (ulimit -H) and retry", need[i].name, (unsigned long long)rl.rlim_max);
 			return -1;
 		}
+		/* root may raise a hard limit where it holds CAP_SYS_RESOURCE */
+		struct rlimit want = {RLIM_INFINITY, RLIM_INFINITY};
+		if (need[i].res != RLIMIT_NOFILE && setrlimit(need[i].res, &want) == 0)
+			continue;
 		rl.rlim_cur = rl.rlim_max;
 		if (need[i].res == RLIMIT_NOFILE && rl.rlim_cur > 4096)
 			rl.rlim_cur = 4096;

@@ -2,7 +2,7 @@
 # What the payload can see and touch: no network, no host files, nothing
 # writable but /tmp and /out, no host pids, no privileges.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 # a listener on the host's loopback that the sandbox must not reach
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -38,6 +38,10 @@ r["uid"] = st["Uid"].split(); r["gid"] = st["Gid"].split(); r["groups"] = st["Gr
 r["caps"] = sorted(set(st[k].strip() for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")))
 r["nnp"] = st["NoNewPrivs"].strip(); r["seccomp"] = st["Seccomp"].strip()
 r["sid_is_self"] = os.getsid(0) == os.getpid()
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+# ADDR_NO_RANDOMIZE, with and without bit 31 set
+r["personality"] = [libc.personality(ctypes.c_ulong(v)) for v in (0x0040000, 0x80040000, 0x0400000)]
 import json; print(json.dumps(r))
 PY
 chmod 644 "$T/probe.py"
@@ -62,6 +66,7 @@ check "no supplementary groups" [ "$(r groups)" = "[]" ]
 check "every capability set empty" [ "$(r caps)" = "['0000000000000000']" ]
 check "no_new_privs and seccomp filter" [ "$(r nnp) $(r seccomp)" = "1 2" ]
 check "payload leads its own session" [ "$(r sid_is_self)" = True ]
+check "personality changes refused" [ "$(r personality)" = "[-1, -1, -1]" ]
 cp "$T/result" "$T/out"
 check "no cgroup left" no_cgroups_left
 finish

@@ -3,7 +3,7 @@
 # sandbox: callers outside group sbx, policies others can write, requests
 # above the policy, a hostile environment.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 21
 POL=$P/etc/sbx/policies.d
 
 run_as sbxout "$SBX" run -c 'print(1)' >"$T/out" 2>"$T/err"; rc=$?
@@ -23,6 +23,19 @@ sbx_run run --policy mine -c 'print(1)'
 check "group-writable policy refused" [ "$rc" = 125 ]
 check "error says why" grep -q "not writable by group or others" "$T/err"
 rm -f "$POL/mine.policy"
+
+# a policy for named users only: the default group must not come back
+printf '[policy]\nusers = sbxout\n' > "$POL/named.policy"
+chmod 644 "$POL/named.policy"
+sbx_run run --json --policy named -c 'print("ran")'
+check "policy naming other users: refused (125)" [ "$rc" = 125 ]
+check "policy naming other users: nothing ran" [ "$(jget stdout)" = "" ]
+check "policy naming other users: error says so" sh -c 'grep -q "does not allow user sbxtest" "$1"' _ "$T/out"
+rm -f "$POL/named.policy"
+
+# the code fd must be a memfd: a pipe could hold root code in read(2)
+run_as sbxtest sh -c "sleep 5 | $P/libexec/sbx/sbx-helper run --lang python --code-fd 3 --result-fd 4 --control-fd 5 3<&0 4>/dev/null 5</dev/null" >/dev/null 2>"$T/err"; rc=$?
+check "code from a pipe refused at once" sh -c '[ "$1" = 125 ] && grep -q "not a memfd" "$2"' _ "$rc" "$T/err"
 
 sbx_run run --json --memory 4G -c 'print(1)'
 check "asking above the policy: 125" [ "$rc" = 125 ]
@@ -58,4 +71,33 @@ run_as sbxtest sh -c "ulimit -S -t 1; exec $SBX run -c 'x = 0
 for i in range(2 * 10**7): x += i
 print(x > 0)'" >"$T/out" 2>"$T/err"; rc=$?
 check "soft RLIMIT_CPU from the caller is not inherited by the payload" [ "$rc $(cat "$T/out")" = "0 True" ]
+# An interval timer survives execve(2): the supervisor must not die of it.
+cat > "$T/itimer.py" <<'PY'
+import json, os, signal, socket, struct, sys
+helper = sys.argv[1]
+m = os.memfd_create("code", os.MFD_ALLOW_SEALING)
+os.write(m, b"import time; time.sleep(2); print('done')")
+res, peer = socket.socketpair(); cr, cw = os.pipe()
+pid = os.fork()
+if pid == 0:
+    res.close()
+    for fd in (m, peer.fileno(), cr): os.set_inheritable(fd, True)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    signal.setitimer(signal.ITIMER_PROF, 0.01)
+    os.execv(helper, [helper, "run", "--lang", "python", "--code-fd", str(m),
+             "--result-fd", str(peer.fileno()), "--control-fd", str(cr)])
+peer.close(); os.close(cr)
+data = b""
+while True:
+    b = res.recv(65536)
+    if not b: break
+    data += b
+_, st = os.waitpid(pid, 0)
+t, n = struct.unpack(">II", data[:8])
+print(os.waitstatus_to_exitcode(st), json.loads(data[8:8 + n])["stdout"].strip())
+PY
+chmod 644 "$T/itimer.py"
+run_as sbxtest /usr/bin/python3 "$T/itimer.py" "$P/libexec/sbx/sbx-helper" >"$T/out" 2>"$T/err"
+check "caller's interval timers do not kill the supervisor" [ "$(tail -1 "$T/out")" = "0 done" ]
+check "no cgroup left after the timer attack" sh -c '! find /sys/fs/cgroup -path "*/sbx/run-*" -maxdepth 4 -type d | grep -q .'
 finish

@@ -145,6 +145,20 @@ static void errors_name_file_and_line(void **state)
 	assert_int_equal(parse("[limits]\ncpus = 1s\n", &p), -1);
 }
 
+static void users_alone_restrict(void **state)
+{
+	struct sbx_policy p;
+	(void)state;
+	/* naming users without groups must not keep the default group sbx */
+	assert_int_equal(parse("[policy]\nusers = alice bob\n", &p), 0);
+	assert_string_equal(p.users, "alice bob");
+	assert_string_equal(p.groups, "");
+	assert_int_equal(parse("[policy]\nusers = alice\ngroups = staff\n", &p), 0);
+	assert_string_equal(p.groups, "staff");
+	assert_int_equal(parse("[limits]\npids = 3\n", &p), 0);
+	assert_string_equal(p.groups, "sbx");
+}
+
 static void long_line_rejected(void **state)
 {
 	struct sbx_policy p;
@@ -213,7 +227,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sizes), cmocka_unit_test(durations), cmocka_unit_test(default_policy_file),
 		cmocka_unit_test(values), cmocka_unit_test(errors_name_file_and_line),
-		cmocka_unit_test(long_line_rejected), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
+		cmocka_unit_test(long_line_rejected), cmocka_unit_test(users_alone_restrict), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
 		cmocka_unit_test(config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
