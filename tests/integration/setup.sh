@@ -9,7 +9,7 @@ prefix=${SBX_CHECK_PREFIX:?}
 
 rm -rf "$prefix"
 install -d -m 0755 "$prefix"
-make -C "$src" --no-print-directory -s B=build-check PREFIX="$prefix" SYSCONFDIR="$prefix/etc" \
+make -C "$src" --no-print-directory -s B="build-check-$(basename "$prefix")" PREFIX="$prefix" SYSCONFDIR="$prefix/etc" \
 	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" ${SBX_MAKEFLAGS:-} install >/dev/null
 
 # sbxtest: in group sbx (may run code); sbxout: not in group sbx.
