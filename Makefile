@@ -41,7 +41,7 @@ UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit
 
-.PHONY: deps all check check-unit check-setup check-integration install install-files postinst clean bench FORCE
+.PHONY: deps all check check-vm check-unit check-setup check-integration install install-files postinst clean bench FORCE
 all: $(PROGS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
@@ -83,6 +83,10 @@ check-setup: all
 check-integration: check-setup
 	$(CHECK_ENV) prove -v tests/integration/*.t
 
+# cgroup v2 in a qemu VM (also part of check, as tests/integration/10-*).
+check-vm: all
+	SBX_SRCDIR=$(CURDIR) prove -v tests/integration/10-cgroup-v2-vm.t
+
 # Everything, in one prove run (unit tests print TAP through cmocka).
 check: all $(UNIT_BIN) check-setup
 	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t
@@ -113,4 +117,4 @@ bench: all
 	bench/startup
 
 clean:
-	rm -rf $(B) build-check
+	rm -rf $(B) build-check* build-vm build-man
