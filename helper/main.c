@@ -335,6 +335,12 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 		strlcpy(e->error, setup_err[0] ? setup_err : "sandbox init died", sizeof(e->error));
 		return SBX_EXIT_FAILURE;
 	}
+	if (sig == SIGXFSZ) {
+		/* RLIMIT_FSIZE, the policy's file_size (setrlimit(2)) */
+		strlcpy(e->outcome, "file_size", sizeof(e->outcome));
+		strlcpy(e->limit, "file_size", sizeof(e->limit));
+		return 128 + sig;
+	}
 	if (sig) {
 		strlcpy(e->outcome, "signal", sizeof(e->outcome));
 		return 128 + sig;
