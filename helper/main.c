@@ -97,15 +97,16 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	return pid;
 }
 
-/* Wait for the recorder's verdict on the START record: no commit, no run. */
+/* Wait for the recorder's verdict on the START record: no commit, no run.
+ * Returns 0, or the byte the recorder sent instead (0 if none). */
 static int await_start(struct sup *s)
 {
 	struct pollfd p = {.fd = s->ctl, .events = POLLIN};
 	char c = 0;
 
-	if (poll(&p, 1, 60000) != 1 || read(s->ctl, &c, 1) != 1 || c != REC_START_OK)
+	if (poll(&p, 1, 60000) != 1 || read(s->ctl, &c, 1) != 1)
 		return -1;
-	return 0;
+	return c == REC_START_OK ? 0 : c;
 }
 
 /* Reap child pid within timeout_ms, killing it past that. Returns its wait
@@ -452,8 +453,11 @@ int main(int argc, char **argv)
 		close(f.err_w);
 		fail_run(s, run.error);
 	}
-	if (await_start(s) < 0)
-		die("audit log unavailable: the run was not started (the recorder said why above)");
+	int verdict = await_start(s);
+	if (verdict == REC_START_FAIL)
+		_exit(SBX_EXIT_FAILURE); /* the recorder said why, in one line */
+	if (verdict != 0)
+		die("audit log unavailable: the recorder died; the run was not started");
 
 	if (cgroup_create(&run.conf, run.run_id, &run.limits, &s->cg, err, sizeof(err)) < 0)
 		fail_run(s, err);

@@ -449,7 +449,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	if (open_log(&c, err, sizeof(err)) < 0 ||
 	    sbx_audit_append(c.log, &start, c.sk, c.origin, c.chain, err, sizeof(err)) < 0) {
 		char k = REC_START_FAIL;
-		warnx1("audit: %s", err);
+		warnx1("audit log unavailable, the run was not started: %s", err);
 		(void)!send(ctl, &k, 1, MSG_NOSIGNAL);
 		_exit(1);
 	}
