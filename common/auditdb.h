@@ -81,4 +81,9 @@ sqlite3 *sbx_audit_db(struct sbx_audit *a);
 /* The path the log was opened with, for messages. */
 const char *sbx_audit_path(const struct sbx_audit *a);
 
+/* Format an error into err (errlen bytes, NUL-terminated, truncated to
+ * fit); does nothing when err is NULL. Shared by the audit library files. */
+void sbx_audit_seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

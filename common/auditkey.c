@@ -4,6 +4,7 @@
  * that suggests the key is not private: a symlink, a non-regular file,
  * group or other permission bits.
  */
+#include "auditdb.h"
 #include "record.h"
 
 #include <ctype.h>
@@ -17,20 +18,6 @@
 
 #define KEYFILE_MAX 4096 /* bytes; key files are tiny */
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Read the whole file into buf. Returns the byte count or -1. */
 static ssize_t read_small(const char *path, int flags, int private_key,
 			  unsigned char *buf, size_t cap, char *err, size_t errlen)
@@ -40,17 +27,17 @@ static ssize_t read_small(const char *path, int flags, int private_key,
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
 
 	if (fd < 0) {
-		seterr(err, errlen, "%s: %s", path,
+		sbx_audit_seterr(err, errlen, "%s: %s", path,
 		       errno == ELOOP ? "is a symbolic link" : strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		seterr(err, errlen, "%s: not a regular file", path);
+		sbx_audit_seterr(err, errlen, "%s: not a regular file", path);
 		close(fd);
 		return -1;
 	}
 	if (private_key && (st.st_mode & 077) != 0) {
-		seterr(err, errlen, "%s: mode %04o: the secret key must not be accessible "
+		sbx_audit_seterr(err, errlen, "%s: mode %04o: the secret key must not be accessible "
 		       "by group or others", path, (unsigned)(st.st_mode & 07777));
 		close(fd);
 		return -1;
@@ -60,7 +47,7 @@ static ssize_t read_small(const char *path, int flags, int private_key,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			seterr(err, errlen, "%s: %s", path, strerror(errno));
+			sbx_audit_seterr(err, errlen, "%s: %s", path, strerror(errno));
 			close(fd);
 			return -1;
 		}
@@ -68,7 +55,7 @@ static ssize_t read_small(const char *path, int flags, int private_key,
 			break;
 		n += (size_t)r;
 		if (n == cap) {
-			seterr(err, errlen, "%s: too large for a key file", path);
+			sbx_audit_seterr(err, errlen, "%s: too large for a key file", path);
 			close(fd);
 			return -1;
 		}
@@ -108,14 +95,14 @@ int sbx_key_load_secret(const char *path, unsigned char *sk, char *err, size_t e
 	int ret = -1;
 
 	if (sodium_init() < 0) {
-		seterr(err, errlen, "libsodium: initialisation failed");
+		sbx_audit_seterr(err, errlen, "libsodium: initialisation failed");
 		return -1;
 	}
 	n = read_small(path, O_NOFOLLOW, 1, buf, sizeof(buf), err, errlen);
 	if (n < 0)
 		goto out;
 	if (parse_key(buf, (size_t)n, sk, crypto_sign_SECRETKEYBYTES) < 0) {
-		seterr(err, errlen, "%s: not an Ed25519 secret key (%d bytes or %d hex digits)",
+		sbx_audit_seterr(err, errlen, "%s: not an Ed25519 secret key (%d bytes or %d hex digits)",
 		       path, crypto_sign_SECRETKEYBYTES, 2 * crypto_sign_SECRETKEYBYTES);
 		goto out;
 	}
@@ -124,7 +111,7 @@ int sbx_key_load_secret(const char *path, unsigned char *sk, char *err, size_t e
 	crypto_sign_ed25519_sk_to_seed(seed, sk);
 	crypto_sign_seed_keypair(pk, sk2, seed);
 	if (sodium_memcmp(sk2, sk, crypto_sign_SECRETKEYBYTES) != 0) {
-		seterr(err, errlen, "%s: damaged secret key (public half does not match)", path);
+		sbx_audit_seterr(err, errlen, "%s: damaged secret key (public half does not match)", path);
 		goto out;
 	}
 	ret = 0;
@@ -143,14 +130,14 @@ int sbx_key_load_public(const char *path, unsigned char *pk, char *err, size_t e
 	ssize_t n;
 
 	if (sodium_init() < 0) {
-		seterr(err, errlen, "libsodium: initialisation failed");
+		sbx_audit_seterr(err, errlen, "libsodium: initialisation failed");
 		return -1;
 	}
 	n = read_small(path, 0, 0, buf, sizeof(buf), err, errlen);
 	if (n < 0)
 		return -1;
 	if (parse_key(buf, (size_t)n, pk, crypto_sign_PUBLICKEYBYTES) < 0) {
-		seterr(err, errlen, "%s: not an Ed25519 public key (%d hex digits)",
+		sbx_audit_seterr(err, errlen, "%s: not an Ed25519 public key (%d hex digits)",
 		       path, 2 * crypto_sign_PUBLICKEYBYTES);
 		return -1;
 	}

@@ -16,6 +16,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void sbx_audit_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
 struct sbx_audit {
 	sqlite3 *db;
 	int readonly;
@@ -40,20 +51,6 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS code(sha256 TEXT PRIMARY KEY, text BLOB NOT NULL);"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', 1);";
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 sqlite3 *sbx_audit_db(struct sbx_audit *a)
 {
 	return a->db;
@@ -73,11 +70,11 @@ static int precreate(const char *path, char *err, size_t errlen)
 	if (fd < 0) {
 		if (errno == EEXIST)
 			return 0;
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		sbx_audit_seterr(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fchmod(fd, 0640) < 0) {
-		seterr(err, errlen, "%s: chmod: %s", path, strerror(errno));
+		sbx_audit_seterr(err, errlen, "%s: chmod: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -91,7 +88,7 @@ static int precheck(const char *path, char *err, size_t errlen)
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0) {
-		seterr(err, errlen, "%s: %s", path,
+		sbx_audit_seterr(err, errlen, "%s: %s", path,
 		       errno == ELOOP ? "is a symbolic link" : strerror(errno));
 		return -1;
 	}
@@ -105,7 +102,7 @@ static int exec_sql(struct sbx_audit *a, const char *sql, const char *what,
 	char *msg = NULL;
 
 	if (sqlite3_exec(a->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		seterr(err, errlen, "%s: %s: %s", a->path, what,
+		sbx_audit_seterr(err, errlen, "%s: %s: %s", a->path, what,
 		       msg ? msg : sqlite3_errmsg(a->db));
 		sqlite3_free(msg);
 		return -1;
@@ -133,14 +130,14 @@ static int has_records_table(struct sbx_audit *a, char *err, size_t errlen)
 		"SELECT 1 FROM sqlite_master WHERE type='table' AND name='records'",
 		-1, &st, NULL);
 	if (rc != SQLITE_OK) {
-		seterr(err, errlen, "%s: %s", a->path, sqlite3_errmsg(a->db));
+		sbx_audit_seterr(err, errlen, "%s: %s", a->path, sqlite3_errmsg(a->db));
 		return -1;
 	}
 	rc = sqlite3_step(st);
 	found = rc == SQLITE_ROW;
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		seterr(err, errlen, "%s: %s", a->path, sqlite3_errmsg(a->db));
+		sbx_audit_seterr(err, errlen, "%s: %s", a->path, sqlite3_errmsg(a->db));
 		return -1;
 	}
 	return found;
@@ -154,7 +151,7 @@ static int check_format(struct sbx_audit *a, char *err, size_t errlen)
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && strcmp(v, "1") != 0) {
-		seterr(err, errlen, "%s: unsupported log format %s (this sbx reads format %d)",
+		sbx_audit_seterr(err, errlen, "%s: unsupported log format %s (this sbx reads format %d)",
 		       a->path, v, SBX_AUDIT_FORMAT);
 		return -1;
 	}
@@ -196,16 +193,16 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 
 	*out = NULL;
 	if (sodium_init() < 0) {
-		seterr(err, errlen, "libsodium: initialisation failed");
+		sbx_audit_seterr(err, errlen, "libsodium: initialisation failed");
 		return -1;
 	}
 	if (path == NULL || strlen(path) >= sizeof(a->path)) {
-		seterr(err, errlen, "audit log: path missing or too long");
+		sbx_audit_seterr(err, errlen, "audit log: path missing or too long");
 		return -1;
 	}
 	a = calloc(1, sizeof(*a));
 	if (a == NULL) {
-		seterr(err, errlen, "%s: out of memory", path);
+		sbx_audit_seterr(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
 	memcpy(a->path, path, strlen(path) + 1);
@@ -225,7 +222,7 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 	}
 	rc = sqlite3_open_v2(path, &a->db, flags, NULL);
 	if (rc != SQLITE_OK) {
-		seterr(err, errlen, "%s: %s", path,
+		sbx_audit_seterr(err, errlen, "%s: %s", path,
 		       a->db ? sqlite3_errmsg(a->db) : sqlite3_errstr(rc));
 		goto fail;
 	}
@@ -238,13 +235,13 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 		if (rc < 0) {
 			if ((sqlite3_extended_errcode(a->db) & 0xff) == SQLITE_READONLY ||
 			    (sqlite3_extended_errcode(a->db) & 0xff) == SQLITE_CANTOPEN)
-				seterr(err, errlen, "%s: %s (a reader without write access needs the "
+				sbx_audit_seterr(err, errlen, "%s: %s (a reader without write access needs the "
 				       "log's -wal and -shm files, which its writer keeps)",
 				       path, sqlite3_errmsg(a->db));
 			goto fail;
 		}
 		if (rc == 0) {
-			seterr(err, errlen, "%s: not an sbx audit log (no records table)", path);
+			sbx_audit_seterr(err, errlen, "%s: not an sbx audit log (no records table)", path);
 			goto fail;
 		}
 	} else if (setup_writer(a, err, errlen) < 0) {
@@ -278,7 +275,7 @@ int sbx_audit_meta_get(struct sbx_audit *a, const char *key, char *buf,
 		buf[0] = '\0';
 	if (sqlite3_prepare_v2(a->db, "SELECT CAST(value AS TEXT) FROM meta WHERE key = ?1",
 			       -1, &st, NULL) != SQLITE_OK) {
-		seterr(err, errlen, "%s: meta: %s", a->path, sqlite3_errmsg(a->db));
+		sbx_audit_seterr(err, errlen, "%s: meta: %s", a->path, sqlite3_errmsg(a->db));
 		return -1;
 	}
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
@@ -288,7 +285,7 @@ int sbx_audit_meta_get(struct sbx_audit *a, const char *key, char *buf,
 		snprintf(buf, buflen, "%s", v ? (const char *)v : "");
 		ret = 0;
 	} else if (rc != SQLITE_DONE) {
-		seterr(err, errlen, "%s: meta: %s", a->path, sqlite3_errmsg(a->db));
+		sbx_audit_seterr(err, errlen, "%s: meta: %s", a->path, sqlite3_errmsg(a->db));
 		ret = -1;
 	}
 	sqlite3_finalize(st);
@@ -299,7 +296,7 @@ int sbx_audit_meta_get(struct sbx_audit *a, const char *key, char *buf,
 
 static int sql_fail(struct sbx_audit *a, const char *what, char *err, size_t errlen)
 {
-	seterr(err, errlen, "%s: %s: %s", a->path, what, sqlite3_errmsg(a->db));
+	sbx_audit_seterr(err, errlen, "%s: %s: %s", a->path, what, sqlite3_errmsg(a->db));
 	return -1;
 }
 
@@ -319,7 +316,7 @@ static int chain_head(struct sbx_audit *a, uint64_t *seq, unsigned char chain[32
 	if (rc == SQLITE_ROW) {
 		int64_t s = sqlite3_column_int64(st, 0);
 		if (s < 0 || sqlite3_column_bytes(st, 1) != 32) {
-			seterr(err, errlen, "%s: last record (seq %lld) is damaged; run sbx-audit verify",
+			sbx_audit_seterr(err, errlen, "%s: last record (seq %lld) is damaged; run sbx-audit verify",
 			       a->path, (long long)s);
 			ret = -1;
 		} else {
@@ -349,7 +346,7 @@ static int check_key(struct sbx_audit *a, const unsigned char *sk, char *err, si
 		return -1;
 	if (rc == 0) {
 		if (strcmp(have, want) != 0) {
-			seterr(err, errlen, "%s: the signing key is not the key of this log "
+			sbx_audit_seterr(err, errlen, "%s: the signing key is not the key of this log "
 			       "(meta pubkey %.16s..., key %.16s...); move the log aside after a key change",
 			       a->path, have, want);
 			return -1;
@@ -450,14 +447,14 @@ static int insert_code(struct sbx_audit *a, const struct sbx_record *rec,
 	if (rec->kind != SBX_REC_START || rec->code == NULL)
 		return 0;
 	if (rec->code_len > (size_t)INT32_MAX) {
-		seterr(err, errlen, "%s: code text too large", a->path);
+		sbx_audit_seterr(err, errlen, "%s: code text too large", a->path);
 		return -1;
 	}
 	/* The table is keyed by digest; a wrong key would make the stored text
 	 * look tampered with for every later run of the same code. */
 	crypto_hash_sha256(digest, (const unsigned char *)rec->code, rec->code_len);
 	if (sodium_memcmp(digest, rec->code_sha256, 32) != 0) {
-		seterr(err, errlen, "%s: code_sha256 does not match the code text", a->path);
+		sbx_audit_seterr(err, errlen, "%s: code_sha256 does not match the code text", a->path);
 		return -1;
 	}
 	sodium_bin2hex(hex, sizeof(hex), digest, 32);
@@ -490,7 +487,7 @@ static int append_locked(struct sbx_audit *a, struct sbx_record *rec,
 	sbx_audit_leaf(s->blob, s->len, s->leaf);
 	sbx_audit_chain(prev, s->leaf, s->chain);
 	if (sbx_audit_sign(sk, origin, rec->seq, s->chain, s->sig) < 0) {
-		seterr(err, errlen, "%s: signing failed", a->path);
+		sbx_audit_seterr(err, errlen, "%s: signing failed", a->path);
 		return -1;
 	}
 	if (insert_row(a, rec, s, origin, err, errlen) < 0 ||
@@ -508,16 +505,16 @@ int sbx_audit_append(struct sbx_audit *a, struct sbx_record *rec,
 	int rc;
 
 	if (a == NULL || rec == NULL || sk == NULL) {
-		seterr(err, errlen, "audit append: missing argument");
+		sbx_audit_seterr(err, errlen, "audit append: missing argument");
 		return -1;
 	}
 	if (a->readonly) {
-		seterr(err, errlen, "%s: opened read-only", a->path);
+		sbx_audit_seterr(err, errlen, "%s: opened read-only", a->path);
 		return -1;
 	}
 	olen = origin ? strnlen(origin, SBX_ORIGIN_MAX + 1) : 0;
 	if (olen == 0 || olen > SBX_ORIGIN_MAX) {
-		seterr(err, errlen, "%s: origin must be 1..%d bytes", a->path, SBX_ORIGIN_MAX);
+		sbx_audit_seterr(err, errlen, "%s: origin must be 1..%d bytes", a->path, SBX_ORIGIN_MAX);
 		return -1;
 	}
 	rc = sqlite3_exec(a->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);

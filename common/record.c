@@ -4,6 +4,7 @@
  * is checked against what remains and against the destination, and any
  * byte left over is an error: one record has exactly one encoding.
  */
+#include "auditdb.h"
 #include "record.h"
 
 #include <errno.h>
@@ -16,20 +17,6 @@
 #define HDR_LEN 5 /* magic + version */
 /* Smallest encoded artifact: empty name, size, empty media type, digest. */
 #define MIN_ARTIFACT_LEN (4 + 4 + 8 + 4 + 4 + 32)
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 const char *sbx_record_kind_name(int kind)
 {
@@ -214,7 +201,7 @@ int sbx_record_encode(const struct sbx_record *rec, unsigned char **blob,
 	*blob = NULL;
 	*len = 0;
 	if (sbx_record_kind_name(rec->kind) == NULL) {
-		seterr(err, errlen, "encode record: unknown kind %d", rec->kind);
+		sbx_audit_seterr(err, errlen, "encode record: unknown kind %d", rec->kind);
 		return -1;
 	}
 	put_raw(&w, SBX_REC_MAGIC, 4);
@@ -224,7 +211,7 @@ int sbx_record_encode(const struct sbx_record *rec, unsigned char **blob,
 		put_end(&w, rec);
 	if (w.failed) {
 		free(w.p);
-		seterr(err, errlen, "encode record: %s", w.why);
+		sbx_audit_seterr(err, errlen, "encode record: %s", w.why);
 		return -1;
 	}
 	*blob = w.p;
@@ -460,15 +447,15 @@ int sbx_record_decode(const unsigned char *blob, size_t len,
 
 	memset(rec, 0, sizeof(*rec));
 	if (blob == NULL || len < HDR_LEN || memcmp(blob, SBX_REC_MAGIC, 4) != 0) {
-		seterr(err, errlen, "decode record: not a record (bad magic)");
+		sbx_audit_seterr(err, errlen, "decode record: not a record (bad magic)");
 		return -1;
 	}
 	if (blob[4] != SBX_REC_VERSION) {
-		seterr(err, errlen, "decode record: unsupported version %u", blob[4]);
+		sbx_audit_seterr(err, errlen, "decode record: unsupported version %u", blob[4]);
 		return -1;
 	}
 	if (len > SBX_REC_MAX_BLOB) {
-		seterr(err, errlen, "decode record: %zu bytes, larger than allowed", len);
+		sbx_audit_seterr(err, errlen, "decode record: %zu bytes, larger than allowed", len);
 		return -1;
 	}
 	if (get_common(&r, rec) == 0 && rec->kind == SBX_REC_END)
@@ -478,7 +465,7 @@ int sbx_record_decode(const unsigned char *blob, size_t len,
 		r.why = r.whybuf;
 	}
 	if (r.why != NULL) {
-		seterr(err, errlen, "decode record: %s", r.why);
+		sbx_audit_seterr(err, errlen, "decode record: %s", r.why);
 		sbx_record_free(rec);
 		memset(rec, 0, sizeof(*rec));
 		return -1;
