@@ -76,7 +76,30 @@ void cli_usage_run(FILE *out)
 	      "                      stderr, traceback, artifacts (with \"path\" when\n"
 	      "                      saved), limits, resource use, audit id. If sbx fails\n"
 	      "                      it prints {\"outcome\": \"sandbox_error\", \"error\": ...}\n"
+	      "  --jsonl             stream one JSON object per line on stdout as things\n"
+	      "                      happen: {\"event\":\"stdout\"|\"stderr\",\"data\":TEXT},\n"
+	      "                      with --fix {\"event\":\"attempt\",\"attempt\":N,\n"
+	      "                      \"result\":R} and {\"event\":\"fix\",...}, and last\n"
+	      "                      {\"event\":\"result\",\"result\":R} (R as for --json,\n"
+	      "                      also when sbx fails)\n"
 	      "  -h, --help          show this help\n"
+	      "\n"
+	      "Retry loop (see sbx(1), FIXER PROTOCOL):\n"
+	      "  --fix CMD           after a failed attempt, run CMD with /bin/sh -c, as\n"
+	      "                      you and outside the sandbox; it reads one JSON\n"
+	      "                      document (attempt, code, result, traceback) on stdin\n"
+	      "                      and writes the corrected code on stdout (raw, or JSON\n"
+	      "                      {\"code\": ...}); the code is run again. Stops at\n"
+	      "                      success, at the attempt cap, at the budget, when CMD\n"
+	      "                      fails or times out, or when it returns code already\n"
+	      "                      tried. Exit status: that of the last attempt\n"
+	      "  --max-attempts N    attempts at most, 1 to 10, never above the policy's\n"
+	      "                      max_attempts; default the policy's\n"
+	      "  --budget DURATION   wall-clock time for the whole loop, attempts and fixer\n"
+	      "                      runs together (ms, s, m, h); each attempt's time limit\n"
+	      "                      is cut to what is left; default none\n"
+	      "  --fix-timeout DURATION\n"
+	      "                      time one run of CMD may take; default 60s\n"
 	      "\n"
 	      "Ctrl-C (SIGINT) is passed to the program; SIGTERM and SIGHUP ask it to\n"
 	      "terminate (SIGTERM); a third Ctrl-C kills the sandbox.\n"
@@ -88,7 +111,8 @@ void cli_usage_run(FILE *out)
 	      "Examples:\n"
 	      "  sbx run -c 'print(6*7)'\n"
 	      "  sbx run --timeout 10s --memory 256M --artifacts out analysis.py\n"
-	      "  echo 'echo hi' | sbx run --lang sh --json -\n",
+	      "  echo 'echo hi' | sbx run --lang sh --json -\n"
+	      "  sbx run --fix ./my-fixer --max-attempts 3 --budget 2m --json analysis.py\n",
 	      out);
 }
 
@@ -101,6 +125,11 @@ enum {
 	OPT_JSON,
 	OPT_ARTIFACTS,
 	OPT_NAME,
+	OPT_FIX,
+	OPT_MAX_ATTEMPTS,
+	OPT_BUDGET,
+	OPT_FIX_TIMEOUT,
+	OPT_JSONL,
 };
 
 static const struct option long_opts[] = {
@@ -113,6 +142,11 @@ static const struct option long_opts[] = {
 	{"json", no_argument, NULL, OPT_JSON},
 	{"artifacts", required_argument, NULL, OPT_ARTIFACTS},
 	{"name", required_argument, NULL, OPT_NAME},
+	{"fix", required_argument, NULL, OPT_FIX},
+	{"max-attempts", required_argument, NULL, OPT_MAX_ATTEMPTS},
+	{"budget", required_argument, NULL, OPT_BUDGET},
+	{"fix-timeout", required_argument, NULL, OPT_FIX_TIMEOUT},
+	{"jsonl", no_argument, NULL, OPT_JSONL},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -140,9 +174,22 @@ static void prescan_json(int argc, char **argv)
 {
 	int i;
 
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--json") == 0)
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--jsonl") == 0)
 			cli_json_errors = true;
+		if (strcmp(argv[i], "--jsonl") == 0)
+			cli_jsonl_errors = true;
+	}
+}
+
+static void parse_loop_duration(const char *opt, const char *v, uint64_t *ms)
+{
+	if (sbx_parse_duration_ms(v, ms) < 0)
+		cli_die(opt, "'%s' is not a duration (examples: 2s, 500ms)", v);
+	if (*ms == 0)
+		cli_die(opt, "'%s' is not more than 0 ms", v);
+	if (*ms > TIMEOUT_MAX_MS)
+		cli_die(opt, "'%s' is too long", v);
 }
 
 static void parse_value(int c, const char *v, struct run_opts *o)
@@ -189,6 +236,20 @@ static void parse_value(int c, const char *v, struct run_opts *o)
 				"([A-Za-z0-9._-], 1-64 characters, not starting with '.')", v);
 		strcpy(o->name, v); /* length checked just above */
 		break;
+	case OPT_FIX:
+		if (v[0] == '\0')
+			cli_die("--fix", "the command is empty");
+		o->fix = v;
+		break;
+	case OPT_MAX_ATTEMPTS:
+		if (sbx_parse_uint(v, SBX_MAX_ATTEMPTS, &o->max_attempts) < 0 || o->max_attempts == 0)
+			cli_die("--max-attempts", "'%s' is not a number from 1 to %d", v, SBX_MAX_ATTEMPTS);
+		break;
+	case OPT_BUDGET:
+	case OPT_FIX_TIMEOUT:
+		parse_loop_duration(c == OPT_BUDGET ? "--budget" : "--fix-timeout", v,
+				    c == OPT_BUDGET ? &o->budget_ms : &o->fix_timeout_ms);
+		break;
 	default:
 		break;
 	}
@@ -228,6 +289,8 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 			o->code = optarg;
 		else if (c == OPT_JSON)
 			o->json = true;
+		else if (c == OPT_JSONL)
+			o->jsonl = true;
 		else
 			parse_value(c, optarg, o);
 	}
@@ -239,6 +302,12 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 		cli_die("run", "both -c and FILE '%s' given; use one", o->file);
 	if (!o->code && !o->file)
 		cli_die("run", "no code given: use -c CODE, FILE, or - for standard input");
+	if (o->json && o->jsonl)
+		cli_die("run", "--json and --jsonl given; use one");
+	if (o->jsonl)
+		o->json = true; /* the same pipes and quiet stderr; events.h for the rest */
+	if (!o->fix && (o->max_attempts || o->budget_ms || o->fix_timeout_ms))
+		cli_die("run", "--max-attempts, --budget and --fix-timeout need --fix CMD");
 	if (o->lang == NULL)
 		o->lang = o->file && ends_with(o->file, ".sh") ? "sh" : "python";
 	if (o->name[0] == '\0' && o->file && strcmp(o->file, "-") != 0)

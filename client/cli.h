@@ -18,10 +18,23 @@ struct run_opts {
 	uint64_t timeout_ms;   /* --timeout; 0: the policy's */
 	uint64_t memory_bytes; /* --memory; 0: the policy's */
 	uint64_t pids;         /* --pids; 0: the policy's */
-	bool json;             /* --json */
+	bool json;             /* --json, or --jsonl: machine output on stdout */
+	bool jsonl;            /* --jsonl: events as they happen (events.h) */
 	const char *artifacts; /* --artifacts DIR, or NULL */
 	char name[65];         /* --name or derived from FILE; "" = let the helper choose */
+	/* the retry loop (loop.c) */
+	const char *fix;         /* --fix CMD, or NULL: run once */
+	uint64_t max_attempts;   /* --max-attempts; 0: the policy's */
+	uint64_t budget_ms;      /* --budget; 0: none */
+	uint64_t fix_timeout_ms; /* --fix-timeout; 0: FIX_TIMEOUT_DEFAULT_MS */
+	/* set per attempt by the loop, never from the command line */
+	size_t code_len;         /* bytes of code; 0: strlen(code) */
+	const char *session;     /* helper --session, or NULL */
+	uint32_t attempt;        /* helper --attempt; 0: not passed */
+	const char *parent;      /* helper --parent, or NULL */
 };
+
+#define FIX_TIMEOUT_DEFAULT_MS 60000u
 
 /* `sbx --help` and `sbx run --help`. */
 void cli_usage(FILE *out);

@@ -1,6 +1,7 @@
 #include "code.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -52,7 +53,7 @@ int code_memfd(const struct run_opts *o)
 	if (mfd < 0)
 		cli_die("memfd_create", "%s", strerror(errno));
 	if (o->code) {
-		size_t n = strlen(o->code);
+		size_t n = o->code_len ? o->code_len : strlen(o->code);
 		if (n > SBX_CODE_MAX)
 			cli_die("-c", "code is larger than %u bytes (4 MiB)", SBX_CODE_MAX);
 		write_all(mfd, o->code, n);
@@ -78,4 +79,23 @@ int code_memfd(const struct run_opts *o)
 	if (lseek(mfd, 0, SEEK_SET) != 0)
 		cli_die("memfd", "cannot rewind the code: %s", strerror(errno));
 	return mfd;
+}
+
+char *code_read_back(int fd, size_t *len)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+
+	if (fstat(fd, &st) < 0)
+		cli_die("memfd", "%s", strerror(errno));
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL)
+		cli_die("code", "out of memory");
+	n = pread(fd, buf, (size_t)st.st_size, 0);
+	if (n != (ssize_t)st.st_size)
+		cli_die("memfd", "cannot read the code back");
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
 }

@@ -12,4 +12,9 @@
  */
 int code_memfd(const struct run_opts *o);
 
+/* The whole content of a memfd from code_memfd(), NUL-terminated (the
+ * retry loop keeps it to hand to the fixer); *len excludes the NUL.
+ * Dies on failure. Caller frees. */
+char *code_read_back(int fd, size_t *len);
+
 #endif

@@ -10,12 +10,17 @@
 #include "textutil.h"
 
 bool cli_json_errors;
+bool cli_jsonl_errors;
 
 void cli_print_json_error(const char *msg)
 {
 	char *clean = sbx_utf8_sanitize(msg, strlen(msg));
 	json_t *o = json_pack("{s:s,s:s}", "outcome", "sandbox_error", "error", clean ? clean : "out of memory");
-	char *text = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+	char *text;
+
+	if (cli_jsonl_errors && o != NULL)
+		o = json_pack("{s:s,s:o}", "event", "result", "result", o);
+	text = o ? json_dumps(o, cli_jsonl_errors ? JSON_COMPACT : JSON_INDENT(2)) : NULL;
 
 	/* Even without memory, stdout must still hold an object. */
 	fputs(text ? text : "{\"outcome\": \"sandbox_error\", \"error\": \"out of memory\"}", stdout);

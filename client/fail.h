@@ -13,6 +13,8 @@
  * stdout of `sbx run --json` is always one JSON object.
  */
 extern bool cli_json_errors;
+/* --jsonl: the same object as one line {"event":"result","result":{...}}. */
+extern bool cli_jsonl_errors;
 
 /* Print "sbx: WHAT: WHY" (WHY formatted like printf) and exit 125. */
 void cli_die(const char *what, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <jansson.h>
 
+#include "events.h"
 #include "fail.h"
 #include "proto.h"
 #include "run.h"
@@ -112,7 +113,11 @@ int run_finish(struct run_state *rs)
 	if (rs->proto_err[0])
 		cli_warn("sbx-helper", "%s", rs->proto_err);
 	annotate_artifacts(rs, root);
-	if (rs->o->json)
+	if (rs->keep != NULL)
+		*rs->keep = json_incref(root);
+	else if (rs->o->jsonl)
+		event_emit("result", json_pack("{s:O}", "result", root));
+	else if (rs->o->json)
 		print_json(root);
 	json_decref(root);
 	if (fflush(stdout) != 0 || ferror(stdout))

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "fail.h"
 #include "proto.h"
+#include "loop.h"
 #include "run.h"
 
 /* With 0, 1 or 2 closed, the next open() would take its place and the
@@ -46,5 +47,7 @@ int main(int argc, char **argv)
 		cli_die(argv[1], "unknown command (see sbx --help)");
 	if (cli_parse_run(argc - 1, argv + 1, &o) == 1)
 		return 0;
+	if (o.fix)
+		return run_fix_loop(&o);
 	return run_code(&o);
 }

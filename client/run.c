@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "code.h"
+#include "events.h"
 #include "fail.h"
 #include "proto.h"
 #include "signals.h"
@@ -119,7 +120,8 @@ static void read_frames(struct run_state *rs)
 	}
 }
 
-/* Drain a pipe of the helper; stdout is discarded (the result carries it),
+/* Drain a pipe of the helper; stdout is discarded (the result carries it)
+ * except as --jsonl events,
  * stderr is watched for the helper's error line. Closes it at EOF. */
 static void drain(struct run_state *rs, int *fd, bool watch)
 {
@@ -134,12 +136,16 @@ static void drain(struct run_state *rs, int *fd, bool watch)
 		if (n <= 0) {
 			if (watch)
 				errline_finish(&rs->el);
+			if (rs->o->jsonl)
+				event_data(watch ? "stderr" : "stdout", &rs->carry[watch], NULL, 0);
 			close(*fd);
 			*fd = -1;
 			return;
 		}
 		if (watch)
 			errline_feed(&rs->el, buf, (size_t)n);
+		if (rs->o->jsonl)
+			event_data(watch ? "stderr" : "stdout", &rs->carry[watch], buf, (size_t)n);
 	}
 }
 
@@ -214,6 +220,11 @@ static void event_loop(struct run_state *rs)
 
 int run_code(const struct run_opts *o)
 {
+	return run_attempt(o, NULL);
+}
+
+int run_attempt(const struct run_opts *o, json_t **result)
+{
 	struct run_state rs;
 	sigset_t old;
 	int code_fd, rc;
@@ -221,6 +232,7 @@ int run_code(const struct run_opts *o)
 
 	memset(&rs, 0, sizeof(rs));
 	rs.o = o;
+	rs.keep = result;
 	rs.dir.fd = -1;
 	if (o->artifacts) {
 		artifact_dir_open(o->artifacts, &rs.dir);
@@ -238,6 +250,8 @@ int run_code(const struct run_opts *o)
 	}
 	if (rs.pidfd >= 0)
 		close(rs.pidfd);
+	signals_detach();
+	close(rs.h.control_fd);
 	rc = run_finish(&rs);
 	for (i = 0; i < rs.narts; i++) {
 		free(rs.arts[i].name);

@@ -4,10 +4,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 
 #include "artifacts.h"
 #include "cli.h"
 #include "errline.h"
+#include "events.h"
 #include "frames.h"
 #include "spawn.h"
 
@@ -37,10 +39,17 @@ struct run_state {
 	size_t narts;
 	bool arts_dropped;
 	struct errline el;         /* --json: the helper's error line */
+	struct utf8_carry carry[2]; /* --jsonl: stdout, stderr */
+	json_t **keep;             /* the retry loop takes the result here instead of printing it */
 };
 
 /* Run o's code and return the exit status for sbx (proto.h). */
 int run_code(const struct run_opts *o);
+
+/* The same, but with result non-NULL the parsed result (artifact paths
+ * added) goes to *result instead of stdout; *result stays NULL when the
+ * helper gave none (the error is printed as for run_code). */
+int run_attempt(const struct run_opts *o, json_t **result);
 
 /* After the helper is gone: print the result or the error, return the
  * exit status (finish.c). */

@@ -6,12 +6,14 @@
 
 static volatile sig_atomic_t control_fd = -1;
 static volatile sig_atomic_t interrupts;
+static volatile sig_atomic_t stop_requested;
 
 static void on_signal(int sig)
 {
 	int saved = errno, fd = control_fd;
 	char c = sig == SIGINT ? 'I' : 'T';
 
+	stop_requested = 1;
 	if (fd >= 0) {
 		(void)!write(fd, &c, 1);
 		if (sig == SIGINT && ++interrupts >= 3) {
@@ -67,4 +69,15 @@ void signals_child_reset(const sigset_t *old)
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
 	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+void signals_detach(void)
+{
+	control_fd = -1;
+	interrupts = 0;
+}
+
+int signals_stop_requested(void)
+{
+	return stop_requested;
 }

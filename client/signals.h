@@ -22,4 +22,12 @@ void signals_forward(int control_fd, const sigset_t *old);
  * helper starts clean. Async-signal-safe. */
 void signals_child_reset(const sigset_t *old);
 
+/* The helper is gone: stop writing to its control pipe (so that the
+ * descriptor number can be reused) before the caller closes it. */
+void signals_detach(void);
+
+/* Whether SIGINT, SIGTERM or SIGHUP arrived since the handlers were
+ * installed: the retry loop stops instead of asking the fixer. */
+int signals_stop_requested(void);
+
 #endif

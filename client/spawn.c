@@ -17,7 +17,7 @@
 struct argv_buf {
 	char *v[ARGV_MAX];
 	int n;
-	char nums[4][24];
+	char nums[5][24];
 	int nnums;
 };
 
@@ -65,6 +65,17 @@ static void build_argv(const struct run_opts *o, struct argv_buf *a)
 		add_num(a, "--memory", o->memory_bytes);
 	if (o->pids)
 		add_num(a, "--pids", o->pids);
+	/* The retry loop's links between attempts, recorded in the audit log. */
+	if (o->session) {
+		add(a, "--session");
+		add(a, o->session);
+	}
+	if (o->attempt)
+		add_num(a, "--attempt", o->attempt);
+	if (o->parent) {
+		add(a, "--parent");
+		add(a, o->parent);
+	}
 }
 
 static void set_nonblock(int fd)
