@@ -19,6 +19,7 @@
 #define EXIT_FAIL 1       /* findings, not found, or the command failed */
 #define EXIT_USAGE 2      /* bad command line */
 #define EXIT_UNREADABLE 3 /* the log or the key cannot be read */
+#define EXIT_WARNINGS 2   /* verify: warnings only (shares 2 with usage, as the issue asks) */
 
 struct cli {
 	const char *db;     /* --db, default SBX_LOCALSTATEDIR/lib/sbx/audit.db */
@@ -74,5 +75,8 @@ int cmd_keygen(struct cli *c, int argc, char **argv);
 int cmd_list(struct cli *c, int argc, char **argv);
 int cmd_show(struct cli *c, int argc, char **argv);
 int cmd_verify(struct cli *c, int argc, char **argv);
+int cmd_checkpoint(struct cli *c, int argc, char **argv);
+int cmd_prove(struct cli *c, int argc, char **argv);
+int cmd_verify_proof(struct cli *c, int argc, char **argv);
 
 #endif

@@ -10,28 +10,40 @@
 #include <string.h>
 
 #include "auditdb.h"
+#include "checkpoint.h"
+#include "statefile.h"
 
 static void help(void)
 {
-	printf("usage: " PROG " verify [--json]\n"
+	printf("usage: " PROG " verify [--full] [--state FILE] [--json]\n"
 	       "\n"
 	       "Walk the log in seq order and check every record: the blob against\n"
-	       "its leaf hash, the hash chain, the Ed25519 signature with the public\n"
-	       "key, the SQL columns against the decoded blob, seq continuity, and\n"
-	       "the stored code texts against their sha256.\n"
+	       "its leaf hash, the hash chain, the SQL columns against the decoded\n"
+	       "blob, seq continuity, the stored code texts against their sha256,\n"
+	       "every stored checkpoint (C2SP signed note) against the public key and\n"
+	       "the RFC 6962 Merkle root of the records it covers, and the signature\n"
+	       "of the last record, which covers every earlier one through the chain.\n"
 	       "\n"
-	       "Clean: prints \"OK: N records\", exit 0. Otherwise one line per\n"
-	       "finding, \"seq N: KIND: what\", exit 1. KIND is one of\n"
+	       "  --full        also check every record's signature (two threads)\n"
+	       "  --state FILE  the last trusted checkpoint, kept by the auditor: the\n"
+	       "                log must still hold its records with its root, else\n"
+	       "                truncated, forked or log-replaced. Absent: created.\n"
+	       "                Updated to the newest valid checkpoint when no\n"
+	       "                tampering is found.\n"
+	       "  --json        {\"ok\", \"records\", \"checkpoints\", \"findings\": [{seq,\n"
+	       "                kind, severity, what, expected, actual}]}\n"
+	       "  --db PATH, --pubkey PATH   as for every command\n"
+	       "\n"
+	       "Text: \"OK: N records\" when clean, else one line per finding,\n"
+	       "\"seq N: KIND: what (expected E, actual A)\". Tampering kinds:\n"
 	       "record-modified, columns-mismatch, chain-broken, seq-gap,\n"
-	       "bad-signature, undecodable, code-modified. Exit 3 when the log or\n"
-	       "the key cannot be read.\n"
+	       "bad-signature, undecodable, code-modified, checkpoint-bad,\n"
+	       "checkpoint-mismatch, truncated, forked, log-replaced. Warnings:\n"
+	       "uncheckpointed-tail (records after the last checkpoint; write one\n"
+	       "with " PROG " checkpoint --write), time-backwards.\n"
 	       "\n"
-	       "Without a saved checkpoint, records removed from the end of the log\n"
-	       "cannot be detected; compare the last seq and chain with the syslog\n"
-	       "lines (seq=, chain=) the helper writes for every run.\n"
-	       "\n"
-	       "  --json   {\"ok\": bool, \"records\": N, \"findings\": [{seq, kind, what}]}\n"
-	       "  --db PATH, --pubkey PATH   as for every command\n");
+	       "exit status: 0 clean, 1 tampering found, 2 warnings only (also: usage\n"
+	       "error), 3 the log, key or state file cannot be read.\n");
 }
 
 /* Signatures made with another key all fail; say why up front. */
@@ -50,56 +62,108 @@ static void check_meta_key(struct sbx_audit *a, const char *path, const unsigned
 	}
 }
 
-static int report(const struct sbx_verify_report *rep, int json)
+static size_t n_tamper(const struct sbx_verify_report *rep)
 {
+	size_t i, n = 0;
+
+	for (i = 0; i < rep->n_findings; i++)
+		n += !sbx_finding_is_warning(rep->findings[i].kind);
+	return n;
+}
+
+static void print_json(const struct sbx_verify_report *rep)
+{
+	json_t *o = out_need(json_object()), *arr = out_need(json_array());
 	size_t i;
 
+	for (i = 0; i < rep->n_findings; i++) {
+		const struct sbx_finding *f = &rep->findings[i];
+		json_array_append_new(arr, out_need(json_pack("{s:I,s:s,s:s,s:s,s:s,s:s}",
+			"seq", (json_int_t)f->seq, "kind", sbx_finding_kind_name(f->kind),
+			"severity", sbx_finding_is_warning(f->kind) ? "warning" : "tampering",
+			"what", f->what, "expected", f->expected, "actual", f->actual)));
+	}
+	json_object_set_new(o, "ok", json_boolean(n_tamper(rep) == 0));
+	json_object_set_new(o, "records", json_integer((json_int_t)rep->n_records));
+	json_object_set_new(o, "checkpoints", json_integer((json_int_t)rep->n_checkpoints));
+	json_object_set_new(o, "checkpoint_size", json_integer((json_int_t)rep->latest_size));
+	json_object_set_new(o, "findings", arr);
+	out_json(o);
+}
+
+static int report(const struct sbx_verify_report *rep, int json)
+{
+	size_t i, bad = n_tamper(rep);
+
 	if (json) {
-		json_t *o = out_need(json_object()), *arr = out_need(json_array());
-		for (i = 0; i < rep->n_findings; i++) {
-			const struct sbx_finding *f = &rep->findings[i];
-			json_array_append_new(arr, out_need(json_pack("{s:I,s:s,s:s}",
-				"seq", (json_int_t)f->seq, "kind", sbx_finding_kind_name(f->kind),
-				"what", f->what)));
-		}
-		json_object_set_new(o, "ok", json_boolean(rep->n_findings == 0));
-		json_object_set_new(o, "records", json_integer((json_int_t)rep->n_records));
-		json_object_set_new(o, "findings", arr);
-		if (out_json(o) < 0)
-			return EXIT_FAIL;
+		print_json(rep);
 	} else if (rep->n_findings == 0) {
 		printf("OK: %" PRIu64 " records\n", rep->n_records);
 	} else {
-		for (i = 0; i < rep->n_findings; i++)
-			printf("seq %" PRId64 ": %s: %s\n", rep->findings[i].seq,
-			       sbx_finding_kind_name(rep->findings[i].kind), rep->findings[i].what);
+		for (i = 0; i < rep->n_findings; i++) {
+			const struct sbx_finding *f = &rep->findings[i];
+			printf("seq %" PRId64 ": %s: %s", f->seq, sbx_finding_kind_name(f->kind), f->what);
+			if (f->expected[0] || f->actual[0])
+				printf(" (expected %s, actual %s)", f->expected, f->actual);
+			putchar('\n');
+		}
 		fflush(stdout);
-		cli_err("verify: %zu finding%s in %" PRIu64 " records", rep->n_findings,
-			rep->n_findings == 1 ? "" : "s", rep->n_records);
+		cli_err("verify: %zu finding%s (%zu tampering, %zu warning%s) in %" PRIu64 " records",
+			rep->n_findings, rep->n_findings == 1 ? "" : "s", bad, rep->n_findings - bad,
+			rep->n_findings - bad == 1 ? "" : "s", rep->n_records);
 	}
-	return rep->n_findings == 0 ? EXIT_OK : EXIT_FAIL;
+	return bad ? EXIT_FAIL : rep->n_findings ? EXIT_WARNINGS : EXIT_OK;
+}
+
+/* Move the trusted checkpoint forward, only over a log found intact. */
+static void save_state(const char *path, const struct sbx_verify_report *rep,
+		       const struct sbx_checkpoint *old, int json)
+{
+	char err[SBX_ERR_LEN];
+
+	if (n_tamper(rep) > 0 || rep->latest_note == NULL ||
+	    (old != NULL && rep->latest_size <= old->size))
+		return;
+	if (state_write(path, rep->latest_note, err, sizeof(err)) < 0) {
+		cli_err("state: %s", err);
+		return;
+	}
+	if (!json)
+		cli_err("state: %s now holds the checkpoint of %" PRIu64 " records", path,
+			rep->latest_size);
 }
 
 int cmd_verify(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
+		{"full", no_argument, NULL, 'f'},
+		{"state", required_argument, NULL, 's'},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
 	struct sbx_verify_report rep;
 	struct sbx_audit *a;
-	char err[SBX_ERR_LEN];
-	int json = 0, opt, rc;
+	char err[SBX_ERR_LEN], state[SBX_NOTE_MAX];
+	struct sbx_verify_opts vo = {0};
+	struct sbx_checkpoint old;
+	const char *state_path = NULL;
+	int json = 0, opt, rc, have_old = 0;
 
-	while ((opt = getopt_long(argc, argv, ":hj", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":hjfs:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			help();
 			return EXIT_OK;
 		case 'j':
 			json = 1;
+			break;
+		case 'f':
+			vo.full = 1;
+			break;
+		case 's':
+			state_path = optarg;
 			break;
 		default:
 			rc = cli_common_opt(c, "verify", opt, argv);
@@ -113,15 +177,29 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		cli_err("%s", err);
 		return EXIT_UNREADABLE;
 	}
+	if (state_path != NULL) {
+		long n = state_read(state_path, state, sizeof(state), err, sizeof(err));
+		if (n < 0) {
+			cli_err("%s", err);
+			return EXIT_UNREADABLE;
+		}
+		if (n > 0) {
+			vo.state_note = state;
+			vo.state_len = (size_t)n;
+			have_old = sbx_checkpoint_open(state, (size_t)n, pk, &old, NULL, 0) == 0;
+		}
+	}
 	if (cli_open_log(c, &a) < 0)
 		return EXIT_UNREADABLE;
 	check_meta_key(a, c->pubkey, pk);
-	if (sbx_audit_verify(a, pk, &rep, err, sizeof(err)) < 0) {
+	if (sbx_audit_verify_opts(a, pk, &vo, &rep, err, sizeof(err)) < 0) {
 		cli_err("%s", err);
 		sbx_audit_close(a);
 		return EXIT_UNREADABLE;
 	}
 	rc = report(&rep, json);
+	if (state_path != NULL)
+		save_state(state_path, &rep, have_old ? &old : NULL, json);
 	sbx_verify_report_free(&rep);
 	sbx_audit_close(a);
 	return rc;

@@ -20,7 +20,10 @@ static const struct {
 } commands[] = {
 	{"list", cmd_list, "one line per run, newest last"},
 	{"show", cmd_show, "the START and END records of one run"},
-	{"verify", cmd_verify, "check hashes, chain, signatures and columns"},
+	{"verify", cmd_verify, "check hashes, chain, signatures, columns, checkpoints"},
+	{"checkpoint", cmd_checkpoint, "print (or --write) the newest signed checkpoint"},
+	{"prove", cmd_prove, "inclusion proof of a run in the newest checkpoint"},
+	{"verify-proof", cmd_verify_proof, "check a proof offline with the public key"},
 	{"keygen", cmd_keygen, "create the signing key pair (root)"},
 };
 
@@ -35,7 +38,7 @@ static void usage(FILE *f)
 		"\n"
 		"commands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
 		"\n"
 		"options:\n"
@@ -43,7 +46,8 @@ static void usage(FILE *f)
 		"  --pubkey PATH  the public key (default " SBX_SYSCONFDIR "/sbx/audit.pub)\n"
 		"  -h, --help     this text; COMMAND --help for a command's options\n"
 		"\n"
-		"exit status: 0 ok, 1 findings or failure, 2 usage, 3 log or key unreadable\n");
+		"exit status: 0 ok, 1 findings or failure, 2 usage (verify: warnings only),\n"
+		"3 log or key unreadable\n");
 }
 
 int main(int argc, char **argv)

@@ -12,6 +12,7 @@
  * longer matches its leaf is not decoded further.
  */
 #include "auditdb.h"
+#include "verifyint.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -30,6 +31,13 @@ struct walk {
 	int64_t expect;          /* next seq */
 	int after_gap;           /* the link into this record cannot hold */
 	int oom;
+	int full;                /* every signature (queued to sigs) */
+	struct vfy_sigs sigs;
+	struct vfy_ckpt ckpt;
+	char last_boot[40];      /* boot id and time of the previous intact record */
+	int64_t last_rt;
+	struct vfy_sig_job last; /* default mode: the last record's signature */
+	int have_last;
 };
 
 const char *sbx_finding_kind_name(enum sbx_finding_kind kind)
@@ -42,19 +50,27 @@ const char *sbx_finding_kind_name(enum sbx_finding_kind kind)
 	case SBX_FIND_BAD_SIGNATURE: return "bad-signature";
 	case SBX_FIND_UNDECODABLE: return "undecodable";
 	case SBX_FIND_CODE_MODIFIED: return "code-modified";
+	case SBX_FIND_CHECKPOINT_BAD: return "checkpoint-bad";
+	case SBX_FIND_CHECKPOINT_MISMATCH: return "checkpoint-mismatch";
+	case SBX_FIND_TRUNCATED: return "truncated";
+	case SBX_FIND_FORKED: return "forked";
+	case SBX_FIND_LOG_REPLACED: return "log-replaced";
+	case SBX_FIND_UNCHECKPOINTED_TAIL: return "uncheckpointed-tail";
+	case SBX_FIND_TIME_BACKWARDS: return "time-backwards";
 	}
 	return "unknown";
 }
 
-static void add(struct sbx_verify_report *rep, int *oom, int64_t seq,
-		enum sbx_finding_kind kind, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+int sbx_finding_is_warning(enum sbx_finding_kind kind)
+{
+	return kind == SBX_FIND_UNCHECKPOINTED_TAIL || kind == SBX_FIND_TIME_BACKWARDS;
+}
 
-static void add(struct sbx_verify_report *rep, int *oom, int64_t seq,
-		enum sbx_finding_kind kind, const char *fmt, ...)
+static void vadd(struct sbx_verify_report *rep, int *oom, int64_t seq,
+		 enum sbx_finding_kind kind, const char *expected, const char *actual,
+		 const char *fmt, va_list ap)
 {
 	struct sbx_finding *f;
-	va_list ap;
 
 	if (rep->n_findings == rep->cap) {
 		size_t ncap = rep->cap ? rep->cap * 2 : 16;
@@ -69,9 +85,46 @@ static void add(struct sbx_verify_report *rep, int *oom, int64_t seq,
 	f = &rep->findings[rep->n_findings++];
 	f->seq = seq;
 	f->kind = kind;
-	va_start(ap, fmt);
 	vsnprintf(f->what, sizeof(f->what), fmt, ap);
+	snprintf(f->expected, sizeof(f->expected), "%s", expected ? expected : "");
+	snprintf(f->actual, sizeof(f->actual), "%s", actual ? actual : "");
+}
+
+void vfy_add(struct sbx_verify_report *rep, int *oom, int64_t seq,
+	     enum sbx_finding_kind kind, const char *expected, const char *actual,
+	     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd(rep, oom, seq, kind, expected, actual, fmt, ap);
 	va_end(ap);
+}
+
+static void add(struct sbx_verify_report *rep, int *oom, int64_t seq,
+		enum sbx_finding_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void add(struct sbx_verify_report *rep, int *oom, int64_t seq,
+		enum sbx_finding_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd(rep, oom, seq, kind, NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+/* Fill expected/actual of the finding just added. */
+static void ea(struct sbx_verify_report *rep, const char *expected, const char *actual)
+{
+	struct sbx_finding *f;
+
+	if (rep->n_findings == 0)
+		return;
+	f = &rep->findings[rep->n_findings - 1];
+	snprintf(f->expected, sizeof(f->expected), "%s", expected);
+	snprintf(f->actual, sizeof(f->actual), "%s", actual);
 }
 
 /* Printable ASCII rendering of stored bytes for a finding, cut short. */
@@ -178,6 +231,8 @@ static void check_columns(struct walk *w, sqlite3_stmt *st, int64_t seq,
 		add(w->rep, &w->oom, seq, SBX_FIND_COLUMNS_MISMATCH,
 		    "column %s is %s but the blob says %s%s",
 		    sbx_audit_colnames[first], stored, want, more);
+	if (first >= 0)
+		ea(w->rep, want, stored);
 	sbx_cols_free(&cols);
 }
 
@@ -206,6 +261,12 @@ static int check_leaf(struct walk *w, sqlite3_stmt *st, int64_t seq,
 	}
 	add(w->rep, &w->oom, seq, SBX_FIND_RECORD_MODIFIED,
 	    "blob does not match its leaf hash (record contents altered)");
+	{
+		char e[80], g[80];
+		vfy_hex(e, sizeof(e), leaf_len == 32 ? leaf : computed, 32);
+		vfy_hex(g, sizeof(g), computed, 32);
+		ea(w->rep, e, g);
+	}
 	memcpy(use_leaf, leaf_len == 32 ? leaf : computed, 32);
 	return 0;
 }
@@ -220,11 +281,14 @@ static void check_chain_sig(struct walk *w, sqlite3_stmt *st, int64_t seq,
 	int chain_len = sqlite3_column_bytes(st, C_CHAIN);
 	int sig_len = sqlite3_column_bytes(st, C_SIG);
 	unsigned char expected[32];
+	const unsigned char *stored_ok = NULL; /* chain, when it extends prev */
 	int sig_done = 0;
 
 	if (origin == NULL)
 		origin = "";
 	sbx_audit_chain(w->prev, leaf, expected);
+	if (chain_len == 32 && sodium_memcmp(expected, chain, 32) == 0)
+		stored_ok = chain;
 	if (chain_len != 32) {
 		add(w->rep, &w->oom, seq, SBX_FIND_CHAIN_BROKEN,
 		    "stored chain value is %d bytes, not 32", chain_len);
@@ -237,12 +301,30 @@ static void check_chain_sig(struct walk *w, sqlite3_stmt *st, int64_t seq,
 			chain = expected;
 			sig_done = 1;
 		} else if (!w->after_gap) {
+			char e[80], g[80];
 			add(w->rep, &w->oom, seq, SBX_FIND_CHAIN_BROKEN,
 			    "does not extend the chain of the previous record "
 			    "(records replaced, inserted, deleted or reordered)");
+			vfy_hex(e, sizeof(e), expected, 32);
+			vfy_hex(g, sizeof(g), chain, 32);
+			ea(w->rep, e, g);
 		}
 	}
-	if (!sig_done) {
+	if (!sig_done && sig_len == crypto_sign_BYTES && chain == stored_ok) {
+		/* The usual case: the chain holds. --full checks this signature
+		 * in a batch; by default only the last record's is checked. */
+		if (w->full) {
+			vfy_sigs_queue(&w->sigs, seq, chain, sig, origin, olen, w->rep, &w->oom);
+		} else {
+			w->have_last = 1;
+			w->last.seq = seq;
+			memcpy(w->last.chain, chain, 32);
+			memcpy(w->last.sig, sig, crypto_sign_BYTES);
+			w->last.olen = olen > SBX_ORIGIN_MAX ? SBX_ORIGIN_MAX + 1 : olen;
+			memcpy(w->last.origin, origin, olen > SBX_ORIGIN_MAX ? SBX_ORIGIN_MAX : olen);
+		}
+	} else if (!sig_done) {
+		w->have_last = 0; /* checked here, and a finding if it fails */
 		if (sig_len != crypto_sign_BYTES)
 			add(w->rep, &w->oom, seq, SBX_FIND_BAD_SIGNATURE,
 			    "signature is %d bytes, not %d", sig_len, crypto_sign_BYTES);
@@ -259,6 +341,9 @@ static void check_seq(struct walk *w, int64_t seq)
 {
 	w->after_gap = 0;
 	if (seq > w->expect) {
+		char e[40], g[40];
+		snprintf(e, sizeof(e), "seq %" PRId64, w->expect);
+		snprintf(g, sizeof(g), "seq %" PRId64, seq);
 		if (seq - w->expect == 1)
 			add(w->rep, &w->oom, w->expect, SBX_FIND_SEQ_GAP,
 			    "record %" PRId64 " missing (deleted)", w->expect);
@@ -266,6 +351,7 @@ static void check_seq(struct walk *w, int64_t seq)
 			add(w->rep, &w->oom, w->expect, SBX_FIND_SEQ_GAP,
 			    "records %" PRId64 "..%" PRId64 " missing (deleted)",
 			    w->expect, seq - 1);
+		ea(w->rep, e, g);
 		w->after_gap = 1;
 	} else if (seq < w->expect) {
 		/* Only the first row can get here: seq is the primary key. */
@@ -274,6 +360,25 @@ static void check_seq(struct walk *w, int64_t seq)
 		w->after_gap = 1;
 	}
 	w->expect = seq < INT64_MAX ? seq + 1 : seq;
+}
+
+/* Order is by seq, never by time; a clock that went back within one boot
+ * is worth a look (clock set back, or records reordered by hand). A record's
+ * time is taken before its append waits for the lock (busy timeout 10 s),
+ * so concurrent runs legitimately land up to that much out of order. */
+#define TIME_SLACK_NS (10LL * 1000000000)
+static void check_time(struct walk *w, int64_t seq, const struct sbx_record *rec)
+{
+	if (strcmp(rec->boot_id, w->last_boot) == 0 && rec->realtime_ns < w->last_rt - TIME_SLACK_NS) {
+		char e[48], g[48];
+		sbx_iso_time(w->last_rt, e, sizeof(e));
+		sbx_iso_time(rec->realtime_ns, g, sizeof(g));
+		vfy_add(w->rep, &w->oom, seq, SBX_FIND_TIME_BACKWARDS, e, g,
+			"realtime is %.3f s earlier than the previous record's in the same boot",
+			(double)(w->last_rt - rec->realtime_ns) / 1e9);
+	}
+	snprintf(w->last_boot, sizeof(w->last_boot), "%s", rec->boot_id);
+	w->last_rt = rec->realtime_ns;
 }
 
 static void check_row(struct walk *w, sqlite3_stmt *st)
@@ -294,10 +399,12 @@ static void check_row(struct walk *w, sqlite3_stmt *st)
 			add(w->rep, &w->oom, seq, SBX_FIND_UNDECODABLE, "%s", why);
 		} else {
 			check_columns(w, st, seq, &rec);
+			check_time(w, seq, &rec);
 			sbx_record_free(&rec);
 		}
 	}
 	check_chain_sig(w, st, seq, leaf);
+	vfy_ckpt_leaf(&w->ckpt, seq, leaf, w->rep, &w->oom);
 }
 
 static char *select_sql(void)
@@ -431,27 +538,95 @@ static int merge(struct sbx_verify_report *rep, const struct sbx_verify_report *
 	return 0;
 }
 
+/* Stable sort by seq: deferred signature checks and checkpoint findings
+ * arrive after findings of later records. */
+static int sort_by_seq(struct sbx_verify_report *rep)
+{
+	size_t n = rep->n_findings, w, i, l, r, m, k;
+	struct sbx_finding *tmp, *a = rep->findings;
+
+	if (n < 2)
+		return 0;
+	tmp = malloc(n * sizeof(*tmp));
+	if (tmp == NULL)
+		return -1;
+	for (w = 1; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			l = i;
+			m = i + w < n ? i + w : n;
+			r = m;
+			k = i;
+			while (l < m && r < (i + 2 * w < n ? i + 2 * w : n))
+				tmp[k++] = a[r].seq < a[l].seq ? a[r++] : a[l++];
+			while (l < m)
+				tmp[k++] = a[l++];
+			while (r < (i + 2 * w < n ? i + 2 * w : n))
+				tmp[k++] = a[r++];
+		}
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+	free(tmp);
+	return 0;
+}
+
+/* Default mode: the head's signature covers every earlier record through
+ * the chain, so one check stands for all of them. */
+static void check_last_sig(struct walk *w)
+{
+	if (!w->have_last)
+		return;
+	if (!sbx_audit_sig_ok(w->pk, w->last.origin, w->last.olen, (uint64_t)w->last.seq,
+			      w->last.chain, w->last.sig))
+		vfy_add(w->rep, &w->oom, w->last.seq, SBX_FIND_BAD_SIGNATURE, "valid signature",
+			"invalid", "signature of the last record does not verify with the public key "
+			"(log re-chained, or another key; run verify --full to find where)");
+}
+
 int sbx_audit_verify(struct sbx_audit *a, const unsigned char *pk,
 		     struct sbx_verify_report *rep, char *err, size_t errlen)
 {
+	const struct sbx_verify_opts full = {.full = 1};
+
+	return sbx_audit_verify_opts(a, pk, &full, rep, err, errlen);
+}
+
+int sbx_audit_verify_opts(struct sbx_audit *a, const unsigned char *pk,
+			  const struct sbx_verify_opts *opts,
+			  struct sbx_verify_report *rep, char *err, size_t errlen)
+{
 	struct sbx_verify_report code = {0};
-	struct walk w = {.a = a, .pk = pk, .rep = rep, .expect = 1};
+	struct walk *w = calloc(1, sizeof(*w));
 	sqlite3 *db = sbx_audit_db(a);
 	int ret = -1;
 
 	memset(rep, 0, sizeof(*rep));
+	if (w == NULL || vfy_sigs_init(&w->sigs, pk) < 0) {
+		free(w);
+		snprintf(err, errlen, "%s: verify: out of memory", sbx_audit_path(a));
+		return -1;
+	}
+	*w = (struct walk){.a = a, .pk = pk, .rep = rep, .expect = 1, .full = opts->full,
+			   .sigs = w->sigs};
 	/* One read transaction: a consistent snapshot while runs append. */
 	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: begin: %s", sbx_audit_path(a), sqlite3_errmsg(db));
-		return -1;
+		goto out;
 	}
-	if (walk_records(&w, err, errlen) == 0 && walk_code(&w, &code, err, errlen) == 0) {
-		if (w.oom || merge(rep, &code) < 0)
+	if (vfy_ckpt_load(&w->ckpt, a, pk, opts, rep, &w->oom, err, errlen) == 0 &&
+	    walk_records(w, err, errlen) == 0 && walk_code(w, &code, err, errlen) == 0) {
+		vfy_sigs_flush(&w->sigs, rep, &w->oom);
+		check_last_sig(w);
+		vfy_ckpt_finish(&w->ckpt, rep, &w->oom);
+		if (w->oom || merge(rep, &code) < 0 || sort_by_seq(rep) < 0)
 			snprintf(err, errlen, "%s: verify: out of memory", sbx_audit_path(a));
 		else
 			ret = 0;
 	}
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+out:
+	vfy_ckpt_free(&w->ckpt);
+	vfy_sigs_free(&w->sigs);
+	free(w);
 	sbx_verify_report_free(&code);
 	if (ret < 0)
 		sbx_verify_report_free(rep);
@@ -460,6 +635,7 @@ int sbx_audit_verify(struct sbx_audit *a, const unsigned char *pk,
 
 void sbx_verify_report_free(struct sbx_verify_report *rep)
 {
+	free(rep->latest_note);
 	free(rep->findings);
 	memset(rep, 0, sizeof(*rep));
 }

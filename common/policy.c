@@ -7,11 +7,13 @@
 #include "policy.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <ini.h>
 #include <sodium.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bsd/string.h>
 
@@ -376,6 +378,18 @@ static int config_handler(void *user, const char *section, const char *name, con
 				return fail(c, "audit_origin: too long");
 			return 1;
 		}
+		if (strcmp(name, "checkpoint_records") == 0 || strcmp(name, "checkpoint_seconds") == 0) {
+			uint64_t *dst = name[11] == 'r' ? &conf->checkpoint_records : &conf->checkpoint_seconds;
+			char *end;
+
+			errno = 0;
+			if (value[0] < '0' || value[0] > '9')
+				return fail(c, "%s: '%s' is not a whole number", name, value);
+			*dst = strtoull(value, &end, 10);
+			if (errno != 0 || *end != '\0' || *dst > 100000000)
+				return fail(c, "%s: '%s' is not a whole number up to 100000000", name, value);
+			return 1;
+		}
 		return fail(c, "unknown key '%s' in [%s]", name, section);
 	}
 	if (strncmp(section, "language.", 9) == 0) {
@@ -419,6 +433,8 @@ int sbx_config_parse(const char *file, const char *text, size_t len,
 
 	memset(conf, 0, sizeof(*conf));
 	strlcpy(conf->default_policy, "default", sizeof(conf->default_policy));
+	conf->checkpoint_records = 100;
+	conf->checkpoint_seconds = 600;
 	if (run_parser(&c, text, len, config_handler) < 0)
 		return -1;
 	for (i = 0; i < conf->n_langs; i++)

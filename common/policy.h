@@ -62,6 +62,8 @@ struct sbx_config {
 	char cgroup_root[SBX_PATH_LEN]; /* v2: delegated subtree; v1: name of the sbx/ subtree */
 	char default_policy[SBX_NAME_MAX + 1];
 	char audit_origin[128];         /* origin line of signatures; default: host name */
+	uint64_t checkpoint_records;    /* checkpoint after this many records; 0: never by count */
+	uint64_t checkpoint_seconds;    /* or this many seconds since the last; 0: never by time */
 	struct sbx_language langs[SBX_MAX_LANGS];
 	size_t n_langs;
 };
@@ -81,7 +83,8 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 		     struct sbx_policy *p, char *err, size_t errlen);
 
 /* Same for sbx.conf. Sections: [sbx] (cgroup_root, default_policy,
- * audit_origin) and [language.NAME] (command, extension). */
+ * audit_origin, checkpoint_records, checkpoint_seconds) and
+ * [language.NAME] (command, extension). */
 int sbx_config_parse(const char *file, const char *text, size_t len,
 		     struct sbx_config *c, char *err, size_t errlen);
 

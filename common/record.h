@@ -187,16 +187,30 @@ enum sbx_finding_kind {
 	SBX_FIND_BAD_SIGNATURE,       /* Ed25519 signature does not verify */
 	SBX_FIND_UNDECODABLE,         /* blob is not a valid canonical record */
 	SBX_FIND_CODE_MODIFIED,       /* code table text does not match its digest */
+	/* checkpoints (checkpoint.h) */
+	SBX_FIND_CHECKPOINT_BAD,      /* stored checkpoint malformed or its signature fails */
+	SBX_FIND_CHECKPOINT_MISMATCH, /* the leaves no longer give the root a checkpoint signed */
+	SBX_FIND_TRUNCATED,           /* fewer records than a checkpoint covers (tail cut, rollback) */
+	SBX_FIND_FORKED,              /* the saved (--state) checkpoint's root is not this log's */
+	SBX_FIND_LOG_REPLACED,        /* the saved checkpoint is not signed by the log's key */
+	/* warnings: suspicious, not proof of tampering */
+	SBX_FIND_UNCHECKPOINTED_TAIL, /* records after the last checkpoint (seq = first) */
+	SBX_FIND_TIME_BACKWARDS,      /* realtime went back between records of one boot */
 };
 
 struct sbx_finding {
-	int64_t seq;                  /* seq of the record concerned */
+	int64_t seq;                  /* seq of the record concerned (0: the log as a whole) */
 	enum sbx_finding_kind kind;
 	char what[256];               /* one line, printable ASCII */
+	char expected[80];            /* what verification computed or required, or "" */
+	char actual[80];              /* what the log holds, or "" */
 };
 
 struct sbx_verify_report {
 	uint64_t n_records;           /* rows walked */
+	uint64_t n_checkpoints;       /* stored checkpoints whose signature and root hold */
+	char *latest_note;            /* newest such checkpoint's note (malloc'd), or NULL */
+	uint64_t latest_size;         /* its tree size */
 	struct sbx_finding *findings; /* sorted by seq; malloc'd */
 	size_t n_findings;
 	size_t cap;
@@ -204,6 +218,29 @@ struct sbx_verify_report {
 
 /* "record-modified", "columns-mismatch", ... */
 const char *sbx_finding_kind_name(enum sbx_finding_kind kind);
+/* 1 for the kinds that are warnings (verify exit 2), 0 for tampering. */
+int sbx_finding_is_warning(enum sbx_finding_kind kind);
+
+struct sbx_verify_opts {
+	/* 0: check every link of the chain, every leaf and column, every
+	 * checkpoint's signature and root, and the signature of the last
+	 * record (which covers, through the chain, every earlier record);
+	 * 1: also every record's signature, on two threads. */
+	int full;
+	/* A checkpoint note trusted from an earlier run (--state), or NULL:
+	 * the log must still hold a tree of its size with its root, signed
+	 * by pk. state_len bytes. */
+	const char *state_note;
+	size_t state_len;
+};
+
+/*
+ * sbx_audit_verify with options. sbx_audit_verify(a, pk, rep, ...) is
+ * sbx_audit_verify_opts with {.full = 1}. Returns as sbx_audit_verify.
+ */
+int sbx_audit_verify_opts(struct sbx_audit *a, const unsigned char *pk,
+			  const struct sbx_verify_opts *opts,
+			  struct sbx_verify_report *rep, char *err, size_t errlen);
 
 /*
  * Verify the whole log against pk (crypto_sign_PUBLICKEYBYTES). Returns 0

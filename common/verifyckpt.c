@@ -1,0 +1,163 @@
+/*
+ * Checkpoints in verification. A stored checkpoint must be signed by the
+ * log's key and its root must be the RFC 6962 root of the first `size`
+ * leaves as they are now; a checkpoint larger than the log means records
+ * were cut from the end. The --state checkpoint is the auditor's own copy
+ * of an earlier one, kept outside the log, so it also catches a log cut
+ * back together with its checkpoints, rolled back to an older copy, or
+ * replaced by one signed with another key.
+ */
+#include "auditdb.h"
+#include "verifyint.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vfy_hex(char *out, size_t outlen, const unsigned char *h, size_t n)
+{
+	char buf[65];
+
+	if (n > 8)
+		n = 8;
+	sodium_bin2hex(buf, sizeof(buf), h, n);
+	snprintf(out, outlen, "%s...", buf);
+}
+
+int vfy_ckpt_load(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *pk,
+		  const struct sbx_verify_opts *opts, struct sbx_verify_report *rep,
+		  int *oom, char *err, size_t errlen)
+{
+	char **notes;
+	size_t n, i;
+	char why[200];
+
+	memset(c, 0, sizeof(*c));
+	sbx_mtree_init(&c->tree);
+	if (sbx_audit_checkpoint_notes(a, &notes, &n, err, errlen) < 0)
+		return -1;
+	c->cps = calloc(n ? n : 1, sizeof(*c->cps));
+	c->notes = calloc(n ? n : 1, sizeof(*c->notes));
+	if (c->cps == NULL || c->notes == NULL) {
+		sbx_checkpoint_notes_free(notes, n);
+		snprintf(err, errlen, "%s: verify: out of memory", sbx_audit_path(a));
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct sbx_checkpoint cp;
+		if (sbx_checkpoint_open(notes[i], strlen(notes[i]), pk, &cp, why, sizeof(why)) < 0) {
+			vfy_add(rep, oom, 0, SBX_FIND_CHECKPOINT_BAD, "signed by the log's key",
+				why, "stored checkpoint %zu: %s", i + 1, why);
+			free(notes[i]);
+			continue;
+		}
+		/* Sorted by size in SQL; the note's own size is what counts. */
+		if (c->n > 0 && cp.size <= c->cps[c->n - 1].size) {
+			vfy_add(rep, oom, (int64_t)cp.size, SBX_FIND_CHECKPOINT_BAD, NULL, NULL,
+				"stored checkpoint %zu: tree size %" PRIu64 " out of order", i + 1, cp.size);
+			free(notes[i]);
+			continue;
+		}
+		c->cps[c->n] = cp;
+		c->notes[c->n++] = notes[i];
+	}
+	free(notes);
+	if (opts->state_note != NULL) {
+		if (sbx_checkpoint_open(opts->state_note, opts->state_len, pk, &c->state, why,
+					sizeof(why)) < 0)
+			vfy_add(rep, oom, 0, SBX_FIND_LOG_REPLACED, "saved checkpoint signed by this key",
+				why, "the saved checkpoint (--state) does not verify with this "
+				"public key: %s (log or key replaced, or a wrong state file)", why);
+		else
+			c->have_state = 1;
+	}
+	return 0;
+}
+
+void vfy_ckpt_leaf(struct vfy_ckpt *c, int64_t seq, const unsigned char leaf[32],
+		   struct sbx_verify_report *rep, int *oom)
+{
+	unsigned char root[32];
+	char e[80], g[80];
+	int need_state;
+
+	sbx_mtree_push(&c->tree, leaf);
+	need_state = c->have_state && c->state.size == c->tree.size;
+	while (c->next < c->n && c->cps[c->next].size < c->tree.size)
+		c->next++; /* unreachable with sizes >= 1; kept for safety */
+	if (!need_state && (c->next >= c->n || c->cps[c->next].size != c->tree.size))
+		return;
+	sbx_mtree_root(&c->tree, root);
+	if (c->next < c->n && c->cps[c->next].size == c->tree.size) {
+		if (sodium_memcmp(root, c->cps[c->next].root, 32) != 0) {
+			vfy_hex(e, sizeof(e), c->cps[c->next].root, 32);
+			vfy_hex(g, sizeof(g), root, 32);
+			vfy_add(rep, oom, seq, SBX_FIND_CHECKPOINT_MISMATCH, e, g,
+				"the first %" PRIu64 " records no longer give the Merkle root the "
+				"checkpoint signed (a covered record was altered, inserted, removed or moved)",
+				c->tree.size);
+		} else {
+			c->last_good = c->tree.size;
+			c->last_good_i = c->next;
+			rep->n_checkpoints++;
+		}
+		c->next++;
+	}
+	if (need_state) {
+		c->state_seen = 1;
+		if (sodium_memcmp(root, c->state.root, 32) != 0) {
+			vfy_hex(e, sizeof(e), c->state.root, 32);
+			vfy_hex(g, sizeof(g), root, 32);
+			vfy_add(rep, oom, seq, SBX_FIND_FORKED, e, g,
+				"the log's first %" PRIu64 " records are not the ones the saved "
+				"checkpoint (--state) covers (history rewritten, rolled back and "
+				"appended to, or log replaced)", c->state.size);
+		}
+	}
+}
+
+void vfy_ckpt_finish(struct vfy_ckpt *c, struct sbx_verify_report *rep, int *oom)
+{
+	char e[80], g[80];
+	uint64_t n = c->tree.size;
+
+	snprintf(g, sizeof(g), "%" PRIu64 " records", n);
+	for (; c->next < c->n; c->next++) {
+		snprintf(e, sizeof(e), ">= %" PRIu64 " records", c->cps[c->next].size);
+		vfy_add(rep, oom, (int64_t)n + 1, SBX_FIND_TRUNCATED, e, g,
+			"a stored checkpoint covers %" PRIu64 " records but the log has %" PRIu64
+			" (records cut from the end)", c->cps[c->next].size, n);
+	}
+	if (c->have_state && !c->state_seen) {
+		snprintf(e, sizeof(e), ">= %" PRIu64 " records", c->state.size);
+		vfy_add(rep, oom, (int64_t)n + 1, SBX_FIND_TRUNCATED, e, g,
+			"the saved checkpoint (--state) covers %" PRIu64 " records but the log has %"
+			PRIu64 " (tail cut, or rolled back to an older copy)", c->state.size, n);
+	}
+	if (n > c->last_good) {
+		snprintf(e, sizeof(e), "%" PRIu64 " records checkpointed", n);
+		snprintf(g, sizeof(g), "%" PRIu64 " records checkpointed", c->last_good);
+		vfy_add(rep, oom, (int64_t)c->last_good + 1, SBX_FIND_UNCHECKPOINTED_TAIL, e, g,
+			"%" PRIu64 " records after the last valid checkpoint are covered only by the "
+			"chain and the last signature (their removal would not be detected)",
+			n - c->last_good);
+	}
+	if (c->last_good > 0) {
+		rep->latest_size = c->last_good;
+		rep->latest_note = strdup(c->notes[c->last_good_i]);
+		if (rep->latest_note == NULL)
+			*oom = 1;
+	}
+}
+
+void vfy_ckpt_free(struct vfy_ckpt *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->notes[i]);
+	free(c->notes);
+	free(c->cps);
+	memset(c, 0, sizeof(*c));
+}
