@@ -7,6 +7,7 @@ SYSCONFDIR    ?= /etc
 LOCALSTATEDIR ?= /var
 LIBEXECDIR    ?= $(PREFIX)/libexec
 MANDIR        ?= $(PREFIX)/share/man
+BASHCOMPDIR   ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR       ?=
 
 CC      ?= cc
@@ -91,7 +92,27 @@ check-vm: all
 check: all $(UNIT_BIN) check-setup
 	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t
 
-install-files: all
+# Man pages name the packages' paths; the installed copies name this build's.
+MAN_SRC = $(wildcard man/*.1 man/*.5 man/*.8)
+MAN_OUT = $(MAN_SRC:man/%=$(B)/man/%)
+man: $(MAN_OUT)
+$(B)/man/%: man/% $(B)/paths.h
+	@mkdir -p $(dir $@)
+	sed -e 's|/usr/libexec/sbx|$(LIBEXECDIR)/sbx|g' -e 's|/etc/sbx|$(SYSCONFDIR)/sbx|g' \
+	    -e 's|/var/lib/sbx|$(LOCALSTATEDIR)/lib/sbx|g' $< > $@
+
+install-man: man
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 $(B)/man/sbx.1 $(B)/man/sbx-audit.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(B)/man/sbx.conf.5 $(B)/man/sbx.policy.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(B)/man/sbx-helper.8 $(DESTDIR)$(MANDIR)/man8/
+
+install-completion:
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 packaging/completion/sbx $(DESTDIR)$(BASHCOMPDIR)/sbx
+	install -m 0644 packaging/completion/sbx-audit $(DESTDIR)$(BASHCOMPDIR)/sbx-audit
+
+install-files: all install-man install-completion
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(SYSCONFDIR)/sbx/policies.d \
 	  $(DESTDIR)$(LOCALSTATEDIR)/lib/sbx $(DESTDIR)$(PREFIX)/share/sbx
 	install -m 0755 $(B)/sbx $(B)/sbx-audit $(DESTDIR)$(BINDIR)/
@@ -112,6 +133,12 @@ install: install-files
 
 deps:
 	tools/install-deps
+
+# Packages (packaging/debian, packaging/rpm); the files land in build-pkg/.
+deb:
+	packaging/build-deb
+rpm:
+	packaging/build-rpm
 
 bench: all
 	bench/startup

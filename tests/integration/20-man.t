@@ -1,0 +1,60 @@
+#!/bin/sh
+# Man pages: installed by `make install` with the install's paths, clean
+# under `mandoc -Tlint`, and naming every option each program's --help
+# shows (so a new option without documentation fails here).
+. "$(dirname "$0")/lib.sh"
+M=$P/share/man
+pages="man1/sbx.1 man1/sbx-audit.1 man5/sbx.policy.5 man5/sbx.conf.5 man8/sbx-helper.8"
+plan 12
+
+missing=
+for p in $pages; do [ -f "$M/$p" ] || missing="$missing $p"; done
+diag "missing:${missing:- none}"
+check "make install installed the five pages" [ -z "$missing" ]
+
+# mandoc -Tlint resolves cross-references only in /usr/share/man, so until
+# the pages are installed there (the package test checks them there) the
+# references to each other are STYLE messages; so are those to base-system
+# pages that minimal images leave out. Those, and only those, are tolerated.
+(cd "$M" && mandoc -Tlint $pages) >"$T/lint" 2>&1; lrc=$?
+xr='(sbx|sbx-audit|env|timeout|sqlite3) 1|(seccomp) 2|(syslog) 3|(sbx.conf|sbx.policy) 5|(cgroups|namespaces) 7|(sbx-helper) 8'
+grep -E '^mandoc: man[0-9]/' "$T/lint" |
+	grep -Ev "STYLE: referenced manual not found: Xr ($xr)( \\([0-9]+ times\\))?\$" >"$T/findings"
+diag "$(grep -v 'outdated mandoc.db' "$T/lint")"
+check "mandoc -Tlint: no findings" [ ! -s "$T/findings" ]
+check "mandoc -Tlint: no error or warning (exit status < 2)" [ "$lrc" -lt 2 ]
+
+check "installed pages name the install's helper path" grep -q "$P/libexec/sbx/sbx-helper" "$M/man8/sbx-helper.8"
+check "installed pages name the install's config path" grep -q "$P/etc/sbx/sbx.conf" "$M/man5/sbx.conf.5"
+(cd "$M" && grep -ohE '[^ ]*/(libexec|lib|etc)/sbx' $pages) | grep -v "^$P/" | sort -u >"$T/paths"
+diag "paths outside the install: $(cat "$T/paths")"
+check "installed pages name no path outside the install's" [ ! -s "$T/paths" ]
+
+render() { mandoc -Tascii "$M/$1" | col -bx; }
+# options OUTPUT: every --long and -x short option in a --help text
+options() { grep -Eo '(^|[ ,[(|])--?[a-zA-Z][a-zA-Z0-9-]*' | sed 's/^[ ,[(|]//' | sort -u; }
+# undocumented PAGE < HELP: the options of HELP that PAGE does not show
+undocumented() {
+	render "$1" >"$T/page"
+	options | while read -r o; do grep -qe "$o\\b" "$T/page" || echo "$o"; done
+}
+
+{ "$SBX" --help; "$SBX" run --help; } >"$T/help" 2>&1
+u=$(undocumented man1/sbx.1 <"$T/help"); diag "sbx.1 lacks: ${u:-nothing}"
+check "sbx --help and sbx run --help show options" grep -q -- '--json' "$T/help"
+check "sbx(1) documents every option of sbx --help and sbx run --help" [ -z "$u" ]
+
+"$AUDIT" --help >"$T/help" 2>&1
+cmds=$(sed -n '/^commands:/,/^$/p' "$T/help" | awk 'NF > 1 { print $1 }')
+for c in $cmds; do "$AUDIT" "$c" --help; done >>"$T/help" 2>&1
+u=$(undocumented man1/sbx-audit.1 <"$T/help"); diag "sbx-audit.1 lacks: ${u:-nothing}"
+check "sbx-audit --help lists commands" [ -n "$cmds" ]
+check "sbx-audit(1) documents every option of sbx-audit and its commands" [ -z "$u" ]
+render man1/sbx-audit.1 >"$T/page"
+u=$(for c in $cmds; do grep -Eq "^ +$c( |$)" "$T/page" || echo "$c"; done); diag "commands lacking: ${u:-none}"
+check "sbx-audit(1) has an entry for every command" [ -z "$u" ]
+
+"$P/libexec/sbx/sbx-helper" >"$T/help" 2>&1
+u=$(undocumented man8/sbx-helper.8 <"$T/help"); diag "sbx-helper.8 lacks: ${u:-nothing}"
+check "sbx-helper(8) documents the arguments of its usage line" [ -z "$u" ]
+finish

@@ -1,0 +1,132 @@
+#!/bin/sh
+# The Debian package end to end: `make deb` (dpkg-buildpackage + lintian),
+# `apt-get install ./sbx_*.deb`, a sandboxed Python job from the installed
+# package as a user in group sbx, remove, purge (what stays is what
+# sbx(1)'s package notes and the README say), reinstall, purge with
+# SBX_PURGE_AUDIT_LOG=yes.
+#
+# It installs system-wide (/usr/bin, /usr/libexec/sbx, /etc/sbx,
+# /var/lib/sbx), so: one run at a time on a machine (flock); it refuses to
+# run when an sbx package is installed or /usr/bin/sbx exists; an existing
+# /etc/sbx and /var/lib/sbx (a `make install` into /usr/local) are moved
+# aside and put back, and accounts it created are removed, whatever happens.
+. "$(dirname "$0")/lib.sh"
+plan 26
+[ "$(id -u)" = 0 ] || { echo "Bail out! needs root"; exit 1; }
+
+exec 9>/run/lock/sbx-deb-test.lock
+flock 9
+
+H=/usr/libexec/sbx/sbx-helper
+SAVE=$(mktemp -d /var/tmp/sbx-deb-save.XXXXXX)
+had_accounts=
+for a in "group sbx" "group sbx-audit" "passwd _sbx"; do
+	getent $a >/dev/null && had_accounts="$had_accounts ${a#* }"
+done
+
+# known to dpkg in any state but not-installed
+pkg_known() { case $(dpkg-query -W -f='${Status}' sbx 2>/dev/null) in "" | *not-installed) return 1 ;; esac; }
+
+restore() {
+	pkg_known && SBX_PURGE_AUDIT_LOG=yes dpkg --purge sbx >/dev/null 2>&1
+	dpkg-statoverride --list "$H" >/dev/null 2>&1 && dpkg-statoverride --remove "$H"
+	for d in etc/sbx var/lib/sbx; do
+		if [ -e "$SAVE/$(echo $d | tr / _)" ]; then
+			rm -rf "/$d"
+			mv "$SAVE/$(echo $d | tr / _)" "/$d"
+		elif [ -e "$SAVE/created_$(echo $d | tr / _)" ]; then
+			rm -rf "/$d"
+		fi
+	done
+	case " $had_accounts " in *" _sbx "*) ;; *) getent passwd _sbx >/dev/null && userdel _sbx ;; esac
+	for g in sbx sbx-audit _sbx; do
+		case " $had_accounts " in *" $g "*) continue ;; esac
+		getent group $g >/dev/null && groupdel $g
+	done
+	rm -rf "$SAVE" "$T"
+}
+
+# Preconditions: never clobber what is not ours.
+if pkg_known || [ -e /usr/bin/sbx ] || [ -e /usr/bin/sbx-audit ] || [ -e /usr/libexec/sbx ]; then
+	echo "Bail out! an sbx package or /usr/bin/sbx is already installed; not touching it"
+	exit 1
+fi
+trap 'restore' EXIT
+trap 'exit 1' INT TERM HUP
+
+# 1. build and lint
+"$SBX_SRCDIR/packaging/build-deb" "$T/pkg" >"$T/build" 2>&1; brc=$?
+deb=$(tail -n 1 "$T/build")
+[ "$brc" = 0 ] || diag "$(tail -n 30 "$T/build")"
+check "make deb: dpkg-buildpackage and lintian clean" [ "$brc" = 0 ]
+check "one .deb" [ -f "$deb" ]
+[ -f "$deb" ] || { echo "Bail out! no package to install"; exit 1; }
+diag "lintian: $(grep -v 'root privileges' "$T/pkg/lintian.log" | tr '\n' ' ')"
+dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles >"$T/conffiles" 2>/dev/null
+check "policies and sbx.conf are conffiles" sh -c 'grep -qx /etc/sbx/sbx.conf "$1" && grep -qx /etc/sbx/policies.d/default.policy "$1"' _ "$T/conffiles"
+check "the helper is not shipped setuid" sh -c 'dpkg-deb -c "$1" | grep -q "^-rwxr-xr-x root/root .* ./usr/libexec/sbx/sbx-helper$"' _ "$deb"
+
+# 2. install (the existing configuration and log are moved aside)
+for d in etc/sbx var/lib/sbx; do
+	if [ -e "/$d" ]; then mv "/$d" "$SAVE/$(echo $d | tr / _)"; else touch "$SAVE/created_$(echo $d | tr / _)"; fi
+done
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" >"$T/apt" 2>&1; arc=$?
+[ "$arc" = 0 ] || diag "$(tail -n 20 "$T/apt")"
+check "apt-get install ./sbx_*.deb" [ "$arc" = 0 ]
+check "helper 4754 root:sbx" [ "$(stat -c '%a %U %G' $H 2>&1)" = "4754 root sbx" ]
+check "helper mode is a dpkg-statoverride" sh -c 'dpkg-statoverride --list "$1" | grep -qx "root sbx 4754 $1"' _ $H
+check "accounts _sbx, sbx, sbx-audit" sh -c '{ getent passwd _sbx && getent group sbx && getent group sbx-audit; } >/dev/null'
+check "/var/lib/sbx _sbx:sbx-audit 2750" [ "$(stat -c '%a %U %G' /var/lib/sbx 2>&1)" = "2750 _sbx sbx-audit" ]
+check "signing key _sbx 0400, public key 0644" sh -c '[ "$(stat -c "%a %U" /var/lib/sbx/audit.key)" = "400 _sbx" ] && [ "$(stat -c %a /etc/sbx/audit.pub)" = 644 ]'
+
+# 3. a sandboxed Python job from the package, as a user in group sbx
+run_as sbxtest /usr/bin/sbx run --json -c 'import sys; print(6*7, sys.version_info[0])' >"$T/out" 2>"$T/err"; rc=$?
+diag "$(cat "$T/err")"
+check "sbx run from the package: exit 0, outcome ok" [ "$rc:$(jget outcome)" = 0:ok ]
+check "... printed 42 3" [ "$(jget stdout)" = "42 3" ]
+id=$(jget id)
+check "sbx-audit verify and show the run" sh -c '/usr/bin/sbx-audit verify | grep -qx "OK: 2 records" && /usr/bin/sbx-audit show "$1" | grep -q "user *sbxtest"' _ "$id"
+
+# The pages in /usr/share/man, where mandoc -Tlint resolves references
+# (linted uncompressed: this mandoc reads only plain files).
+mkdir -p "$T/man"
+for p in man1/sbx.1 man1/sbx-audit.1 man5/sbx.conf.5 man5/sbx.policy.5 man8/sbx-helper.8; do
+	zcat "/usr/share/man/$p.gz" >"$T/man/${p#*/}"
+done
+(cd "$T/man" && mandoc -Tlint sbx.1 sbx-audit.1 sbx.conf.5 sbx.policy.5 sbx-helper.8) 2>&1 | grep '^mandoc: sbx' |
+	grep -Ev 'referenced manual not found: Xr (env|timeout|sqlite3|seccomp|syslog|cgroups|namespaces) [0-9]' >"$T/lint"
+diag "$(cat "$T/lint")"
+check "installed man pages: mandoc -Tlint clean, references resolved" [ ! -s "$T/lint" ]
+
+# 4. remove: programs go, configuration stays
+apt-get remove -y -q sbx >"$T/apt" 2>&1; arc=$?
+check "apt-get remove" [ "$arc" = 0 ]
+check "remove: programs gone, conffiles kept" sh -c '! [ -e /usr/bin/sbx ] && ! [ -e /usr/libexec/sbx ] && [ -f /etc/sbx/sbx.conf ]'
+
+# 5. purge: only the audit log, its key and a copy of the public key stay
+apt-get purge -y -q sbx >"$T/apt" 2>&1; arc=$?
+check "apt-get purge" [ "$arc" = 0 ]
+not_known() { ! pkg_known; }
+check "purge: package unknown to dpkg" not_known
+check "purge: /etc/sbx and the stat override gone" sh -c '! [ -e /etc/sbx ] && ! dpkg-statoverride --list "$1" >/dev/null' _ $H
+left=$(cd / && find usr/bin usr/libexec usr/share -path '*sbx*' 2>/dev/null | grep -E '(^|/)sbx' | grep -v '^usr/local')
+diag "left under /usr: ${left:-nothing}"
+check "purge: nothing of the package left under /usr" [ -z "$left" ]
+ls /var/lib/sbx 2>/dev/null | grep -Ev '^audit\.(db|db-wal|db-shm|key|pub)$' >"$T/extra"
+check "purge: /var/lib/sbx keeps audit.db, audit.key, audit.pub and nothing else" \
+	sh -c '[ -f /var/lib/sbx/audit.db ] && [ -f /var/lib/sbx/audit.key ] && [ -f /var/lib/sbx/audit.pub ] && ! [ -s "$1" ]' _ "$T/extra"
+check "purge: the kept log verifies with the kept public key" \
+	sh -c '"$1" --db /var/lib/sbx/audit.db --pubkey /var/lib/sbx/audit.pub verify | grep -qx "OK: 2 records"' _ "$AUDIT"
+
+# 6. reinstall over the kept log: the same key signs on
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" >"$T/apt" 2>&1; arc=$?
+check "reinstall after purge" [ "$arc" = 0 ]
+run_as sbxtest /usr/bin/sbx run -c 'print(1)' >/dev/null 2>&1
+/usr/bin/sbx-audit checkpoint --write >/dev/null # else the newest runs are an unsealed tail (exit 2)
+check "reinstall: the kept log and the new runs verify together" sh -c '/usr/bin/sbx-audit verify | grep -qx "OK: 4 records"'
+
+# 7. purge, asking for the log too
+SBX_PURGE_AUDIT_LOG=yes apt-get purge -y -q sbx >"$T/apt" 2>&1; arc=$?
+check "purge with SBX_PURGE_AUDIT_LOG=yes" [ "$arc" = 0 ]
+check "... removes /var/lib/sbx" [ ! -e /var/lib/sbx ]
+finish
