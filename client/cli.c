@@ -19,6 +19,7 @@
 void cli_usage(FILE *out)
 {
 	fputs("Usage: sbx run [OPTIONS] (-c CODE | FILE | -)\n"
+	      "       sbx mcp\n"
 	      "       sbx --help | --version\n"
 	      "\n"
 	      "Run untrusted code (typically model-written) in a sandbox: no network,\n"
@@ -28,6 +29,8 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "Commands:\n"
 	      "  run        run code once; see `sbx run --help`\n"
+	      "  mcp        serve the Model Context Protocol on stdin/stdout (tool\n"
+	      "             execute_code); see `sbx mcp --help`\n"
 	      "\n"
 	      "Options:\n"
 	      "  -h, --help     show this help\n"
@@ -35,6 +38,39 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "Exit status: that of the program; 124 time or CPU limit; 128+N killed by\n"
 	      "signal N (137: memory limit); 125 sbx itself failed; 126/127 as env(1).\n",
+	      out);
+}
+
+void cli_usage_mcp(FILE *out)
+{
+	fputs("Usage: sbx mcp\n"
+	      "\n"
+	      "Serve the Model Context Protocol (revisions 2025-06-18 and 2025-11-25) on\n"
+	      "standard input and output: JSON-RPC 2.0, one message per line; log lines\n"
+	      "go to standard error. For MCP clients that start a server as a command,\n"
+	      "such as agent frameworks and desktop assistants.\n"
+	      "\n"
+	      "One tool, execute_code, with arguments:\n"
+	      "  code      the program text (required, at most 4 MiB)\n"
+	      "  language  as for --lang; default python\n"
+	      "  policy    as for --policy\n"
+	      "  timeout   wall-clock limit in seconds, a number (2.5 = 2500 ms)\n"
+	      "  files     [{name, content, encoding?}]: put read-only under /in/NAME;\n"
+	      "            encoding \"utf-8\" (default) or \"base64\"\n"
+	      "  session   session name for the audit log\n"
+	      "Each call runs as `sbx run --jsonl` (at most 4 at a time, the rest wait).\n"
+	      "The result has the result JSON of `sbx run --json` as structuredContent;\n"
+	      "content holds the traceback, stdout, stderr, a summary, PNG and JPEG\n"
+	      "artifacts as images and other artifacts as embedded resources. Any\n"
+	      "outcome but ok is a tool error (isError). With a progressToken, progress\n"
+	      "notifications come every second and on output.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -h, --help     show this help\n"
+	      "\n"
+	      "Ends when standard input ends and every call is answered (exit 0), or on\n"
+	      "SIGTERM, SIGINT or SIGHUP (runs are stopped). Exit status 125 when\n"
+	      "standard output fails.\n",
 	      out);
 }
 

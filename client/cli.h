@@ -39,6 +39,7 @@ struct run_opts {
 /* `sbx --help` and `sbx run --help`. */
 void cli_usage(FILE *out);
 void cli_usage_run(FILE *out);
+void cli_usage_mcp(FILE *out);
 
 /*
  * Parse the arguments after "run" (argv[0] is "run"). Validates every

@@ -10,6 +10,7 @@
 #include "fail.h"
 #include "proto.h"
 #include "loop.h"
+#include "mcp.h"
 #include "run.h"
 
 /* With 0, 1 or 2 closed, the next open() would take its place and the
@@ -42,6 +43,15 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("sbx %s\n", SBX_VERSION);
 		return 0;
+	}
+	if (strcmp(argv[1], "mcp") == 0) {
+		if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+			cli_usage_mcp(stdout);
+			return 0;
+		}
+		if (argc > 2)
+			cli_die("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[2]);
+		return mcp_serve();
 	}
 	if (strcmp(argv[1], "run") != 0)
 		cli_die(argv[1], "unknown command (see sbx --help)");
