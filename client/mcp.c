@@ -485,7 +485,7 @@ static void request_line(void *arg, const char *line, size_t len)
 		len--;
 	if (len == 0)
 		return; /* blank lines between messages are harmless */
-	req = json_loadb(line, len, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, &jerr);
+	req = json_loadb(line, len, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (req == NULL) {
 		snprintf(msg, sizeof(msg), "Parse error: %s (column %d)", jerr.text, jerr.column);
 		send_error(NULL, RPC_PARSE, msg);

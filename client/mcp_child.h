@@ -11,11 +11,12 @@ struct mcp_child {
 	pid_t pid;
 	int out_fd;     /* the child's stdout (JSONL events): non-blocking, close-on-exec */
 	int out_dirfd;  /* DIR/out, where the child saved the artifacts */
-	char dir[64];   /* "" when there is none */
+	char dir[512];  /* "" when there is none */
 };
 
 /*
- * Make the work directory (mkdtemp under /tmp, mode 0700), write the code
+ * Make the work directory (mkdtemp in $TMPDIR if absolute and short
+ * enough, else /tmp; mode 0700), write the code
  * and files into it, and start `/proc/self/exe run --jsonl --artifacts
  * DIR/out [--lang L] [--policy P] [--timeout MSms] [--session S]
  * [--input DIR/in/NAME]... -` (argv, no shell) with the code on stdin,
