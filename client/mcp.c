@@ -56,7 +56,7 @@ struct call {
 static struct {
 	struct call *calls;
 	const char *version;
-	bool initialized, stdin_eof, out_broken;
+	bool initialized, stdin_eof, in_failed, out_broken;
 	struct linebuf in;
 } srv;
 
@@ -503,6 +503,10 @@ static void read_stdin(void)
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (n <= 0) {
+		if (n < 0) {
+			fprintf(stderr, "sbx: mcp: standard input: %s\n", strerror(errno));
+			srv.in_failed = true;
+		}
 		srv.stdin_eof = true;
 		if (srv.in.len > 0 && !srv.in.skipping)
 			feed_lines(&srv.in, "\n", 1, LINE_MAX_BYTES, request_line, NULL); /* a last line without newline */
@@ -639,5 +643,5 @@ int mcp_serve(void)
 		start_waiting();
 	}
 	free(srv.in.buf);
-	return srv.out_broken ? SBX_EXIT_FAILURE : 0;
+	return srv.out_broken || srv.in_failed ? SBX_EXIT_FAILURE : 0;
 }

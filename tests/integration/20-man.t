@@ -39,10 +39,10 @@ undocumented() {
 	options | while read -r o; do grep -qe "$o\\b" "$T/page" || echo "$o"; done
 }
 
-{ "$SBX" --help; "$SBX" run --help; } >"$T/help" 2>&1
+{ "$SBX" --help; "$SBX" run --help; "$SBX" mcp --help; } >"$T/help" 2>&1
 u=$(undocumented man1/sbx.1 <"$T/help"); diag "sbx.1 lacks: ${u:-nothing}"
 check "sbx --help and sbx run --help show options" grep -q -- '--json' "$T/help"
-check "sbx(1) documents every option of sbx --help and sbx run --help" [ -z "$u" ]
+check "sbx(1) documents every option of sbx --help, sbx run --help and sbx mcp --help" [ -z "$u" ]
 
 "$AUDIT" --help >"$T/help" 2>&1
 cmds=$(sed -n '/^commands:/,/^$/p' "$T/help" | awk 'NF > 1 { print $1 }')
