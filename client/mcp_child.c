@@ -83,7 +83,7 @@ void mcp_child_cleanup(struct mcp_child *c)
 	}
 }
 
-static int fail(struct mcp_child *c, char *err, size_t errlen, const char *what)
+static int child_fail(struct mcp_child *c, char *err, size_t errlen, const char *what)
 {
 	snprintf(err, errlen, "sbx mcp: %s: %s", what, strerror(errno));
 	mcp_child_cleanup(c);
@@ -128,11 +128,11 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 	}
 	dirfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dirfd < 0)
-		return fail(c, err, errlen, c->dir);
+		return child_fail(c, err, errlen, c->dir);
 	if (write_file(dirfd, "code", a->code, a->code_len) < 0 || mkdirat(dirfd, "out", 0700) < 0 ||
 	    (a->nfiles > 0 && mkdirat(dirfd, "in", 0700) < 0)) {
 		close(dirfd);
-		return fail(c, err, errlen, "work directory");
+		return child_fail(c, err, errlen, "work directory");
 	}
 	if (a->nfiles > 0) {
 		indir = openat(dirfd, "in", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -145,7 +145,7 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 		if (indir < 0 || inputs == NULL || i < a->nfiles) {
 			free(inputs);
 			close(dirfd);
-			return fail(c, err, errlen, "input files");
+			return child_fail(c, err, errlen, "input files");
 		}
 	}
 	c->out_dirfd = openat(dirfd, "out", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -155,7 +155,7 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 		if (code_fd >= 0)
 			close(code_fd);
 		free(inputs);
-		return fail(c, err, errlen, "work directory");
+		return child_fail(c, err, errlen, "work directory");
 	}
 
 	snprintf(outdir, sizeof(outdir), "%s/out", c->dir);
@@ -195,7 +195,7 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 	free(inputs);
 	if (c->pid < 0) {
 		close(p[0]);
-		return fail(c, err, errlen, "fork");
+		return child_fail(c, err, errlen, "fork");
 	}
 	c->out_fd = p[0];
 	fcntl(c->out_fd, F_SETFL, fcntl(c->out_fd, F_GETFL) | O_NONBLOCK);

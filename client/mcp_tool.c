@@ -264,12 +264,10 @@ int mcp_args_parse(json_t *args, struct mcp_args *a, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (a->code == NULL) {
-		fail(err, errlen, "code: missing (the program text to run)");
-		return -1;
-	}
-	if (memchr(a->code, '\0', a->code_len) != NULL) {
-		fail(err, errlen, "code: contains a NUL character");
+	if (a->code == NULL || memchr(a->code, '\0', a->code_len) != NULL) {
+		fail(err, errlen, a->code == NULL ? "code: missing (the program text to run)"
+						  : "code: contains a NUL character");
+		mcp_args_free(a);
 		return -1;
 	}
 	return 0;
