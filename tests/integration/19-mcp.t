@@ -6,7 +6,7 @@
 # progress, errors). The SDK part is skipped only when node or npm is
 # missing or npm cannot reach its registry.
 . "$(dirname "$0")/lib.sh"
-plan 32
+plan 35
 
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 mkdir -m 0777 "$T/tmp"
@@ -129,6 +129,48 @@ check "SIGTERM during a run: exit 0 within 5 s" python3 -c 'import sys; rc, s = 
 sleep 1
 check "... the run was stopped (END record well before 30 s), work directory gone" sh -c '
 "$1" list --json | python3 -c "import json,sys; r=json.load(sys.stdin)[-1]; assert r[\"end_seq\"] and r[\"wall_ms\"] < 15000, r" && [ -z "$(ls -A "$2")" ]' _ "$AUDIT" "$T/tmp"
+
+# notifications/cancelled: no answer for that call, its run stopped (even
+# though the program ignores SIGTERM), the
+# server goes on (ping answered) and ends at EOF.
+cat >"$T/cancel.py" <<'PY'
+import json, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m): p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "execute_code", "arguments": {"code": "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('started', flush=True)\ntime.sleep(30)"}, "_meta": {"progressToken": "c"}}})
+seen = []
+while True:
+    m = json.loads(p.stdout.readline()); seen.append(m)
+    if m.get("method") == "notifications/progress" and "started" in m["params"].get("message", ""):
+        break
+send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}})
+send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+t = time.time()
+p.stdin.close()
+seen += [json.loads(l) for l in p.stdout]
+rc = p.wait(timeout=20)
+assert rc == 0, rc
+assert time.time() - t < 8, time.time() - t
+assert not [m for m in seen if m.get("id") == 1], seen
+assert [m for m in seen if m.get("id") == 2] == [{"jsonrpc": "2.0", "id": 2, "result": {}}], seen
+PY
+check "notifications/cancelled: the call is not answered, ping is, exit 0 soon after EOF" \
+	sh -c 'cd "$1" && python3 "$1/cancel.py" setpriv --reuid=sbxtest --regid=sbxtest --init-groups env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR="$1/tmp" "$2" mcp' _ "$T" "$SBX"
+sleep 1
+check "... the cancelled run was stopped, work directory gone" sh -c '
+"$1" list --json | python3 -c "import json,sys; r=json.load(sys.stdin)[-1]; assert r[\"end_seq\"] and r[\"wall_ms\"] < 15000, r" && [ -z "$(ls -A "$2")" ]' _ "$AUDIT" "$T/tmp"
+
+# more calls than run at a time (4): all answered, each with its own output
+set --
+for i in 1 2 3 4 5 6; do
+	set -- "$@" "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"tools/call\",\"params\":{\"name\":\"execute_code\",\"arguments\":{\"code\":\"import time; time.sleep(0.5); print($i * 11)\"}}}"
+done
+mcp "$(init 2025-11-25)" "$@"
+check "six calls at once: six answers, each its own" replies '
+for i in range(1, 7):
+    r = by_id[i]["result"]
+    assert r["isError"] is False and r["structuredContent"]["stdout"] == "%d\n" % (i * 11), (i, r)'
 
 # stdout closed by the client: no SIGPIPE death, exit 125
 cat >"$T/pipe.py" <<'PY'
