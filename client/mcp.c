@@ -584,6 +584,7 @@ int mcp_serve(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGCHLD, SIG_DFL); /* inherited SIG_IGN would reap the children for us */
 	/* Signals are only taken inside ppoll(), so none is lost between a
 	 * check of stop_signal and the wait. */
 	sigemptyset(&block);
