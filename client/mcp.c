@@ -532,7 +532,7 @@ static int poll_timeout(void)
 		if (c->killed)
 			due = c->kill_at;
 		else if (c->token != NULL && !c->cancelled)
-			due = c->last_note + NOTE_EVERY_MS;
+			due = c->last_note + (c->note_due ? NOTE_MIN_MS : NOTE_EVERY_MS);
 		if (due >= 0 && (t < 0 || due < t))
 			t = due;
 	}
@@ -552,7 +552,8 @@ static void timers(void)
 		if (c->killed && now >= c->kill_at) {
 			kill(c->ch.pid, SIGKILL);
 			c->kill_at = now + 3600000;
-		} else if (!c->killed && c->token != NULL && now - c->last_note >= NOTE_EVERY_MS) {
+		} else if (!c->killed && c->token != NULL &&
+			   now - c->last_note >= (c->note_due ? NOTE_MIN_MS : NOTE_EVERY_MS)) {
 			send_note(c);
 		}
 	}

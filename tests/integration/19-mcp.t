@@ -6,7 +6,7 @@
 # progress, errors). The SDK part is skipped only when node or npm is
 # missing or npm cannot reach its registry.
 . "$(dirname "$0")/lib.sh"
-plan 35
+plan 36
 
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 mkdir -m 0777 "$T/tmp"
@@ -105,6 +105,16 @@ res = [x for x in r["content"] if x["type"] == "resource"]
 assert len(res) == 1 and base64.b64decode(res[0]["resource"]["blob"]) == b"hi\n\x01\x02", r["content"]
 assert res[0]["resource"]["uri"] == "sbx://run/%s/out/a.bin" % r["structuredContent"]["id"], res
 assert "path" not in r["structuredContent"]["artifacts"][0], r["structuredContent"]'
+
+mcp "$(init 2025-11-25)" '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","_meta":{"progressToken":"tok"},"arguments":{"code":"import time\nfor i in range(60):\n    print(i, flush=True)\n    time.sleep(0.02)"}}}'
+check "progress: on output at most every 100 ms, increasing, the token echoed, before the answer" replies '
+notes = [m for m in msgs if m.get("method") == "notifications/progress"]
+wall = by_id[1]["result"]["structuredContent"]["wall_ms"]
+assert 2 <= len(notes) <= wall / 100 + 3, (len(notes), wall)
+assert all(n["params"]["progressToken"] == "tok" for n in notes), notes
+p = [n["params"]["progress"] for n in notes]
+assert p == sorted(p) and len(set(p)) == len(p), p
+assert msgs[-1].get("id") == 1, msgs[-1]'
 
 # SIGTERM while a run is going: the run is stopped (its END record is
 # written well before its 30 s), the work directory removed.
@@ -222,7 +232,8 @@ if run_as sbxtest "$SBX" run --help 2>/dev/null | grep -q -- '--input'; then fla
 if run_as sbxtest "$SBX" run --help 2>/dev/null | grep -q -- '--session'; then flags="$flags --with-session"; fi
 (cd "$T" && timeout 300 node "$cache/client.mjs" $flags -- setpriv --reuid=sbxtest --regid=sbxtest --init-groups \
 	env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR="$T/tmp" "$SBX" mcp) >"$T/sdk.out" 2>"$T/sdk.err"
-diag "$(grep FAIL "$T/sdk.out")" "$(tail -5 "$T/sdk.err")"
+grep -q FAIL "$T/sdk.out" && diag "$(grep FAIL "$T/sdk.out")"
+[ -s "$T/sdk.err" ] && diag "$(tail -5 "$T/sdk.err")"
 for name in $names; do
 	check "SDK: ${name}" grep -qx "PASS $(echo "$name" | tr _ ' ')" "$T/sdk.out"
 done
