@@ -195,13 +195,15 @@ static void start_call(struct call *c)
 	}
 }
 
-static size_t running_count(void)
+/* Children running (cancelled ones too: they still take a process), or
+ * calls waiting to run. */
+static size_t count_calls(bool running)
 {
 	struct call *c;
 	size_t n = 0;
 
 	for (c = srv.calls; c != NULL; c = c->next)
-		n += c->running;
+		n += running ? c->running : !c->running && !c->cancelled;
 	return n;
 }
 
@@ -209,7 +211,7 @@ static void start_waiting(void)
 {
 	struct call *c;
 
-	for (c = srv.calls; c != NULL && running_count() < MCP_MAX_RUNNING; c = c->next)
+	for (c = srv.calls; c != NULL && count_calls(true) < MCP_MAX_RUNNING; c = c->next)
 		if (!c->running && !c->cancelled && !srv.out_broken && !stop_signal)
 			start_call(c);
 }
@@ -374,6 +376,10 @@ static void tools_call(json_t *req, json_t *id, json_t *params)
 	}
 	if (tok != NULL && !json_is_string(tok) && !json_is_integer(tok)) {
 		send_error(id, RPC_PARAMS, "tools/call: params._meta.progressToken: not a string or integer");
+		return;
+	}
+	if (count_calls(false) >= MCP_MAX_WAITING) {
+		send_result(id, mcp_tool_error("sbx mcp: too many calls waiting (64); try again when some are answered"));
 		return;
 	}
 	c = calloc(1, sizeof(*c));

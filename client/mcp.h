@@ -16,8 +16,10 @@
 #define MCP_VERSION_NEWEST "2025-11-25"
 #define MCP_VERSION_OLDEST "2025-06-18"
 
-/* Runs at the same time; further calls wait in arrival order. */
+/* Runs at the same time; further calls wait in arrival order, at most
+ * MCP_MAX_WAITING of them (then a call is refused as a tool error). */
 #define MCP_MAX_RUNNING 4
+#define MCP_MAX_WAITING 64
 
 /* Embedded artifact data (images and resources) per call, before base64;
  * an artifact that does not fit is named in a text block instead. */

@@ -6,7 +6,7 @@
 # progress, errors). The SDK part is skipped only when node or npm is
 # missing or npm cannot reach its registry.
 . "$(dirname "$0")/lib.sh"
-plan 36
+plan 37
 
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 mkdir -m 0777 "$T/tmp"
@@ -181,6 +181,19 @@ check "six calls at once: six answers, each its own" replies '
 for i in range(1, 7):
     r = by_id[i]["result"]
     assert r["isError"] is False and r["structuredContent"]["stdout"] == "%d\n" % (i * 11), (i, r)'
+
+# 4 running and 64 waiting: the next call is refused at once, the others run
+set -- "$(init 2025-11-25)"
+for i in $(seq 1 69); do
+	if [ $i -le 4 ]; then code='import time; time.sleep(2)'; else code='pass'; fi
+	set -- "$@" "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"tools/call\",\"params\":{\"name\":\"execute_code\",\"arguments\":{\"code\":\"$code\"}}}"
+done
+mcp "$@"
+check "more than 64 calls waiting: the 69th is a tool error, answered first; the rest run" replies '
+calls = [m for m in msgs if isinstance(m.get("id"), int)]
+assert calls[0]["id"] == 69 and calls[0]["result"]["isError"] and "too many calls" in calls[0]["result"]["content"][0]["text"], calls[0]
+assert sorted(m["id"] for m in calls) == list(range(1, 70)), [m["id"] for m in calls]
+assert all(m["result"]["isError"] is False for m in calls[1:]), [m for m in calls if m["result"]["isError"]][:2]'
 
 # stdout closed by the client: no SIGPIPE death, exit 125
 cat >"$T/pipe.py" <<'PY'
