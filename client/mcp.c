@@ -252,6 +252,8 @@ static void feed_lines(struct linebuf *lb, const char *buf, size_t n, size_t max
 		if (!lb->skipping) {
 			if (lb->len + take + 1 > lb->cap) {
 				size_t cap = (lb->len + take + 1) * 2;
+				if (cap > max + 1)
+					cap = max + 1;
 				char *p = realloc(lb->buf, cap);
 				if (p == NULL) {
 					lb->skipping = true;
@@ -310,11 +312,14 @@ static void finish_call(struct call *c)
 	call_free(c);
 }
 
+/* At most 16 reads (1 MiB) per wake-up, so that a program writing
+ * without pause cannot keep stdin and the other runs waiting. */
 static void read_child(struct call *c)
 {
 	char buf[65536];
+	int i;
 
-	for (;;) {
+	for (i = 0; i < 16; i++) {
 		ssize_t n = read(c->ch.out_fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
