@@ -61,17 +61,17 @@ void cli_usage_mcp(FILE *out)
 	      "Each call runs as `sbx run --jsonl`: at most 4 at a time, up to 64 more\n"
 	      "wait, further calls are refused.\n"
 	      "The result has the result JSON of `sbx run --json` as structuredContent;\n"
-	      "content holds the traceback, stdout, stderr, a summary, PNG and JPEG\n"
-	      "artifacts as images and other artifacts as embedded resources. Any\n"
-	      "outcome but ok is a tool error (isError). With a progressToken, progress\n"
-	      "notifications come every second and on output.\n"
+	      "content holds the error (its traceback first), stdout, stderr, a\n"
+	      "summary, PNG and JPEG artifacts as images and other artifacts as\n"
+	      "embedded resources. Any outcome but ok is a tool error (isError). With\n"
+	      "a progressToken, progress notifications come every second and on output.\n"
 	      "\n"
 	      "Options:\n"
 	      "  -h, --help     show this help\n"
 	      "\n"
 	      "Ends when standard input ends and every call is answered (exit 0), or on\n"
 	      "SIGTERM, SIGINT or SIGHUP (runs are stopped). Exit status 125 when\n"
-	      "standard output fails.\n",
+	      "standard input or output fails.\n",
 	      out);
 }
 
@@ -109,8 +109,9 @@ void cli_usage_run(FILE *out)
 	      "                      and renamed over NAME; symbolic links in DIR are\n"
 	      "                      replaced, never followed\n"
 	      "  --json              print one JSON result on stdout instead of streaming\n"
-	      "                      the output: outcome, exit_code, signal, stdout,\n"
-	      "                      stderr, traceback, artifacts (with \"path\" when\n"
+	      "                      the output: outcome, error {type, message, line,\n"
+	      "                      traceback} (null when ok), exit_code, signal,\n"
+	      "                      stdout, stderr, traceback, artifacts (\"path\" when\n"
 	      "                      saved), limits, resource use, audit id. If sbx fails\n"
 	      "                      it prints {\"outcome\": \"sandbox_error\", \"error\": ...}\n"
 	      "  --jsonl             stream one JSON object per line on stdout as things\n"

@@ -71,7 +71,8 @@ json_t *mcp_tool_def(void);
 /*
  * The CallToolResult for a run's result JSON (consumed; "path" members of
  * its artifacts are removed since the files go away): structuredContent,
- * content (error, traceback, stdout, stderr, a summary line, then the
+ * content (the error's traceback or "type: message", stdout, stderr, a
+ * summary line, then the
  * artifacts read from dirfd: PNG and JPEG as images, others as embedded
  * resources, at most MCP_EMBED_MAX bytes together), isError unless the
  * outcome is "ok". dirfd -1: no artifact files. New reference.

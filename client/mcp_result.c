@@ -1,7 +1,7 @@
 /*
  * The CallToolResult of execute_code. content is what a model reads, most
- * useful first: sbx's own error, the traceback, stdout, stderr, one summary
- * line, then the artifacts. structuredContent is the result JSON itself, for
+ * useful first: the error (its traceback, or "type: message"), stdout,
+ * stderr, one summary line, then the artifacts. structuredContent is the result JSON itself, for
  * programs.
  *
  * Artifacts other than PNG and JPEG images are embedded resources (type
@@ -237,19 +237,44 @@ static void add_artifact(json_t *content, const char *id, json_t *a, int dirfd, 
 	free(d);
 }
 
+/* The first block: what went wrong, the traceback when there is one (the
+ * result's "error" object, sbx(1) The result), else "type: message". */
+static void add_error(json_t *content, json_t *r, const char *tbtext)
+{
+	json_t *err = json_object_get(r, "error");
+	const char *type = str(err, "type"), *msg = str(err, "message");
+	char *line;
+	size_t len;
+
+	if (json_is_string(err) && json_string_length(err) > 0) { /* the form before error objects */
+		add_text(content, json_string_value(err));
+	} else if (tbtext != NULL && tbtext[0] != '\0') {
+		add_text(content, tbtext);
+	} else if (msg != NULL && msg[0] != '\0') {
+		if (type == NULL)
+			type = str(r, "outcome");
+		len = strlen(msg) + (type ? strlen(type) : 0) + 3;
+		line = malloc(len);
+		if (line == NULL)
+			return;
+		snprintf(line, len, "%s: %s", type ? type : "error", msg);
+		add_text(content, line);
+		free(line);
+	}
+}
+
 json_t *mcp_tool_result(json_t *r, int dirfd)
 {
 	json_t *content = json_array(), *arts = json_object_get(r, "artifacts"), *a;
-	json_t *tb = json_object_get(r, "traceback");
-	const char *outcome = str(r, "outcome"), *err = str(r, "error"), *id = str(r, "id");
-	const char *tbtext = str(tb, "text");
+	const char *outcome = str(r, "outcome"), *id = str(r, "id");
+	const char *tbtext = str(json_object_get(r, "error"), "traceback");
 	size_t i, budget = MCP_EMBED_MAX;
+
+	if (tbtext == NULL)
+		tbtext = str(json_object_get(r, "traceback"), "text");
 	json_array_foreach(arts, i, a)
 		json_object_del(a, "path");
-	if (err != NULL && err[0] != '\0')
-		add_text(content, err);
-	if (tbtext != NULL && tbtext[0] != '\0')
-		add_text(content, tbtext);
+	add_error(content, r, tbtext);
 	add_stream(content, r, "stdout");
 	if (!stderr_is_traceback(str(r, "stderr"), tbtext))
 		add_stream(content, r, "stderr");

@@ -58,7 +58,7 @@ static json_t *nullable(const char *type)
 	return json_pack("{s:[s,s]}", "type", type, "null");
 }
 
-/* The result JSON of sbx run --json (sbx(1), RESULT). Only outcome is
+/* The result JSON of sbx run --json (sbx(1), The result). Only outcome is
  * always there: when sbx itself fails the result is {outcome, error}. */
 static json_t *output_schema(void)
 {
@@ -85,7 +85,10 @@ static json_t *output_schema(void)
 	json_object_set_new(p, "signal", nullable("integer"));
 	json_object_set_new(p, "signal_name", nullable("string"));
 	json_object_set_new(p, "limit", nullable("string"));
-	json_object_set_new(p, "error", nullable("string"));
+	json_object_set_new(p, "error",
+			    json_pack("{s:[s,s],s:{s:{s:s},s:o,s:o,s:o}}", "type", "object", "null",
+				      "properties", "type", "type", "string", "message", nullable("string"),
+				      "line", nullable("integer"), "traceback", nullable("string")));
 	json_object_set_new(p, "limits", json_pack("{s:s}", "type", "object"));
 	json_object_set_new(p, "audit", json_pack("{s:s}", "type", "object"));
 	json_object_set_new(

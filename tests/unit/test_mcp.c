@@ -258,14 +258,38 @@ static void test_result_traceback_first(void **state)
 	json_decref(res);
 }
 
-static void test_result_sbx_error(void **state)
+static void test_result_error_object(void **state)
 {
-	json_t *res = mcp_tool_result(J("{\"outcome\":\"sandbox_error\",\"error\":\"sbx: --policy: no such policy\"}"), -1);
+	json_t *res;
 
 	(void)state;
+	/* sbx itself failed: {outcome, error} only */
+	res = mcp_tool_result(J("{\"outcome\":\"sandbox_error\",\"error\":{\"type\":\"sandbox_error\","
+				"\"message\":\"sbx-helper: policy 'nope' not found\",\"line\":null,\"traceback\":null}}"), -1);
 	assert_true(json_is_true(json_object_get(res, "isError")));
+	assert_string_equal(text_at(res, 0), "sandbox_error: sbx-helper: policy 'nope' not found");
+	assert_string_equal(text_at(res, 1), "outcome: sandbox_error");
+	json_decref(res);
+
+	/* a limit without a traceback: the error's message names it */
+	res = mcp_tool_result(J("{\"outcome\":\"memory_limit\",\"limit\":\"memory\",\"stderr\":\"\","
+				"\"error\":{\"type\":\"memory_limit\",\"message\":\"memory limit of 1048576 bytes reached\"}}"), -1);
+	assert_string_equal(text_at(res, 0), "memory_limit: memory limit of 1048576 bytes reached");
+	json_decref(res);
+
+	/* the error's traceback comes first even without a parsed traceback */
+	res = mcp_tool_result(J("{\"outcome\":\"error\",\"stderr\":\"Traceback\\nE: x\\n\","
+				"\"error\":{\"type\":\"E\",\"message\":\"x\",\"traceback\":\"Traceback\\nE: x\"},"
+				"\"traceback\":null}"), -1);
+	assert_string_equal(text_at(res, 0), "Traceback\nE: x");
+	assert_int_equal(json_array_size(json_object_get(res, "content")), 2);
+	json_decref(res);
+
+	/* the string form of older results */
+	res = mcp_tool_result(J("{\"outcome\":\"sandbox_error\",\"error\":\"sbx: --policy: no such policy\"}"), -1);
 	assert_string_equal(text_at(res, 0), "sbx: --policy: no such policy");
 	json_decref(res);
+
 	res = mcp_tool_error("boom");
 	assert_true(json_is_true(json_object_get(res, "isError")));
 	assert_string_equal(text_at(res, 0), "boom");
@@ -368,7 +392,7 @@ int main(void)
 		cmocka_unit_test(test_feed_lines),
 		cmocka_unit_test(test_result_ok),
 		cmocka_unit_test(test_result_traceback_first),
-		cmocka_unit_test(test_result_sbx_error),
+		cmocka_unit_test(test_result_error_object),
 		cmocka_unit_test(test_result_artifacts),
 	};
 
