@@ -10,7 +10,9 @@
 
 /* Before cmocka.h: its fail() macro would take mcp_tool.c's fail(). */
 #include "../../client/mcp.c"
+#include "../../client/mcp_call.c"
 #include "../../client/mcp_child.c"
+#include "../../client/mcp_io.c"
 #include "../../client/mcp_result.c"
 #include "../../client/mcp_tool.c"
 #include "../../client/name.c"
@@ -189,17 +191,17 @@ static void test_feed_lines(void **state)
 
 	(void)state;
 	nlines_seen = nlong_seen = 0;
-	feed_lines(&lb, "ab", 2, 16, collect, NULL);
-	feed_lines(&lb, "c\nde\n\nf", 7, 16, collect, NULL);
+	mcp_feed_lines(&lb, "ab", 2, 16, collect, NULL);
+	mcp_feed_lines(&lb, "c\nde\n\nf", 7, 16, collect, NULL);
 	assert_int_equal(nlines_seen, 3);
 	assert_string_equal(lines_seen[0], "abc");
 	assert_string_equal(lines_seen[1], "de");
 	assert_string_equal(lines_seen[2], "");
 	/* a line over the limit is reported once and dropped whole, also
 	 * when it arrives in pieces; the next line is whole again */
-	feed_lines(&lb, "0123456789", 10, 16, collect, NULL);
-	feed_lines(&lb, "0123456789", 10, 16, collect, NULL);
-	feed_lines(&lb, "0123456789\nok\n", 14, 16, collect, NULL);
+	mcp_feed_lines(&lb, "0123456789", 10, 16, collect, NULL);
+	mcp_feed_lines(&lb, "0123456789", 10, 16, collect, NULL);
+	mcp_feed_lines(&lb, "0123456789\nok\n", 14, 16, collect, NULL);
 	assert_int_equal(nlong_seen, 1);
 	assert_int_equal(nlines_seen, 4);
 	assert_string_equal(lines_seen[3], "ok");
