@@ -74,7 +74,12 @@ static json_t *to_json(char *text)
 		if (sep == NULL)
 			continue;
 		*sep = '\0';
-		v = json_string(sep + 2);
+		sep += 2;
+		/* counts and sizes as numbers */
+		if (sep[0] != '\0' && strspn(sep, "0123456789") == strlen(sep) && strlen(sep) < 19)
+			v = json_integer((json_int_t)strtoll(sep, NULL, 10));
+		else
+			v = json_string(sep);
 		if (strcmp(l, "mount") == 0 || strcmp(l, "input") == 0 || strcmp(l, "env") == 0) {
 			json_t *a = json_object_get(o, l);
 			if (a == NULL) {

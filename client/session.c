@@ -84,8 +84,15 @@ int session_open(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", base, name);
 	if (mkdirat(bfd, name, 0700) < 0 && errno != EEXIST)
 		cli_die("--session", "%s: %s", path, strerror(errno));
-	if (fstatat(bfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-		cli_die("--session", "%s: is a symbolic link: refused", path);
+	/* for the message only; the checks that count are on the open fd */
+	if (fstatat(bfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode))
+			cli_die("--session", "%s: is a symbolic link: refused", path);
+		if (!S_ISDIR(st.st_mode))
+			cli_die("--session", "%s: not a directory: refused", path);
+		if (st.st_uid != getuid())
+			cli_die("--session", "%s: owned by uid %u, not by you: refused", path, (unsigned)st.st_uid);
+	}
 	fd = openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		cli_die("--session", "%s: %s", path, strerror(errno));
