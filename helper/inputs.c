@@ -10,7 +10,9 @@
  * The session directory is checked with statx(AT_STATX_DONT_SYNC), which
  * answers from the inode cache (a FUSE daemon is not asked, so it cannot
  * stall root here), then cloned as a detached mount (open_tree(2)) while we
- * are still in the caller's mount namespace. The sandbox child moves that
+ * are still in the caller's mount namespace, made private, nosuid and nodev
+ * without clearing a flag it had (read-only stays read-only). The sandbox
+ * child refuses kernel pseudo-filesystems and moves that
  * mount to /work (move_mount(2)) inside its own namespaces, as the caller:
  * no path inside the directory is ever resolved by root.
  */
@@ -20,8 +22,10 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <linux/mount.h>
 
 #include "helper.h"
@@ -112,10 +116,37 @@ int check_work(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "--work-fd: cannot clone the session directory's mount: %s", strerror(errno));
 		return -1;
 	}
+	/* Only ever add flags to the clone (attr_clr = 0): a read-only or
+	 * noexec mount stays so; a remount would clear what it does not name.
+	 * Private, so nothing mounted on the host side or in the sandbox
+	 * propagates to the other. */
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, .propagation = MS_PRIVATE};
+	if (syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {
+		snprintf(err, errlen, "--work-fd: cannot set nosuid,nodev on the session mount: %s", strerror(errno));
+		close(t);
+		return -1;
+	}
 	close(r->work_fd);
 	r->work_fd = -1;
 	r->work_tree = t;
 	return 0;
+}
+
+/* Kernel interfaces, not data: a caller-owned /proc/PID directory would
+ * hand the payload /proc/PID/root (the host's root) and friends. Checked in
+ * the sandbox child, as the caller, because statfs(2) on a FUSE mount asks
+ * its daemon, which may never answer; the supervisor can kill the child. */
+static bool pseudo_fs(long type)
+{
+	static const long deny[] = {PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+				    DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC, SELINUX_MAGIC, SMACK_MAGIC,
+				    BPF_FS_MAGIC, DEVPTS_SUPER_MAGIC, NSFS_MAGIC, PSTOREFS_MAGIC, EFIVARFS_MAGIC,
+				    BINFMTFS_MAGIC, AUTOFS_SUPER_MAGIC};
+
+	for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++)
+		if (type == deny[i])
+			return true;
+	return false;
 }
 
 /* In the sandbox child, as the caller with capabilities in its user
@@ -175,18 +206,22 @@ fail:
 
 int mount_work(const struct run *r, const char *dir, char *err, size_t errlen)
 {
+	struct statfs sf;
+
 	if (r->work_tree < 0)
 		return 0;
+	if (fstatfs(r->work_tree, &sf) < 0) {
+		snprintf(err, errlen, "mounts: session directory: %s", strerror(errno));
+		return -1;
+	}
+	if (pseudo_fs((long)sf.f_type)) {
+		snprintf(err, errlen, "session directory is on a kernel pseudo-filesystem (type 0x%lx): refused",
+			 (unsigned long)sf.f_type);
+		return -1;
+	}
 	if (mkdir(dir, 0755) < 0 ||
 	    syscall(SYS_move_mount, r->work_tree, "", AT_FDCWD, dir, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
 		snprintf(err, errlen, "mounts: session directory on /work: %s", strerror(errno));
-		return -1;
-	}
-	/* the clone shares propagation with the host's mount: cut it, so
-	 * nothing mounted on either side appears on the other */
-	if (mount(NULL, dir, NULL, MS_PRIVATE, NULL) < 0 ||
-	    mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL) < 0) {
-		snprintf(err, errlen, "mounts: /work: %s", strerror(errno));
 		return -1;
 	}
 	return 0;

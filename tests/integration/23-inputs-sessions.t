@@ -2,7 +2,7 @@
 # Input files (/in), sessions (/work), and the helper's checks of the fds
 # behind them when it is called directly with crafted ones.
 . "$(dirname "$0")/lib.sh"
-plan 47
+plan 51
 POL=$P/etc/sbx/policies.d
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"
@@ -18,7 +18,8 @@ groups = sbx
 input_size = 1K
 EOF2
 chmod 644 "$POL/tinyin.policy"
-trap 'rm -rf "$T"; rm -f "$POL/tinyin.policy"' EXIT
+RO=$X/sbx/sessions/ro
+trap 'umount "$RO" 2>/dev/null; rm -rf "$T"; rm -f "$POL/tinyin.policy"' EXIT
 
 printf 'a,b\n1,2\n' > "$T/data.csv"
 printf 'x' > "$T/other.txt"
@@ -113,6 +114,21 @@ for bad in ../x a/b .hidden ''; do
 	ok 0 "session name '$bad' refused"
 done
 
+# a session on a read-only mount stays read-only (flags are only ever added)
+mkdir "$RO"; chown sbxtest "$RO"; chmod 0700 "$RO"
+mount --bind "$RO" "$RO" && mount -o remount,bind,ro "$RO"
+srun run --session ro -c 'import errno
+try:
+    open("/work/x", "w")
+    print("written")
+except OSError as e:
+    print(errno.errorcode[e.errno])'
+check "session on a read-only mount: still read-only in the sandbox" [ "$(cat "$T/out")" = EROFS ]
+umount "$RO"
+srun run --session ro --lang sh -c 'grep " /work " /proc/self/mountinfo'
+check "session mount: nosuid, nodev, private (no shared: peer group)" \
+	sh -c 'grep -q "nosuid,nodev" "$1" && ! grep -q "shared:" "$1"' _ "$T/out"
+
 ln -s /tmp "$X/sbx/sessions/link"
 srun run --session link -c 'print("ran")'
 check "client: session that is a symlink refused" sh -c '[ "$1" = 125 ] && grep -q "is a symbolic link: refused" "$2"' _ "$rc" "$T/err"
@@ -148,6 +164,8 @@ elif mode == "noname":
     fd = os.memfd_create("in", 0); extra = ["--input-fd", str(fd)]
 elif mode == "work":           # --work-fd on any path (O_PATH, no follow)
     fd = os.open(arg, os.O_PATH | os.O_NOFOLLOW); extra = ["--work-fd", str(fd)]
+elif mode == "procself":       # our own /proc/PID: ours, 0555, but /proc/PID/root is the host's /
+    fd = os.open("/proc/%d" % os.getpid(), os.O_RDONLY | os.O_DIRECTORY); extra = ["--work-fd", str(fd)]
 for f in [code, peer.fileno(), cr] + ([fd] if extra else []):
     os.set_inheritable(f, True)
 pid = os.fork()
@@ -183,5 +201,10 @@ check "helper: --work-fd on a directory of another user refused" refused "owned 
 chmod 0777 "$T/mine"
 direct work "$T/mine"
 check "helper: --work-fd on a world-writable directory refused" refused "writable by group or others"
+direct procself -
+check "helper: --work-fd on the caller's own /proc/PID refused" refused "kernel pseudo-filesystem"
+chmod 0700 "$T/mine"
+direct work "$T/mine"
+check "helper: a good --work-fd runs" [ "$(tr '\n' ' ' < "$T/out")" = "ran 0 " ]
 check "no cgroup left" no_cgroups_left
 finish
