@@ -46,6 +46,9 @@ void dry_run_print(const struct run *r)
 	const struct sbx_policy *p = &r->policy;
 	char sha[65];
 
+	/* stdout is the caller's: a pipe it keeps full must not hold this
+	 * root process for ever (the default SIGALRM action ends it) */
+	alarm(10);
 	hex(p->sha256, 32, sha);
 	line("policy", "%s", p->name);
 	line("policy_sha256", "%s", sha);

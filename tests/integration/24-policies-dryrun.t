@@ -3,7 +3,7 @@
 # `sbx run --dry-run` prints the effective set-up after the helper's checks
 # without running or recording anything.
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 23
 POL=$P/etc/sbx/policies.d
 printf '[policy]\ndescription = small one\ngroups = sbx\n[limits]\nwall_time = 5s\nmemory = 128M\ninput_size = 1M\n[network]\nmode = loopback\n' > "$POL/small.policy"
 printf '[policy]\nusers = sbxout\n' > "$POL/others.policy"
@@ -28,6 +28,7 @@ check "policies: outside group sbx nothing is usable" sh -c 'grep -q "not in gro
 sbx_run policies --bogus
 check "policies: unknown option is a usage error" [ "$rc" = 125 ]
 
+sbx_run run -c pass # the audit log exists from here on
 before=$("$AUDIT" list --limit 0 | wc -l)
 printf 'abc' > "$T/in.txt"; chmod 644 "$T/in.txt"
 sbx_run run --dry-run --timeout 2s --memory 100M --pids 10 --input "$T/in.txt" -c 'open("/tmp/ran", "w")'
@@ -44,6 +45,30 @@ check "dry-run: a request above the policy is refused (125)" [ "$rc" = 125 ]
 check "dry-run: the error names the limit" grep -q "wall_time (ms): 60000 exceeds the policy's 30000" "$T/err"
 sbx_run run --dry-run --json --policy others -c pass
 check "dry-run --json: a policy the caller may not use is refused" sh -c '[ "$1" = 125 ] && grep -q "does not allow user sbxtest" "$2"' _ "$rc" "$T/out"
+# a caller that keeps the helper's stdout full cannot hold root for ever
+cat > "$T/stall.py" <<'PY'
+import fcntl, os, socket, subprocess, sys, time
+helper = sys.argv[1]
+r, w = os.pipe()
+os.set_blocking(w, False)
+try:
+    while True: os.write(w, b"x" * 65536)
+except BlockingIOError: pass
+os.set_blocking(w, True)
+code = os.memfd_create("code", os.MFD_ALLOW_SEALING); os.write(code, b"pass")
+a, b = socket.socketpair(); cr, cw = os.pipe()
+t = time.time()
+p = subprocess.Popen([helper, "run", "--lang", "python", "--code-fd", str(code), "--result-fd", str(b.fileno()),
+                      "--control-fd", str(cr), "--dry-run"], stdout=w, pass_fds=(code, b.fileno(), cr))
+try:
+    rc = p.wait(timeout=30)
+except subprocess.TimeoutExpired:
+    rc = "hung"
+print(rc, int(time.time() - t) < 30)
+PY
+chmod 644 "$T/stall.py"
+run_as sbxtest /usr/bin/python3 "$T/stall.py" "$P/libexec/sbx/sbx-helper" >"$T/out" 2>"$T/err"
+check "dry-run: a stalled stdout ends the helper (SIGALRM), not holds it" [ "$(cat "$T/out")" = "-14 True" ]
 check "dry-run: nothing recorded in the audit log" [ "$("$AUDIT" list --limit 0 | wc -l)" = "$before" ]
 check "dry-run: no cgroup left" no_cgroups_left
 finish
