@@ -206,5 +206,6 @@ check "helper: --work-fd on the caller's own /proc/PID refused" refused "kernel 
 chmod 0700 "$T/mine"
 direct work "$T/mine"
 check "helper: a good --work-fd runs" [ "$(tr '\n' ' ' < "$T/out")" = "ran 0 " ]
-check "no cgroup left" no_cgroups_left
+srun run --json --session s2 --input "$T/data.csv" -c pass
+check "no cgroup left after a run with inputs and a session" no_cgroups_left
 finish
