@@ -81,7 +81,11 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 		close(out[1]);
 		close(errp[1]);
 		close(s->r->control_fd);
-		close_run_extra_fds(s->r);
+		/* the inputs stay: the result lists their SHA-256 */
+		if (s->r->work_tree >= 0)
+			close(s->r->work_tree);
+		if (s->r->work_fd >= 0)
+			close(s->r->work_fd);
 		if (drop_to(s->r->sbx_uid, s->r->sbx_gid, err, sizeof(err)) < 0)
 			die("recorder: %s", err);
 		recorder_main(s->r, ctl[1], out[0], errp[0], art[1]);

@@ -2,7 +2,7 @@
 # Input files (/in), sessions (/work), and the helper's checks of the fds
 # behind them when it is called directly with crafted ones.
 . "$(dirname "$0")/lib.sh"
-plan 51
+plan 52
 POL=$P/etc/sbx/policies.d
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"
@@ -48,6 +48,8 @@ check "inputs: read-only (write, append and create fail)" sh -c '[ "$(grep -cE "
 
 srun run --input "$T/data.csv" --json -c 'pass'
 check "inputs: the result's limits carry input_bytes" [ "$(jget limits.input_bytes)" = 67108864 ]
+check "inputs: the result lists name, size and SHA-256" \
+	[ "$(jget inputs.0.name) $(jget inputs.0.size) $(jget inputs.0.sha256)" = "data.csv 8 $(sha256sum < "$T/data.csv" | cut -d' ' -f1)" ]
 
 head -c 2000 /dev/zero > "$T/big.bin"; chmod 644 "$T/big.bin"
 srun run --policy tinyin --input "$T/big.bin" -c 'print("ran")'
