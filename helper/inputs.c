@@ -69,6 +69,12 @@ int check_inputs(struct run *r, char *err, size_t errlen)
 			return -1;
 		}
 		in->size = (uint64_t)st.st_size;
+		/* a sparse memfd can claim any size: compare before adding, so
+		 * the sum cannot wrap */
+		if (in->size > r->limits.input_bytes - total) {
+			total = UINT64_MAX;
+			break;
+		}
 		total += in->size;
 	}
 	r->inputs_bytes = total;
@@ -76,8 +82,8 @@ int check_inputs(struct run *r, char *err, size_t errlen)
 		char a[32];
 
 		human(r->limits.input_bytes, a, sizeof(a));
-		snprintf(err, errlen, "input files: %llu bytes exceed input_size %s (%llu bytes) of policy '%s'",
-			 (unsigned long long)total, a, (unsigned long long)r->limits.input_bytes, r->policy.name);
+		snprintf(err, errlen, "input files: more than input_size %s (%llu bytes) of policy '%s'",
+			 a, (unsigned long long)r->limits.input_bytes, r->policy.name);
 		return -1;
 	}
 	return 0;

@@ -2,7 +2,7 @@
 # Input files (/in), sessions (/work), and the helper's checks of the fds
 # behind them when it is called directly with crafted ones.
 . "$(dirname "$0")/lib.sh"
-plan 52
+plan 53
 POL=$P/etc/sbx/policies.d
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"
@@ -55,7 +55,7 @@ head -c 2000 /dev/zero > "$T/big.bin"; chmod 644 "$T/big.bin"
 srun run --policy tinyin --input "$T/big.bin" -c 'print("ran")'
 check "too large: refused with 125" [ "$rc" = 125 ]
 check "too large: nothing ran" [ ! -s "$T/out" ]
-check "too large: error names input_size and the policy" grep -q "exceed input_size 1K (1024 bytes) of policy 'tinyin'" "$T/err"
+check "too large: error names input_size and the policy" grep -q "input files: more than input_size 1K (1024 bytes) of policy 'tinyin'" "$T/err"
 srun run --policy tinyin --input "$T/data.csv" -c 'print(len(open("/in/data.csv").read()))'
 check "under the limit: runs" [ "$(cat "$T/out")" = 8 ]
 
@@ -162,6 +162,16 @@ elif mode == "name":           # a sealed memfd under a hostile name
     fd = os.memfd_create("in", os.MFD_ALLOW_SEALING); os.write(fd, b"data")
     import fcntl; fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
     extra = ["--input-fd", str(fd), "--input-name", arg]
+elif mode == "wrap":           # sparse sealed memfds whose sizes add up past 2^64
+    import fcntl
+    fds = []
+    for size in ((1 << 63) - 4096, (1 << 63) - 4096, 16384):
+        f = os.memfd_create("in", os.MFD_ALLOW_SEALING); os.ftruncate(f, size)
+        fcntl.fcntl(f, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+        fds.append(f)
+    for i, f in enumerate(fds):
+        os.set_inheritable(f, True); extra += ["--input-fd", str(f), "--input-name", "f%d" % i]
+    fd = fds[0]
 elif mode == "noname":
     fd = os.memfd_create("in", 0); extra = ["--input-fd", str(fd)]
 elif mode == "work":           # --work-fd on any path (O_PATH, no follow)
@@ -188,6 +198,8 @@ direct unsealed -
 check "helper: an unsealed memfd refused" refused "not sealed against writing"
 direct halfsealed -
 check "helper: a partly sealed memfd refused" refused "not sealed against writing"
+direct wrap -
+check "helper: sparse inputs whose sizes wrap around refused" refused "more than input_size"
 direct name ../etc
 check "helper: input name with '..' refused" refused "input-name: invalid value"
 direct name a/b
