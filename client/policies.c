@@ -148,11 +148,11 @@ static void print_row(const struct sbx_policy *p, bool dflt)
 	fmt_size(l->out_bytes, o, sizeof(o));
 	fmt_size(l->input_bytes, in, sizeof(in));
 	fmt_size(l->output_bytes, out, sizeof(out));
-	printf("%s%-15s %7s %7s %7s %6llu %5llu.%llu %6s %6s %6s %6s %-8s %-7s %s\n", dflt ? "*" : " ", p->name, w,
-	       c, m, (unsigned long long)l->pids, (unsigned long long)(l->cpus_milli / 1000),
+	printf("%s%-15s %7s %7s %7s %6llu %5llu.%llu %6s %6s %6s %6s %-8s %-7s %-8s %s\n", dflt ? "*" : " ", p->name,
+	       w, c, m, (unsigned long long)l->pids, (unsigned long long)(l->cpus_milli / 1000),
 	       (unsigned long long)(l->cpus_milli % 1000 / 100), t, o, in, out,
 	       p->net == SBX_NET_LOOPBACK ? "loopback" : "none", p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default",
-	       p->description);
+	       p->sessions ? "yes" : "no", p->description);
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)
@@ -190,8 +190,8 @@ int policies_main(int argc, char **argv)
 	if (n < 0)
 		cli_die("policies", "%s: %s", dir, strerror(errno));
 	if (!json)
-		printf(" %-15s %7s %7s %7s %6s %7s %6s %6s %6s %6s %-8s %-7s %s\n", "NAME", "WALL", "CPU", "MEMORY",
-		       "PIDS", "CPUS", "TMP", "OUT", "INPUT", "OUTPUT", "NETWORK", "SECCOMP", "DESCRIPTION");
+		printf(" %-15s %7s %7s %7s %6s %7s %6s %6s %6s %6s %-8s %-7s %-8s %s\n", "NAME", "WALL", "CPU", "MEMORY",
+		       "PIDS", "CPUS", "TMP", "OUT", "INPUT", "OUTPUT", "NETWORK", "SECCOMP", "SESSIONS", "DESCRIPTION");
 	for (int i = 0; i < n; i++) {
 		char name[SBX_NAME_MAX + 1], *text;
 		size_t len = strlen(ents[i]->d_name);
@@ -217,10 +217,12 @@ int policies_main(int argc, char **argv)
 		if (!sbx_policy_allows(p, user, group_cb, NULL))
 			goto next;
 		if (json) {
-			json_t *o = json_pack("{s:s,s:b,s:s,s:o,s:s,s:s}", "name", name, "default", strcmp(name, dflt) == 0,
-					      "description", p->description, "limits", limits_json(&p->limits),
-					      "network", p->net == SBX_NET_LOOPBACK ? "loopback" : "none", "seccomp",
-					      p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default");
+			json_t *o = json_pack("{s:s,s:b,s:s,s:o,s:s,s:s,s:b}", "name", name, "default",
+					      strcmp(name, dflt) == 0, "description", p->description, "limits",
+					      limits_json(&p->limits), "network",
+					      p->net == SBX_NET_LOOPBACK ? "loopback" : "none", "seccomp",
+					      p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default", "sessions",
+					      p->sessions != 0);
 			json_array_append_new(arr, o);
 		} else {
 			print_row(p, strcmp(name, dflt) == 0);

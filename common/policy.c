@@ -57,6 +57,7 @@ void sbx_policy_defaults(struct sbx_policy *p)
 	p->n_ro = i;
 	p->net = SBX_NET_NONE;
 	p->seccomp = SBX_SECCOMP_DEFAULT;
+	p->sessions = 1;
 }
 
 /* libinih reads through this so that errors can name the line. */
@@ -258,6 +259,12 @@ static int policy_handler(void *user, const char *section, const char *name, con
 			return split_list(c, name, value, p->ro, SBX_MAX_PATHS, &p->n_ro, true);
 		if (strcmp(name, "rw") == 0)
 			return split_list(c, name, value, p->rw, SBX_MAX_PATHS, &p->n_rw, true);
+		if (strcmp(name, "sessions") == 0) {
+			if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+				return fail(c, "sessions: '%s' is not one of yes, no", value);
+			p->sessions = value[0] == 'y';
+			return 1;
+		}
 		return fail(c, "unknown key '%s' in [%s]", name, section);
 	}
 	if (strcmp(section, "network") == 0) {

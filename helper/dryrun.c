@@ -74,6 +74,7 @@ void dry_run_print(const struct run *r)
 	line("file_size_bytes", "%llu", (unsigned long long)l->file_size_bytes);
 	line("open_files", "%llu", (unsigned long long)l->open_files);
 	line("max_attempts", "%llu", (unsigned long long)l->max_attempts);
+	line("sessions", "%s", p->sessions ? "yes" : "no");
 	line("namespaces", "user mount pid net ipc uts cgroup");
 	line("network", "%s", p->net == SBX_NET_LOOPBACK ? "loopback" : "none");
 	line("seccomp", "%s", p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default");

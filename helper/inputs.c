@@ -96,6 +96,10 @@ int check_work(struct run *r, char *err, size_t errlen)
 
 	if (r->work_fd < 0)
 		return 0;
+	if (!r->policy.sessions) {
+		snprintf(err, errlen, "policy '%s' does not allow sessions (sessions = no)", r->policy.name);
+		return -1;
+	}
 	if (statx(r->work_fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MODE | STATX_UID,
 		  &sx) < 0) {
 		snprintf(err, errlen, "--work-fd: %s", strerror(errno));

@@ -2,7 +2,7 @@
 # Input files (/in), sessions (/work), and the helper's checks of the fds
 # behind them when it is called directly with crafted ones.
 . "$(dirname "$0")/lib.sh"
-plan 53
+plan 55
 POL=$P/etc/sbx/policies.d
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"
@@ -16,6 +16,8 @@ cat > "$POL/tinyin.policy" <<'EOF2'
 groups = sbx
 [limits]
 input_size = 1K
+[filesystem]
+sessions = no
 EOF2
 chmod 644 "$POL/tinyin.policy"
 RO=$X/sbx/sessions/ro
@@ -98,6 +100,10 @@ for p in ("/work/shadow", "/work/rootdir"):
 check "session: symlinks inside resolve in the sandbox, not on the host" [ "$(tr '\n' ' ' < "$T/out")" = "False False " ]
 srun run --session s1 --lang sh -c 'mount -t tmpfs x /work 2>/dev/null && echo mounted; mkdir /work/d && echo made'
 check "session: the payload cannot mount over it, can write" [ "$(cat "$T/out")" = made ]
+
+srun run --json --policy tinyin --session s1 -c 'print("ran")'
+check "policy with sessions = no: a session is refused (125)" sh -c '[ "$1" = 125 ] && grep -q "does not allow sessions" "$2"' _ "$rc" "$T/out"
+check "policy with sessions = no: the refusal is audited" [ "$(audit_field "$(jget id)" end.outcome)" = sandbox_error ]
 
 srun session ls
 check "session ls: lists both with sizes" sh -c 'grep -Eq "^s1 +4 " "$1" && grep -Eq "^s2 +0 " "$1"' _ "$T/out"

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 plan 22
 POL=$P/etc/sbx/policies.d
-printf '[policy]\ndescription = small one\ngroups = sbx\n[limits]\nwall_time = 5s\nmemory = 128M\ninput_size = 1M\n[network]\nmode = loopback\n' > "$POL/small.policy"
+printf '[policy]\ndescription = small one\ngroups = sbx\n[limits]\nwall_time = 5s\nmemory = 128M\ninput_size = 1M\n[network]\nmode = loopback\n[filesystem]\nsessions = no\n' > "$POL/small.policy"
 printf '[policy]\nusers = sbxout\n' > "$POL/others.policy"
 printf '[policy]\nusers = sbxtest\n' > "$POL/mineonly.policy"
 printf '[policy]\ngroups = sbx\n' > "$POL/hidden.policy"
@@ -16,13 +16,13 @@ trap 'rm -rf "$T"; rm -f "$POL/small.policy" "$POL/others.policy" "$POL/mineonly
 sbx_run policies
 check "policies: exit 0" [ "$rc" = 0 ]
 check "policies: the default is listed and marked" grep -Eq '^\*default +30s +30s +512M +64 ' "$T/out"
-check "policies: limits of another policy" grep -Eq '^ small +5s +30s +128M .* 1M .*loopback +default +small one$' "$T/out"
+check "policies: limits of another policy" grep -Eq '^ small +5s +30s +128M .* 1M .*loopback +default +no +small one$' "$T/out"
 check "policies: a policy naming the caller is listed" grep -q '^ mineonly ' "$T/out"
 check "policies: a policy for other users is not" sh -c '! grep -q others "$1"' _ "$T/out"
 check "policies: an unreadable policy is listed as such" grep -q '^ hidden *(unreadable: Permission denied)' "$T/out"
 sbx_run policies --json
 check "policies --json: the default first, with its limits" [ "$(jget 0.name) $(jget 0.default) $(jget 0.limits.memory_bytes)" = "default true 536870912" ]
-check "policies --json: network and input size" [ "$(jget 3.name) $(jget 3.network) $(jget 3.limits.input_bytes)" = "small loopback 1048576" ]
+check "policies --json: network, input size, sessions" [ "$(jget 3.name) $(jget 3.network) $(jget 3.limits.input_bytes) $(jget 3.sessions)" = "small loopback 1048576 false" ]
 run_as sbxout "$SBX" policies >"$T/out" 2>"$T/err"
 check "policies: outside group sbx nothing is usable" sh -c 'grep -q "not in group sbx" "$1" && [ "$(wc -l < "$2")" = 1 ]' _ "$T/err" "$T/out"
 sbx_run policies --bogus

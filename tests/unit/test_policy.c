@@ -224,6 +224,13 @@ static void input_size(void **state)
 	assert_int_equal(p.limits.input_bytes, 1);
 	req.input_bytes = 2;
 	assert_int_equal(sbx_limits_tighten(&p.limits, &req, err, sizeof(err)), -1);
+	/* sessions: yes by default, no when the policy says so */
+	assert_int_equal(parse("[limits]\npids = 3\n", &p), 0);
+	assert_int_equal(p.sessions, 1);
+	assert_int_equal(parse("[filesystem]\nsessions = no\n", &p), 0);
+	assert_int_equal(p.sessions, 0);
+	assert_int_equal(parse("[filesystem]\nsessions = maybe\n", &p), -1);
+	assert_non_null(strstr(err, "t.policy:2: sessions: 'maybe' is not one of yes, no"));
 }
 
 /* group membership for allows(): ctx is a space-separated list */
