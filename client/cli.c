@@ -131,7 +131,7 @@ void cli_usage_run(FILE *out)
 	      "  sbx run --timeout 10s --memory 256M --artifacts out analysis.py\n"
 	      "  echo 'echo hi' | sbx run --lang sh --json -\n"
 	      "  sbx run --fix ./my-fixer --max-attempts 3 --budget 2m --json analysis.py\n"
-	      "  sbx run --input data.csv --session work1 -c 'print(open(\"/in/data.csv\").read())'\n"
+	      "  sbx run --input data.csv --session s1 -c 'print(open(\"/in/data.csv\").read())'\n"
 	      "  sbx run --dry-run --timeout 5s -c pass\n",
 	      out);
 }
