@@ -27,6 +27,9 @@
 #include "helper.h"
 #include "proto.h"
 
+/* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
+#define WALL_GRACE_MS 500
+
 static int64_t now_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -230,7 +233,7 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t errlen)
 {
 	const struct sbx_limits *l = &s->r->limits;
-	uint64_t deadline = start_ms + l->wall_ms, grace = 0;
+	uint64_t deadline = start_ms + l->wall_ms, grace = 0, hard = 0;
 	bool control_open = true, ctl_open = true, sync_open = true;
 
 	for (;;) {
@@ -244,12 +247,23 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 		uint64_t now = mono_ms();
 		int wait = 100;
 
-		if (now >= deadline)
+		if (now >= deadline && hard == 0) {
+			/* Interrupt first, so an interpreter can say where it was
+			 * stuck (Python's KeyboardInterrupt traceback); the kill
+			 * follows WALL_GRACE_MS later whatever the payload does. */
+			if (s->killed_for == NULL)
+				s->killed_for = "wall";
+			kill(s->child, SIGINT);
+			hard = now + WALL_GRACE_MS;
+		}
+		if (hard && now >= hard)
 			kill_sandbox(s, "wall");
 		if (grace && now >= grace)
 			kill_sandbox(s, "signal");
 		if (deadline > now && deadline - now < (uint64_t)wait)
 			wait = (int)(deadline - now);
+		if (hard > now && hard - now < (uint64_t)wait)
+			wait = (int)(hard - now);
 		if (poll(p, 4, wait) < 0 && errno != EINTR)
 			kill_sandbox(s, "poll");
 		if (p[0].revents)

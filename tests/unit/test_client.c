@@ -23,6 +23,7 @@
 
 #include "../../client/artifacts.c"
 #include "../../client/errline.c"
+#include "../../client/errobj.c"
 #include "../../client/fail.c"
 #include "../../client/frames.c"
 #include "../../client/name.c"
@@ -486,6 +487,69 @@ static void test_inputs_memfds(void **state)
 	rmdir(dir);
 }
 
+/* ---- the result's error object ---- */
+
+static json_t *error_of(const char *result_json)
+{
+	json_t *res = json_loads(result_json, 0, NULL);
+	json_t *e;
+
+	assert_non_null(res);
+	assert_int_equal(result_set_error(res), 0);
+	e = json_incref(json_object_get(res, "error"));
+	json_decref(res);
+	return e;
+}
+
+static void test_error_object(void **state)
+{
+	json_t *e;
+
+	(void)state;
+	e = error_of("{\"outcome\": \"ok\", \"error\": null}");
+	assert_true(json_is_null(e));
+	json_decref(e);
+
+	/* a parsed traceback: its type, message, line and text */
+	e = error_of("{\"outcome\": \"error\", \"traceback\": {\"type\": \"ValueError\", \"message\": \"bad\","
+		     " \"line\": 5, \"text\": \"Traceback ...\\nValueError: bad\"}}");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "ValueError");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "bad");
+	assert_int_equal(json_integer_value(json_object_get(e, "line")), 5);
+	assert_string_equal(json_string_value(json_object_get(e, "traceback")), "Traceback ...\nValueError: bad");
+	json_decref(e);
+
+	/* a limit names itself and its value */
+	e = error_of("{\"outcome\": \"timeout\", \"traceback\": null, \"limits\": {\"wall_time_ms\": 2000}}");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "timeout");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "wall-time limit of 2000 ms reached");
+	assert_true(json_is_null(json_object_get(e, "line")));
+	assert_true(json_is_null(json_object_get(e, "traceback")));
+	json_decref(e);
+	e = error_of("{\"outcome\": \"memory_limit\", \"limits\": {\"memory_bytes\": 1048576}}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "memory limit of 1048576 bytes reached");
+	json_decref(e);
+
+	e = error_of("{\"outcome\": \"signal\", \"signal_name\": \"SEGV\"}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "killed by signal SIGSEGV");
+	json_decref(e);
+
+	/* generic fallback: the last non-empty stderr line */
+	e = error_of("{\"outcome\": \"error\", \"traceback\": null, \"stderr\": \"x\\nDied at /code/a.pl line 3.\\n\\n\"}");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "error");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "Died at /code/a.pl line 3.");
+	json_decref(e);
+	e = error_of("{\"outcome\": \"error\", \"stderr\": \"\"}");
+	assert_true(json_is_null(json_object_get(e, "message")));
+	json_decref(e);
+
+	/* the helper's sandbox_error string becomes the message */
+	e = error_of("{\"outcome\": \"sandbox_error\", \"error\": \"cgroup: no space\"}");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "sandbox_error");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "cgroup: no space");
+	json_decref(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_errline),
 		cmocka_unit_test(test_cli_inputs_sessions),
 		cmocka_unit_test(test_inputs_memfds),
+		cmocka_unit_test(test_error_object),
 	};
 
 	return cmocka_run_group_tests_name("client", tests, NULL, NULL);

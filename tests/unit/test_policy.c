@@ -283,6 +283,30 @@ static void config(void **state)
 	assert_non_null(strstr(err, "has no command"));
 }
 
+/* The checkpoint triggers: defaults, 0 (off), and the rejects. */
+static void config_checkpoints(void **state)
+{
+	struct sbx_config c;
+	const char *t = "[sbx]\n";
+
+	(void)state;
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.checkpoint_records, 100);
+	assert_int_equal(c.checkpoint_seconds, 600);
+	t = "[sbx]\ncheckpoint_records = 0\ncheckpoint_seconds = 86400\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.checkpoint_records, 0);
+	assert_int_equal(c.checkpoint_seconds, 86400);
+	t = "[sbx]\ncheckpoint_records = -1\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: checkpoint_records: '-1' is not a whole number"));
+	t = "[sbx]\ncheckpoint_seconds = 10s\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: checkpoint_seconds: '10s'"));
+	t = "[sbx]\ncheckpoint_seconds = 99999999999999999999999\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +314,7 @@ int main(void)
 		cmocka_unit_test(values), cmocka_unit_test(errors_name_file_and_line),
 		cmocka_unit_test(long_line_rejected), cmocka_unit_test(users_alone_restrict), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
 		cmocka_unit_test(config), cmocka_unit_test(input_size), cmocka_unit_test(allows),
+		cmocka_unit_test(config_checkpoints),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
