@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "proto.h"
+
 /* Protocol revisions spoken, newest first. */
 #define MCP_VERSION_NEWEST "2025-11-25"
 #define MCP_VERSION_OLDEST "2025-06-18"
@@ -54,7 +56,7 @@ struct mcp_args {
 	size_t nfiles;
 };
 
-#define MCP_FILES_MAX 64
+#define MCP_FILES_MAX SBX_MAX_INPUTS /* what sbx run --input takes */
 
 /*
  * Check the arguments object of a tools/call against the input schema

@@ -29,7 +29,7 @@ static json_t *input_schema(void)
 	return json_pack(
 		"{s:s, s:{s:{s:s,s:s}, s:{s:s,s:s,s:s}, s:{s:s,s:s}, s:{s:s,s:i,s:f,s:s},"
 		" s:{s:s,s:i,s:{s:s,s:{s:{s:s,s:s,s:s}, s:{s:s,s:s}, s:{s:s,s:[s,s],s:s,s:s}},"
-		"  s:[s,s], s:b}, s:s}, s:{s:s,s:s}},"
+		"  s:[s,s], s:b}, s:s}, s:{s:s,s:s,s:s}},"
 		" s:[s], s:b}",
 		"type", "object", "properties",
 		"code", "type", "string", "description", "The program text (at most 4 MiB).",
@@ -47,9 +47,11 @@ static json_t *input_schema(void)
 		"The file's content: text, or base64 with encoding base64.", "encoding", "type",
 		"string", "enum", "utf-8", "base64", "default", "utf-8", "description",
 		"How content is written.", "required", "name", "content", "additionalProperties", 0,
-		"description", "Input files, put read-only under /in/NAME.",
-		"session", "type", "string", "description",
-		"Session name: runs of one session are linked in the audit log.",
+		"description", "Input files, put read-only under /in/NAME (at most 32, together "
+		"at most the policy's input_size).",
+		"session", "type", "string", "pattern", "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$", "description",
+		"Session name: a directory mounted read-write at /work (the program starts "
+		"there) that persists between calls with the same name.",
 		"required", "code", "additionalProperties", 0);
 }
 
@@ -189,7 +191,7 @@ static int parse_files(json_t *v, struct mcp_args *a, char *err, size_t errlen)
 	if (!json_is_array(v))
 		return fail(err, errlen, "files: not an array of {name, content}");
 	if (json_array_size(v) > MCP_FILES_MAX)
-		return fail(err, errlen, "files: more than 64 files");
+		return fail(err, errlen, "files: more than %d files", MCP_FILES_MAX);
 	a->files = calloc(json_array_size(v) + 1, sizeof(*a->files));
 	if (a->files == NULL)
 		return fail(err, errlen, "files: out of memory");
@@ -240,8 +242,9 @@ static int parse_member(const char *k, json_t *v, struct mcp_args *a, char *err,
 	} else if (strcmp(k, "files") == 0) {
 		return parse_files(v, a, err, errlen);
 	} else if (strcmp(k, "session") == 0) {
-		if (cstr(v) == NULL || cstr(v)[0] == '\0')
-			return fail(err, errlen, "session: not a non-empty string");
+		if (cstr(v) == NULL || !code_name_valid(cstr(v)))
+			return fail(err, errlen, "session: not a session name ([A-Za-z0-9._-], 1-64 "
+				    "characters, not starting with '.')");
 		a->session = json_string_value(v);
 	} else {
 		return fail(err, errlen, "unknown argument '%s' (execute_code takes code, language, "

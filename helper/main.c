@@ -84,6 +84,11 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 		close(out[1]);
 		close(errp[1]);
 		close(s->r->control_fd);
+		/* the inputs stay: the result lists their SHA-256 */
+		if (s->r->work_tree >= 0)
+			close(s->r->work_tree);
+		if (s->r->work_fd >= 0)
+			close(s->r->work_fd);
 		if (drop_to(s->r->sbx_uid, s->r->sbx_gid, err, sizeof(err)) < 0)
 			die("recorder: %s", err);
 		recorder_main(s->r, ctl[1], out[0], errp[0], art[1]);
@@ -403,8 +408,8 @@ static void prepare(struct run *r, int argc, char **argv)
 	reset_oom_score();
 	if (parse_args(argc, argv, r, err, sizeof(err)) < 0)
 		die("%s", err);
-	int keep[] = {r->code_fd, r->result_fd, r->control_fd};
-	keep_fds(keep, 3);
+	int keep[3 + SBX_MAX_INPUTS + 2] = {r->code_fd, r->result_fd, r->control_fd};
+	keep_fds(keep, 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2));
 	if (raise_rlimits(err, sizeof(err)) < 0 || lookup_caller(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	pw = getpwnam("_sbx");
@@ -426,11 +431,14 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->limits = r->policy.limits;
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
-	    read_code(r, err, sizeof(err)) < 0) {
+	    read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
+	    check_work(r, err, sizeof(err)) < 0) {
 		/* never an empty error: an empty one would let the run go ahead */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
-		r->code = strdup("");
-		r->code_len = 0;
+		if (r->code == NULL) {
+			r->code = strdup("");
+			r->code_len = 0;
+		}
 	}
 	if (setgroups(0, NULL) < 0)
 		die("setgroups: %s", strerror(errno));
@@ -460,6 +468,12 @@ int main(int argc, char **argv)
 	s->r = &run;
 	s->pidfd = s->sync = s->outdir = s->art = -1;
 	prepare(&run, argc, argv);
+	if (run.dry_run) {
+		/* nothing runs, so nothing is recorded (sbx-helper(8)) */
+		if (run.error[0])
+			die("%s", run.error);
+		dry_run_print(&run);
+	}
 
 	s->recorder = start_recorder(s, &f.out_w, &f.err_w);
 	if (run.error[0]) {
@@ -491,6 +505,7 @@ int main(int argc, char **argv)
 	close(sv[1]);
 	close(f.out_w);
 	close(f.err_w);
+	close_run_extra_fds(&run); /* the sandbox child has its copies */
 	s->sync = sv[0];
 	if (map_ids(&run, s->child, err, sizeof(err)) < 0 ||
 	    cgroup_attach(s->cg, s->child, err, sizeof(err)) < 0) {

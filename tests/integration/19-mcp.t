@@ -240,22 +240,14 @@ if [ -n "$why" ]; then
 	finish
 fi
 cp "$src/client.mjs" "$cache/client.mjs"
-flags=
-if run_as sbxtest "$SBX" run --help 2>/dev/null | grep -q -- '--input'; then flags="$flags --with-files"; fi
-if run_as sbxtest "$SBX" run --help 2>/dev/null | grep -q -- '--session'; then flags="$flags --with-session"; fi
+flags="--with-files --with-session"
 (cd "$T" && timeout 300 node "$cache/client.mjs" $flags -- setpriv --reuid=sbxtest --regid=sbxtest --init-groups \
-	env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR="$T/tmp" "$SBX" mcp) >"$T/sdk.out" 2>"$T/sdk.err"
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR="$T/tmp" XDG_DATA_HOME="$T/xdg" "$SBX" mcp) >"$T/sdk.out" 2>"$T/sdk.err"
 grep -q FAIL "$T/sdk.out" && diag "$(grep FAIL "$T/sdk.out")"
 [ -s "$T/sdk.err" ] && diag "$(tail -5 "$T/sdk.err")"
 for name in $names; do
 	check "SDK: ${name}" grep -qx "PASS $(echo "$name" | tr _ ' ')" "$T/sdk.out"
 done
-case $flags in
-*--with-files*) check "SDK: files under /in" grep -qx "PASS files" "$T/sdk.out" ;;
-*) skip "sbx run has no --input yet" ;;
-esac
-case $flags in
-*--with-session*) check "SDK: session" grep -qx "PASS session" "$T/sdk.out" ;;
-*) skip "sbx run has no --session yet" ;;
-esac
+check "SDK: files under /in (text and base64)" grep -qx "PASS files" "$T/sdk.out"
+check "SDK: session (/work kept between calls)" grep -qx "PASS session" "$T/sdk.out"
 finish

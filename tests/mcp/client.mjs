@@ -150,8 +150,13 @@ if (flags.has('--with-files')) {
 }
 if (flags.has('--with-session')) {
   await check('session', async () => {
-    const r = await client.callTool({ name: 'execute_code', arguments: { code: 'print(1)', session: 'mcp-test-1' } });
-    if (r.isError || r.structuredContent.session !== 'mcp-test-1') return JSON.stringify(r.structuredContent);
+    // the session directory at /work outlives the call
+    const w = await client.callTool({ name: 'execute_code',
+      arguments: { code: 'open("/work/state.txt", "w").write("kept")', session: 'mcp-test-1' } });
+    if (w.isError || w.structuredContent.session !== 'mcp-test-1') return JSON.stringify(w.structuredContent);
+    const r = await client.callTool({ name: 'execute_code',
+      arguments: { code: 'print(open("/work/state.txt").read())', session: 'mcp-test-1' } });
+    if (r.isError || r.structuredContent.stdout !== 'kept\n') return JSON.stringify(r.content);
   });
 }
 

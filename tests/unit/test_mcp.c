@@ -99,6 +99,8 @@ static void test_args_refused(void **state)
 		{"{\"code\":\"1\",\"policy\":\"../etc\"}", "policy:"},
 		{"{\"code\":\"1\",\"session\":\"\"}", "session:"},
 		{"{\"code\":\"1\",\"session\":7}", "session:"},
+		{"{\"code\":\"1\",\"session\":\"../home\"}", "session:"},
+		{"{\"code\":\"1\",\"session\":\".s\"}", "session:"},
 		{"{\"code\":\"1\",\"rm\":true}", "unknown argument 'rm'"},
 		{"{\"code\":\"1\",\"files\":{}}", "files:"},
 		{"{\"code\":\"1\",\"files\":[\"a\"]}", "files[0]:"},
@@ -147,7 +149,7 @@ static void test_args_too_many_files(void **state)
 		json_array_append_new(files, json_pack("{s:s,s:s}", "name", name, "content", "x"));
 	}
 	assert_int_equal(mcp_args_parse(j, &a, err, sizeof(err)), -1);
-	assert_string_equal(err, "files: more than 64 files");
+	assert_string_equal(err, "files: more than 32 files");
 	json_array_remove(files, 0);
 	assert_int_equal(mcp_args_parse(j, &a, err, sizeof(err)), 0);
 	assert_int_equal(a.nfiles, MCP_FILES_MAX);
