@@ -30,6 +30,7 @@ void sbx_audit_seterr(char *err, size_t errlen, const char *fmt, ...)
 struct sbx_audit {
 	sqlite3 *db;
 	int readonly;
+	int has_fts;      /* writer: table code_fts exists and is kept in step */
 	char path[4096];
 };
 
@@ -50,6 +51,28 @@ static const char schema_sql[] =
 	"CREATE INDEX IF NOT EXISTS records_user ON records(user);"
 	"CREATE TABLE IF NOT EXISTS code(sha256 TEXT PRIMARY KEY, text BLOB NOT NULL);"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', 1);";
+
+/*
+ * Search support (sbx-audit search), added to logs of format 1 without
+ * changing the format: readers of older sbx ignore it, and a log written by
+ * an older recorder gets it the first time a newer writer opens it. The
+ * indexes let search answer from an index instead of scanning records;
+ * code_fts indexes the code table by trigrams for --code-contains. The
+ * recorder keeps code_fts in step itself (triggers are disabled on every
+ * connection, see harden()). Meta "search" records the version applied.
+ */
+#define SEARCH_VERSION "1"
+static const char search_sql[] =
+	"CREATE INDEX IF NOT EXISTS records_uid ON records(uid);"
+	"CREATE INDEX IF NOT EXISTS records_policy ON records(policy);"
+	"CREATE INDEX IF NOT EXISTS records_language ON records(language);"
+	"CREATE INDEX IF NOT EXISTS records_session ON records(session);"
+	"CREATE INDEX IF NOT EXISTS records_code ON records(code_sha256);"
+	"CREATE INDEX IF NOT EXISTS records_outcome ON records(outcome);";
+static const char fts_sql[] =
+	"CREATE VIRTUAL TABLE IF NOT EXISTS code_fts USING fts5(text,"
+	" content='code', content_rowid='rowid', tokenize='trigram case_sensitive 1');"
+	"INSERT INTO code_fts(code_fts) VALUES('rebuild');";
 
 sqlite3 *sbx_audit_db(struct sbx_audit *a)
 {
@@ -158,6 +181,87 @@ static int check_format(struct sbx_audit *a, char *err, size_t errlen)
 	return 0;
 }
 
+static int table_exists(struct sbx_audit *a, const char *name)
+{
+	sqlite3_stmt *st;
+	int found;
+
+	if (sqlite3_prepare_v2(a->db, "SELECT 1 FROM sqlite_master WHERE name = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* Once per log (meta "search"): indexes and the code text index. An
+ * SQLite without FTS5 still gets the indexes; search then scans the code
+ * table instead. Runs in the writer, which has the log locked anyway. */
+static int setup_search(struct sbx_audit *a, char *err, size_t errlen)
+{
+	char v[16];
+	int rc;
+
+	rc = sbx_audit_meta_get(a, "search", v, sizeof(v), err, errlen);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && strcmp(v, SEARCH_VERSION) == 0) {
+		a->has_fts = table_exists(a, "code_fts") == 1;
+		return 0;
+	}
+	if (exec_sql(a, "BEGIN IMMEDIATE", "begin", err, errlen) < 0)
+		return -1;
+	if (exec_sql(a, search_sql, "create search indexes", err, errlen) < 0)
+		goto fail;
+	a->has_fts = sqlite3_exec(a->db, fts_sql, NULL, NULL, NULL) == SQLITE_OK;
+	if (exec_sql(a, "INSERT OR REPLACE INTO meta(key, value) VALUES('search', '"
+		     SEARCH_VERSION "')", "record search version", err, errlen) < 0 ||
+	    exec_sql(a, "COMMIT", "commit", err, errlen) < 0)
+		goto fail;
+	return 0;
+fail:
+	sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+	a->has_fts = 0;
+	return -1;
+}
+
+/*
+ * The query planner needs statistics to choose between the indexes (a
+ * filter matching half the log is better served by a scan). ANALYZE with
+ * a sampling limit takes milliseconds; it runs when the log has doubled
+ * since the last time (meta "analyzed"), so at 1000, 2000, 4000 ... records.
+ * A failure only costs query speed, so it is not an error.
+ */
+static void refresh_stats(struct sbx_audit *a)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0, done = 0;
+	char v[32];
+
+	if (sqlite3_prepare_v2(a->db, "SELECT coalesce(max(seq), 0) FROM records", -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (sbx_audit_meta_get(a, "analyzed", v, sizeof(v), NULL, 0) == 0)
+		done = strtoll(v, NULL, 10);
+	if (n < 1000 || (done > 0 && n < 2 * done))
+		return;
+	if (sqlite3_exec(a->db, "PRAGMA analysis_limit=1000; BEGIN IMMEDIATE; ANALYZE", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+		return;
+	}
+	if (sqlite3_prepare_v2(a->db, "INSERT OR REPLACE INTO meta(key, value) VALUES('analyzed', ?1)",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, n);
+		sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_exec(a->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
 static int setup_writer(struct sbx_audit *a, char *err, size_t errlen)
 {
 	int one = 1, has;
@@ -249,6 +353,11 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 	}
 	if (check_format(a, err, errlen) < 0)
 		goto fail;
+	if (!readonly) {
+		if (setup_search(a, err, errlen) < 0)
+			goto fail;
+		refresh_stats(a);
+	}
 	*out = a;
 	return 0;
 fail:
@@ -468,6 +577,18 @@ static int insert_code(struct sbx_audit *a, const struct sbx_record *rec,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return sql_fail(a, "insert code", err, errlen);
+	if (!a->has_fts || sqlite3_changes(a->db) != 1)
+		return 0;
+	/* New text: index it in the same transaction, so the index never
+	 * lacks a committed code row. */
+	if (sqlite3_prepare_v2(a->db, "INSERT INTO code_fts(rowid, text) VALUES(last_insert_rowid(), ?1)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(a, "index code", err, errlen);
+	sqlite3_bind_blob(st, 1, rec->code_len ? rec->code : "", (int)rec->code_len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(a, "index code", err, errlen);
 	return 0;
 }
 
