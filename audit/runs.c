@@ -113,7 +113,36 @@ static char *fts_phrase(const char *s)
 	return p;
 }
 
-static void filters(struct q *q, const struct run_filter *f, char c, sqlite3 *db, char **phrase)
+/* Code texts that match (at most 65 counted), or 0 on a read error (the
+ * main query then reports it). */
+static int code_matches(sqlite3 *db, const char *sub, const char *phrase, const char *needle)
+{
+	sqlite3_stmt *st;
+	char *sql = NULL;
+	int n = 0, i = 1;
+
+	if (asprintf(&sql, "SELECT count(*) FROM (%s LIMIT 65)", sub) < 0)
+		out_need(NULL);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (phrase)
+			sqlite3_bind_text(st, i++, phrase, -1, SQLITE_STATIC);
+		sqlite3_bind_blob(st, i, needle, (int)strlen(needle), SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	free(sql);
+	return n;
+}
+
+/*
+ * walk: the newest N runs by END with only outcome filters to go by. The
+ * outcome index would find every match and sort them; walking the ENDs
+ * backwards stops after N (outcomes are not rare enough for the index to
+ * win then).
+ */
+static void filters(struct q *q, const struct run_filter *f, char c, int walk,
+		    sqlite3 *db, char **phrase)
 {
 	char sql[160];
 
@@ -136,25 +165,33 @@ static void filters(struct q *q, const struct run_filter *f, char c, sqlite3 *db
 	if (f->code_contains) {
 		/* The trigram index narrows; instr() over the bytes decides, so
 		 * the match is exact and case-sensitive either way. */
-		if (utf8_chars(f->code_contains) >= 3 && has_fts(db)) {
+		int fts = utf8_chars(f->code_contains) >= 3 && has_fts(db);
+		const char *sub = fts ? "SELECT sha256 FROM code WHERE rowid IN (SELECT rowid FROM"
+					" code_fts WHERE code_fts MATCH ?) AND instr(text, ?) > 0"
+				      : "SELECT sha256 FROM code WHERE instr(text, ?) > 0";
+		if (fts)
 			*phrase = fts_phrase(f->code_contains);
-			fprintf(q->m, " AND %c.code_sha256 IN (SELECT sha256 FROM code WHERE rowid IN"
-				" (SELECT rowid FROM code_fts WHERE code_fts MATCH ?) AND instr(text, ?) > 0)", c);
+		/* A few code texts: look their runs up by digest. Many: the
+		 * lookups would cost more than walking the runs ("+" keeps
+		 * SQLite from driving the query from the IN list). */
+		fprintf(q->m, " AND %s%c.code_sha256 IN (%s)",
+			code_matches(db, sub, *phrase, f->code_contains) > 64 ? "+" : "", c, sub);
+		if (fts)
 			q->b[q->nb++] = (struct bind){.s = *phrase, .n = strlen(*phrase)};
-		} else {
-			fprintf(q->m, " AND %c.code_sha256 IN (SELECT sha256 FROM code WHERE instr(text, ?) > 0)", c);
-		}
 		q->b[q->nb++] = (struct bind){.is_blob = 1, .s = f->code_contains,
 					      .n = strlen(f->code_contains)};
 	}
 	if (f->outcome && strcmp(f->outcome, "incomplete") == 0)
-		fprintf(q->m, " AND e.seq IS NULL");
+		/* an anti-join over the (kind, run_id) index, not a walk of every
+		 * START's row */
+		fprintf(q->m, " AND NOT EXISTS (SELECT 1 FROM records x WHERE x.kind = 'end'"
+			" AND x.run_id = s.run_id AND x.seq > s.seq)");
 	else if (f->outcome)
-		add_text(q, "e.outcome = ?", f->outcome);
-	if (f->failed)
-		fprintf(q->m, " AND e.outcome <> 'ok'");
+		add_text(q, walk ? "+e.outcome = ?" : "e.outcome = ?", f->outcome);
+	if (f->failed) /* two ranges of the outcome index; <> would scan */
+		fprintf(q->m, walk ? " AND +e.outcome <> 'ok'" : " AND (e.outcome < 'ok' OR e.outcome > 'ok')");
 	if (f->success)
-		fprintf(q->m, " AND e.outcome = 'ok'");
+		fprintf(q->m, " AND %se.outcome = 'ok'", walk ? "+" : "");
 	if (f->has_since) {
 		add_text(q, "s.time >= ?", f->since);
 		if (c == 'e') /* an END is never before its START: lets e.time's index help */
@@ -188,21 +225,37 @@ int runs_prepare(sqlite3 *db, const char *path, const struct run_filter *f,
 		" %s AS k",
 		c, c, c, c, c, c, c, c, c, c,
 		f->after_end_seq >= 0 ? "e.seq" : by_end ? "coalesce(s.seq, e.seq)" : "s.seq");
+	/* Without statistics good enough to tell a narrow time range from a
+	 * wide one, SQLite prefers walking the table in seq order. A time
+	 * range with no exact-match filter is served best by the time index
+	 * (part of every log since format 1). */
+	/* "+": half the log has each kind; the (kind, run_id) index is for
+	 * the join, not for walking every START (except to find those
+	 * without an END). */
+	/* a limit, and no exact-match filter an index serves better */
+	int walk = by_end && f->after_end_seq < 0 && f->limit > 0 && !f->user && !f->has_uid &&
+		   !f->session && !f->code_sha256[0] && !f->code_contains && !f->has_since;
+	int incomplete = f->outcome && strcmp(f->outcome, "incomplete") == 0;
+	const char *hint = !by_end && (f->has_since || f->has_until) && !f->user && !f->has_uid &&
+			   !f->session && !f->code_sha256[0] && !f->code_contains
+			   ? " INDEXED BY records_time" : "";
 	if (by_end)
 		fprintf(q.m, " FROM records e LEFT JOIN records s ON s.seq = (SELECT max(seq) FROM records"
 			" WHERE run_id = e.run_id AND kind = 'start' AND seq < e.seq)"
-			" WHERE e.kind = 'end'");
+			" WHERE +e.kind = 'end'");
 	else
-		fprintf(q.m, " FROM records s LEFT JOIN records e ON e.seq = (SELECT min(seq) FROM records"
+		fprintf(q.m, " FROM records s%s LEFT JOIN records e ON e.seq = (SELECT min(seq) FROM records"
 			" WHERE run_id = s.run_id AND kind = 'end' AND seq > s.seq)"
-			" WHERE s.kind = 'start'");
-	filters(&q, f, c, db, &phrase);
-	if (f->after_end_seq >= 0)
-		fprintf(q.m, " ORDER BY k");
-	else
-		fprintf(q.m, " ORDER BY k DESC");
-	fprintf(q.m, " LIMIT ?) ORDER BY k");
-	q.b[q.nb++] = (struct bind){.is_int = 1, .i = f->limit == 0 ? -1 : (int64_t)f->limit};
+			" WHERE %ss.kind = 'start'", hint, incomplete ? "" : "+");
+	filters(&q, f, c, walk, db, &phrase);
+	/* The newest N, shown oldest first. Without a limit the inner sort
+	 * would only steer the planner towards a walk in seq order. */
+	if (f->limit == 0) {
+		fprintf(q.m, ") ORDER BY k");
+	} else {
+		fprintf(q.m, " ORDER BY %s DESC LIMIT ?) ORDER BY k", walk ? "e.seq" : "k");
+		q.b[q.nb++] = (struct bind){.is_int = 1, .i = (int64_t)f->limit};
+	}
 	if (fclose(q.m) != 0)
 		out_need(NULL);
 	rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);

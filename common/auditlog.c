@@ -68,7 +68,9 @@ static const char search_sql[] =
 	"CREATE INDEX IF NOT EXISTS records_language ON records(language);"
 	"CREATE INDEX IF NOT EXISTS records_session ON records(session);"
 	"CREATE INDEX IF NOT EXISTS records_code ON records(code_sha256);"
-	"CREATE INDEX IF NOT EXISTS records_outcome ON records(outcome);";
+	"CREATE INDEX IF NOT EXISTS records_outcome ON records(outcome);"
+	/* covers the START<->END join and finds STARTs without an END */
+	"CREATE INDEX IF NOT EXISTS records_kind_run ON records(kind, run_id);";
 static const char fts_sql[] =
 	"CREATE VIRTUAL TABLE IF NOT EXISTS code_fts USING fts5(text,"
 	" content='code', content_rowid='rowid', tokenize='trigram case_sensitive 1');"
@@ -215,8 +217,10 @@ static int setup_search(struct sbx_audit *a, char *err, size_t errlen)
 	if (exec_sql(a, search_sql, "create search indexes", err, errlen) < 0)
 		goto fail;
 	a->has_fts = sqlite3_exec(a->db, fts_sql, NULL, NULL, NULL) == SQLITE_OK;
+	/* new indexes need statistics: let refresh_stats run now */
 	if (exec_sql(a, "INSERT OR REPLACE INTO meta(key, value) VALUES('search', '"
-		     SEARCH_VERSION "')", "record search version", err, errlen) < 0 ||
+		     SEARCH_VERSION "'); DELETE FROM meta WHERE key = 'analyzed'",
+		     "record search version", err, errlen) < 0 ||
 	    exec_sql(a, "COMMIT", "commit", err, errlen) < 0)
 		goto fail;
 	return 0;
