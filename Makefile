@@ -12,7 +12,7 @@ DESTDIR       ?=
 
 CC      ?= cc
 PKGS     = libseccomp libcap sqlite3 libbsd libsodium inih jansson
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) libcrypto)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
@@ -65,8 +65,9 @@ $(B)/sbx-helper: $(HELPER_OBJ) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 $(B)/sbx: $(CLIENT_OBJ) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# Only sbx-audit links libcrypto (audit/fastsha.c); the helper does not.
 $(B)/sbx-audit: $(AUDIT_OBJ) $(B)/libsbx.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(shell pkg-config --libs libcrypto)
 $(B)/audit-bench: $(B)/bench/audit-bench.o $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 

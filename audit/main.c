@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fastsha.h"
 #include "paths.h"
 
 static const struct {
@@ -63,6 +64,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt, rc;
 
+	fastsha_init();
 	opterr = 0;
 	/* "+": stop at the command name; its options are its own. */
 	while ((opt = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {

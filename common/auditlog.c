@@ -296,7 +296,10 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 		   char *err, size_t errlen)
 {
 	struct sbx_audit *a;
-	int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE;
+	/* NOMUTEX: a handle is used by one thread at a time (verify's
+	 * signature threads never touch it); the per-call locking cost 8% of
+	 * a verify. */
+	int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX;
 	int rc;
 
 	*out = NULL;
