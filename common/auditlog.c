@@ -62,15 +62,22 @@ static const char schema_sql[] =
  * connection, see harden()). Meta "search" records the version applied.
  */
 #define SEARCH_VERSION "1"
-static const char search_sql[] =
-	"CREATE INDEX IF NOT EXISTS records_uid ON records(uid);"
-	"CREATE INDEX IF NOT EXISTS records_policy ON records(policy);"
-	"CREATE INDEX IF NOT EXISTS records_language ON records(language);"
-	"CREATE INDEX IF NOT EXISTS records_session ON records(session);"
-	"CREATE INDEX IF NOT EXISTS records_code ON records(code_sha256);"
-	"CREATE INDEX IF NOT EXISTS records_outcome ON records(outcome);"
+static const struct {
+	const char *name, *sql;
+} search_indexes[] = {
+	{"records_uid", "CREATE INDEX IF NOT EXISTS records_uid ON records(uid)"},
+	{"records_policy", "CREATE INDEX IF NOT EXISTS records_policy ON records(policy)"},
+	{"records_language", "CREATE INDEX IF NOT EXISTS records_language ON records(language)"},
+	{"records_session", "CREATE INDEX IF NOT EXISTS records_session ON records(session)"},
+	{"records_code", "CREATE INDEX IF NOT EXISTS records_code ON records(code_sha256)"},
+	{"records_outcome", "CREATE INDEX IF NOT EXISTS records_outcome ON records(outcome)"},
 	/* covers the START<->END join and finds STARTs without an END */
-	"CREATE INDEX IF NOT EXISTS records_kind_run ON records(kind, run_id);";
+	{"records_kind_run", "CREATE INDEX IF NOT EXISTS records_kind_run ON records(kind, run_id)"},
+};
+/* Above this many records, one index per open: each takes about 1.5 s per
+ * million records with the write lock held, and other runs wait for it
+ * (busy timeout 10 s). */
+#define SEARCH_STEP_RECORDS 100000
 static const char fts_sql[] =
 	"CREATE VIRTUAL TABLE IF NOT EXISTS code_fts USING fts5(text,"
 	" content='code', content_rowid='rowid', tokenize='trigram case_sensitive 1');"
@@ -197,37 +204,65 @@ static int table_exists(struct sbx_audit *a, const char *name)
 	return found;
 }
 
-/* Once per log (meta "search"): indexes and the code text index. An
- * SQLite without FTS5 still gets the indexes; search then scans the code
- * table instead. Runs in the writer, which has the log locked anyway. */
-static int setup_search(struct sbx_audit *a, char *err, size_t errlen)
+static int64_t last_seq(struct sbx_audit *a)
 {
-	char v[16];
-	int rc;
+	sqlite3_stmt *st;
+	int64_t n = 0;
 
-	rc = sbx_audit_meta_get(a, "search", v, sizeof(v), err, errlen);
-	if (rc < 0)
-		return -1;
-	if (rc == 0 && strcmp(v, SEARCH_VERSION) == 0) {
-		a->has_fts = table_exists(a, "code_fts") == 1;
+	if (sqlite3_prepare_v2(a->db, "SELECT coalesce(max(seq), 0) FROM records", -1, &st, NULL) != SQLITE_OK)
 		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/*
+ * Until meta "search" says it is done: the indexes, then the code text
+ * index built from the code table. A large log gets one index per open, so
+ * no single run waits long. Failing here costs only search speed (search
+ * works without any of it), so it never refuses the run.
+ */
+static void setup_search(struct sbx_audit *a)
+{
+	int64_t n;
+	size_t i, made = 0;
+	int all = 1;
+	char v[16];
+
+	if (sbx_audit_meta_get(a, "search", v, sizeof(v), NULL, 0) == 0 &&
+	    strcmp(v, SEARCH_VERSION) == 0)
+		goto done;
+	n = last_seq(a);
+	if (sqlite3_exec(a->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		goto done;
+	for (i = 0; i < sizeof(search_indexes) / sizeof(search_indexes[0]); i++) {
+		if (table_exists(a, search_indexes[i].name) == 1)
+			continue;
+		if (made > 0 && n >= SEARCH_STEP_RECORDS) {
+			all = 0;
+			break;
+		}
+		if (sqlite3_exec(a->db, search_indexes[i].sql, NULL, NULL, NULL) != SQLITE_OK)
+			goto fail;
+		made++;
 	}
-	if (exec_sql(a, "BEGIN IMMEDIATE", "begin", err, errlen) < 0)
-		return -1;
-	if (exec_sql(a, search_sql, "create search indexes", err, errlen) < 0)
+	/* An SQLite without FTS5 still gets the indexes; search then scans
+	 * the code table. */
+	if (all && sqlite3_exec(a->db, fts_sql, NULL, NULL, NULL) != SQLITE_OK &&
+	    table_exists(a, "code_fts") == 1)
 		goto fail;
-	a->has_fts = sqlite3_exec(a->db, fts_sql, NULL, NULL, NULL) == SQLITE_OK;
 	/* new indexes need statistics: let refresh_stats run now */
-	if (exec_sql(a, "INSERT OR REPLACE INTO meta(key, value) VALUES('search', '"
-		     SEARCH_VERSION "'); DELETE FROM meta WHERE key = 'analyzed'",
-		     "record search version", err, errlen) < 0 ||
-	    exec_sql(a, "COMMIT", "commit", err, errlen) < 0)
+	if ((made && sqlite3_exec(a->db, "DELETE FROM meta WHERE key = 'analyzed'", NULL, NULL, NULL) != SQLITE_OK) ||
+	    (all && sqlite3_exec(a->db, "INSERT OR REPLACE INTO meta(key, value) VALUES('search', '"
+				 SEARCH_VERSION "')", NULL, NULL, NULL) != SQLITE_OK) ||
+	    sqlite3_exec(a->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
-	return 0;
+	goto done;
 fail:
 	sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
-	a->has_fts = 0;
-	return -1;
+done:
+	a->has_fts = table_exists(a, "code_fts") == 1;
 }
 
 /*
@@ -361,8 +396,7 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 	if (check_format(a, err, errlen) < 0)
 		goto fail;
 	if (!readonly) {
-		if (setup_search(a, err, errlen) < 0)
-			goto fail;
+		setup_search(a);
 		refresh_stats(a);
 	}
 	*out = a;
