@@ -41,9 +41,11 @@ AUDIT_OBJ  = $(AUDIT_SRC:%.c=$(B)/%.o)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit
+# Built with the programs, never installed: bench/audit and the search test use it.
+TOOLS = $(B)/audit-bench
 
 .PHONY: deps all check check-vm check-unit check-setup check-integration install install-files postinst clean bench FORCE
-all: $(PROGS)
+all: $(PROGS) $(TOOLS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
 $(B)/paths.h: FORCE
@@ -64,6 +66,8 @@ $(B)/sbx-helper: $(HELPER_OBJ) $(B)/libsbx.a
 $(B)/sbx: $(CLIENT_OBJ) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 $(B)/sbx-audit: $(AUDIT_OBJ) $(B)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/audit-bench: $(B)/bench/audit-bench.o $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # test_client compiles client/*.c in: rebuild when they change
@@ -142,6 +146,7 @@ rpm:
 
 bench: all
 	bench/startup
+	B=$(B) bench/audit
 
 clean:
 	rm -rf $(B) build-check* build-vm build-man
