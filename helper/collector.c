@@ -19,6 +19,7 @@
 #include <linux/openat2.h>
 
 #include "helper.h"
+#include "testhook.h"
 
 #define MAX_FILES 64
 
@@ -56,6 +57,7 @@ void collector_main(const struct run *r, int outdir, int art)
 
 	if (drop_to(r->uid, r->gid, err, sizeof(err)) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		_exit(1);
+	TEST_HOOK("collector-dropped");
 	dfd = openat(outdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (d == NULL)

@@ -28,6 +28,7 @@
 #include "helper.h"
 #include "paths.h"
 #include "proto.h"
+#include "testhook.h"
 #include "textutil.h"
 #include "traceback.h"
 
@@ -466,6 +467,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 		read_end(&c);
 	}
 	collect_artifacts(&c);
+	TEST_HOOK("recorder-end");
 	if (c.s[1].len > 0)
 		tb = sbx_traceback_parse(c.s[1].buf, c.s[1].len, r->lang_name);
 
