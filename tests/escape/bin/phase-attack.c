@@ -99,7 +99,10 @@ static void attack(const char *phase, pid_t t, const char *role)
 	} else
 		report(phase, t, role, "PTRACE_ATTACH", 0, errno);
 	if (ptrace(PTRACE_SEIZE, t, 0, 0) == 0) {
+		/* a seized tracee must be stopped before it can be let go */
 		report(phase, t, role, "PTRACE_SEIZE", 1, 0);
+		ptrace(PTRACE_INTERRUPT, t, 0, 0);
+		waitpid(t, &st, __WALL);
 		ptrace(PTRACE_DETACH, t, 0, 0);
 	} else
 		report(phase, t, role, "PTRACE_SEIZE", 0, errno);
