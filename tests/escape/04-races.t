@@ -7,7 +7,8 @@
 # directory outside and to /etc, and the code file with a symlink to a
 # root-only file, during whole runs; inside the sandbox a racer that tries
 # to outlive the payload swaps /out entries with symlinks to a host file
-# and to /etc while the run ends and /out is copied out. Nothing may be
+# and to /etc while the run ends (and the caller cannot reach /out from
+# outside to race the copy-out: /proc/PID/root is refused). Nothing may be
 # written, read or mounted outside the intended place.
 #
 # Defence removed -> this test failed (checked by hand, see the report):
@@ -17,7 +18,7 @@
 #     (helper/collector.c) -> /out/static-link is followed: the host
 #     file's content comes back as an artifact
 . "$(dirname "$0")/lib.sh"
-plan 13
+plan 14
 echo "host-secret-$$" > "$T/hostsecret"
 chmod 0644 "$T/hostsecret"
 R=$T/r
@@ -104,6 +105,45 @@ done
 diag "swaps in the sandbox (last run): $(jget stdout)"
 ok $ok3 "/out raced: only the regular file x/y with the sandbox's content comes back, never the host file, /etc or the directory"
 check "the racer did not outlive the run (no cgroup left)" no_cgroups_left
+
+# 4. could the caller race /out during copy-out from outside? Only through
+# the payload's /proc/PID/root, which the kernel refuses: the sandbox's
+# user namespace belongs to root, so the caller has no ptrace access to
+# the payload even with the same uid (commoncap: CAP_SYS_PTRACE in the
+# target's namespace). The racer tries for the whole run anyway.
+cat > "$T/hostrace.py" <<'PY'
+import ctypes, errno, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+end, n, seen = time.time() + 1.0, 0, set()
+while time.time() < end:
+    try:
+        d = os.open("/proc/%s/root/out" % sys.argv[1], os.O_PATH | os.O_DIRECTORY)
+    except OSError as e:
+        seen.add(errno.errorcode[e.errno]); continue
+    seen.add("opened")
+    n += libc.renameat2(d, b"x", d, b"y", 2) == 0
+    n += libc.renameat2(d, b"d", d, b"e", 2) == 0
+    os.close(d)
+print(n, " ".join(sorted(seen)))
+PY
+chmod 644 "$T/hostrace.py"
+rm -rf "$T/art4"
+sbx_run_bg() { run_as sbxtest "$SBX" run --json --artifacts "$T/art4" -c "import os, time
+open('/out/x', 'w').write('sandbox-file')
+os.symlink('$T/hostsecret', '/out/y')
+os.mkdir('/out/d')
+os.symlink('/etc', '/out/e')
+time.sleep(0.6)" > "$T/out" 2>"$T/err"; }
+sbx_run_bg &
+bg=$!
+procs 2 > "$T/procs4.json"
+payload=$(pj "$T/procs4.json" 'max(p["pid"] for p in d["sandbox"])')
+run_as sbxtest python3 "$T/hostrace.py" "$payload" > "$T/hostswaps" 2>&1
+wait $bg
+diag "caller on the payload's /proc/PID/root/out: $(cat "$T/hostswaps"); saved: $(ls -A "$T/art4" 2>/dev/null | tr '\n' ' ')"
+check "the caller cannot reach the sandbox's /out from outside (EACCES), only x comes back" \
+	sh -c 'grep -Eq "^0 EACCES( ENOENT)?$" "$1" && [ "$(ls -A "$2")" = x ] && [ "$(cat "$2/x")" = sandbox-file ]' _ "$T/hostswaps" "$T/art4"
+jget id >> "$T/ids3"
 check "no mount appeared on the host" sh -c 'grep -F "$1" /proc/self/mountinfo | cmp -s - "$2"' _ "$T" "$T/mounts.before"
 check "host unchanged (passwd, shadow, canary, helper)" host_unchanged
 audited3() { while read -r id; do audited "$id" ok || return 1; done < "$T/ids3"; }
