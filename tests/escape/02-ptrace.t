@@ -11,9 +11,10 @@
 # Defence removed -> this test failed (checked by hand, see the report):
 #   sandbox init made dumpable again right after it takes the caller's ids
 #   (prctl(PR_SET_DUMPABLE, 1) after become_caller() in helper/sandbox.c)
-#     -> ALLOWED PTRACE_ATTACH/process_vm_readv/mem at sandbox-caller..seccomp
-#   drop_to() without PR_SET_DUMPABLE 0 plus dumpable 1 in the collector
-#     -> ALLOWED against the collector
+#     -> tests 2 and 4 fail: ptrace, process_vm_readv, /proc/PID/mem...
+#        succeed against the sandbox init from sandbox-caller on
+#   the collector made dumpable (prctl(PR_SET_DUMPABLE, 1) after drop_to()
+#   in helper/collector.c) -> tests 2 and 3 fail: ALLOWED against it
 . "$(dirname "$0")/lib.sh"
 plan 9
 

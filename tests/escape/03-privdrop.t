@@ -9,12 +9,13 @@
 # caller cannot signal it.
 #
 # Defence removed -> this test failed (checked by hand, see the report):
-#   setresuid(0, 0, 0) in prepare() (helper/main.c) removed: the supervisor
-#     keeps the caller as real uid -> "caller cannot signal" fails
+#   setresuid(0, 0, 0)/setresgid in prepare() (helper/main.c) removed: the
+#     supervisor keeps the caller as real uid -> tests 5, 8, 9, 13 fail (the
+#     caller's SIGSTOP/SIGTERM reach the supervisor and end the run)
 #   cap_set_proc(none) in drop_privileges() (helper/sandbox.c) removed
-#     -> CapPrm/CapEff non-zero in the sandbox: fails
+#     -> tests 3 and 4 fail: CapPrm/CapEff non-zero in the sandbox
 #   PR_SET_NO_NEW_PRIVS in drop_to() (helper/util.c) removed
-#     -> recorder NoNewPrivs 0: fails
+#     -> test 7 fails: recorder NoNewPrivs 0
 . "$(dirname "$0")/lib.sh"
 plan 13
 cu=$(id -u sbxtest); cg=$(id -g sbxtest); su=$(id -u _sbx)

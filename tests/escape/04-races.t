@@ -13,10 +13,11 @@
 #
 # Defence removed -> this test failed (checked by hand, see the report):
 #   O_NOFOLLOW dropped from artifact_dir_open() (client/artifacts.c)
-#     -> the static symlink --artifacts is followed: victim gets files
-#   RESOLVE_NO_SYMLINKS and O_NOFOLLOW dropped from the collector's openat2
-#     (helper/collector.c) -> /out/static-link is followed: the host
-#     file's content comes back as an artifact
+#     -> tests 3 and 8 fail: the raced and the static symlink are followed,
+#        files land in the directory outside
+#   O_NOFOLLOW and every RESOLVE_* flag dropped from the collector's openat2
+#     (helper/collector.c) -> test 9 fails: /out symlinks are followed and
+#     the host file's content comes back as an artifact
 . "$(dirname "$0")/lib.sh"
 plan 14
 echo "host-secret-$$" > "$T/hostsecret"

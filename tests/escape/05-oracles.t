@@ -10,9 +10,8 @@
 # answers a question about a path. A refused policy is audited.
 #
 # Defence removed -> this test failed (checked by hand, see the report):
-#   the single policy_refused() message in helper/load.c replaced by the
-#   old two ("not found (PATH)" / "does not allow user") -> the policy
-#   pair differs: fails
+#   the old "policy 'X' not found (PATH)" message restored for a missing
+#   policy in helper/load.c -> tests 6, 7, 8 fail
 . "$(dirname "$0")/lib.sh"
 plan 11
 POL=$P/etc/sbx/policies.d

@@ -12,9 +12,9 @@
 #
 # Defence removed -> this test failed (checked by hand, see the report):
 #   good_name() check in the recorder (helper/recorder.c) removed
-#     -> the name with a newline/escape is saved: "clean names" fails
+#     -> test 8 fails: names with a newline, ESC, invalid UTF-8 are saved
 #   S_ISREG check in the collector (helper/collector.c) removed
-#     -> the fifo and socket come back as artifacts: fails
+#     -> test 6 fails: the fifo comes back as an artifact
 . "$(dirname "$0")/lib.sh"
 plan 18
 echo "host-secret-$$" > "$T/hostsecret"

@@ -8,8 +8,8 @@
 #
 # Defence removed -> this test failed (checked by hand, see the report):
 #   sandbox init left dumpable (prctl(PR_SET_DUMPABLE, 1) after
-#   become_caller() in helper/sandbox.c) -> readlink /proc/1/exe succeeds
-#   and names the helper: "pid 1's exe is not visible" fails
+#   become_caller() in helper/sandbox.c) -> test 6 fails: readlink
+#   /proc/1/exe succeeds and names the helper
 . "$(dirname "$0")/lib.sh"
 plan 9
 POL=$P/etc/sbx/policies.d
