@@ -310,8 +310,15 @@ static void collect_artifacts(struct rec *c)
 		if (n <= 0)
 			break;
 		name[n] = '\0';
-		if (fd < 0)
+		if (fd < 0) {
+			/* the collector's count of files it did not pass on */
+			uint32_t k;
+			if (n == 1 + (int)sizeof(k) && name[0] == '\0') {
+				memcpy(&k, name + 1, sizeof(k));
+				c->skipped_arts += k;
+			}
 			continue;
+		}
 		/* a sealed memfd cannot change after we hash it */
 		if (!good_name(name) || c->n_arts == MAX_ARTIFACTS || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    ((unsigned)fcntl(fd, F_GET_SEALS) & seals) != seals ||
