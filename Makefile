@@ -29,7 +29,7 @@ LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
 
 B = build
 COMMON_SRC = $(wildcard common/*.c)
-HELPER_SRC = $(wildcard helper/*.c)
+HELPER_SRC = $(filter-out helper/testhook.c,$(wildcard helper/*.c))
 CLIENT_SRC = $(wildcard client/*.c)
 AUDIT_SRC  = $(wildcard audit/*.c)
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)
@@ -39,12 +39,18 @@ HELPER_OBJ = $(HELPER_SRC:%.c=$(B)/%.o)
 CLIENT_OBJ = $(CLIENT_SRC:%.c=$(B)/%.o)
 AUDIT_OBJ  = $(AUDIT_SRC:%.c=$(B)/%.o)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+# The escape tests' attacker programs, and a helper with pause points at
+# each privileged phase (helper/testhook.h) built from the same sources
+# with -DSBX_TEST_HOOKS. Neither is installed by `make install`.
+HOOKED_OBJ = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/helper/testhook.o
+ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
+ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
 PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
-.PHONY: deps all check check-vm check-unit check-setup check-integration install install-files postinst clean bench FORCE
+.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape escape-bins install install-files postinst clean bench FORCE
 all: $(PROGS) $(TOOLS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
@@ -63,6 +69,16 @@ $(B)/libsbx.a: $(COMMON_OBJ)
 
 $(B)/sbx-helper: $(HELPER_OBJ) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/hooked/%.o: %.c $(B)/paths.h $(wildcard common/*.h helper/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSBX_TEST_HOOKS -c -o $@ $<
+$(B)/sbx-helper-hooked: $(HOOKED_OBJ) $(B)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/tests/escape/%: tests/escape/bin/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+escape-bins: $(B)/sbx-helper-hooked $(ESCAPE_BIN)
+
 $(B)/sbx: $(CLIENT_OBJ) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 $(B)/sbx-audit: $(AUDIT_OBJ) $(B)/libsbx.a
@@ -87,6 +103,9 @@ check-setup: all
 	$(CHECK_ENV) tests/integration/setup.sh
 check-integration: check-setup
 	$(CHECK_ENV) prove -v tests/integration/*.t
+# Adversarial tests, one script per attack class (tests/escape/*.t).
+check-escape: check-setup
+	$(CHECK_ENV) prove -v tests/escape/*.t
 
 # cgroup v2 in a qemu VM (also part of check, as tests/integration/10-*).
 check-vm: all
@@ -94,7 +113,7 @@ check-vm: all
 
 # Everything, in one prove run (unit tests print TAP through cmocka).
 check: all $(UNIT_BIN) check-setup
-	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t
+	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t tests/escape/*.t
 
 # Man pages name the packages' paths; the installed copies name this build's.
 MAN_SRC = $(wildcard man/*.1 man/*.5 man/*.8)

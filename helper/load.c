@@ -163,6 +163,13 @@ int load_config(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* One answer for "no such policy" and "not yours", so that asking tells a
+ * caller nothing about policies it may not use. */
+static void policy_refused(const struct run *r, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "policy '%s' does not exist or does not allow user %s", r->policy_name, r->user);
+}
+
 int load_policy(struct run *r, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -173,7 +180,7 @@ int load_policy(struct run *r, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "%s/sbx/policies.d/%s.policy", SBX_SYSCONFDIR, r->policy_name);
 	rc = load_file(path, &text, &len, err, errlen);
 	if (rc == -2) {
-		snprintf(err, errlen, "policy '%s' not found (%s)", r->policy_name, path);
+		policy_refused(r, err, errlen);
 		return -1;
 	}
 	if (rc < 0)
@@ -217,7 +224,7 @@ int caller_may_use(const struct run *r, char *err, size_t errlen)
 	}
 	if (sbx_policy_allows(&r->policy, r->user, group_cb, (void *)r))
 		return 0;
-	snprintf(err, errlen, "policy '%s' does not allow user %s", r->policy.name, r->user);
+	policy_refused(r, err, errlen);
 	return -1;
 }
 

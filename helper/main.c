@@ -26,6 +26,7 @@
 
 #include "helper.h"
 #include "proto.h"
+#include "testhook.h"
 
 /* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
 #define WALL_GRACE_MS 500
@@ -91,6 +92,7 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 			close(s->r->work_fd);
 		if (drop_to(s->r->sbx_uid, s->r->sbx_gid, err, sizeof(err)) < 0)
 			die("recorder: %s", err);
+		TEST_HOOK("recorder-dropped");
 		recorder_main(s->r, ctl[1], out[0], errp[0], art[1]);
 	}
 	close(ctl[1]);
@@ -375,6 +377,7 @@ static void start_collector(struct sup *s)
 
 	if (s->outdir < 0)
 		return;
+	TEST_HOOK("supervisor-collect");
 	pid = fork();
 	if (pid == 0) {
 		close(s->ctl);
@@ -465,9 +468,11 @@ int main(int argc, char **argv)
 	int code;
 
 	sanitize_process(argc, argv);
+	TEST_HOOK_INIT();
 	s->r = &run;
 	s->pidfd = s->sync = s->outdir = s->art = -1;
 	prepare(&run, argc, argv);
+	TEST_HOOK("supervisor-prepared");
 	if (run.dry_run) {
 		/* nothing runs, so nothing is recorded (sbx-helper(8)) */
 		if (run.error[0])
@@ -489,6 +494,7 @@ int main(int argc, char **argv)
 
 	if (cgroup_create(&run.conf, run.run_id, &run.limits, &s->cg, err, sizeof(err)) < 0)
 		fail_run(s, err);
+	TEST_HOOK("supervisor-cgroup");
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		fail_run(s, "socketpair failed");
@@ -513,6 +519,7 @@ int main(int argc, char **argv)
 		waitpid(s->child, NULL, 0);
 		fail_run(s, err);
 	}
+	TEST_HOOK("supervisor-mapped");
 	if (write(s->sync, "G", 1) != 1)
 		kill_sandbox(s, "poll");
 	start = mono_ms();

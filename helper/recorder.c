@@ -28,6 +28,7 @@
 #include "helper.h"
 #include "paths.h"
 #include "proto.h"
+#include "testhook.h"
 #include "textutil.h"
 #include "traceback.h"
 
@@ -309,8 +310,15 @@ static void collect_artifacts(struct rec *c)
 		if (n <= 0)
 			break;
 		name[n] = '\0';
-		if (fd < 0)
+		if (fd < 0) {
+			/* the collector's count of files it did not pass on */
+			uint32_t k;
+			if (n == 1 + (int)sizeof(k) && name[0] == '\0') {
+				memcpy(&k, name + 1, sizeof(k));
+				c->skipped_arts += k;
+			}
 			continue;
+		}
 		/* a sealed memfd cannot change after we hash it */
 		if (!good_name(name) || c->n_arts == MAX_ARTIFACTS || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    ((unsigned)fcntl(fd, F_GET_SEALS) & seals) != seals ||
@@ -495,6 +503,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 		read_end(&c);
 	}
 	collect_artifacts(&c);
+	TEST_HOOK("recorder-end");
 	if (c.s[1].len > 0)
 		tb = sbx_traceback_parse(c.s[1].buf, c.s[1].len, r->lang_name);
 

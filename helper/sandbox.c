@@ -27,6 +27,7 @@
 
 #include "helper.h"
 #include "proto.h"
+#include "testhook.h"
 
 static volatile pid_t payload_pid;
 
@@ -226,6 +227,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 			_exit(SBX_EXIT_FAILURE);
 		keep_fds(keep, nk);
 	}
+	TEST_HOOK("sandbox-cloned");
 	if (read(f->sync, &go, 1) != 1 || go != 'G')
 		_exit(SBX_EXIT_FAILURE);
 	/* Take the caller's ids now: files we create on the sandbox's tmpfs
@@ -233,6 +235,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	 * Capabilities in the namespace are kept for the set-up below. */
 	if (become_caller(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
+	TEST_HOOK("sandbox-caller");
 	/* The id change cleared PR_SET_PDEATHSIG (prctl(2)); set it again and
 	 * make sure the supervisor did not die in between. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -257,6 +260,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 		for (size_t i = 0; i < n; i++)
 			close(fds[i]);
 	}
+	TEST_HOOK("sandbox-mounted");
 	if (r->policy.net == SBX_NET_LOOPBACK && loopback_up(err, sizeof(err)) < 0)
 		fail(f->sync, err);
 	/* The supervisor keeps /out's tmpfs alive through this fd and hands it
@@ -269,6 +273,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	close(outdir);
 	if (drop_privileges(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
+	TEST_HOOK("sandbox-dropped");
 	/* cleared again by the credential change (PR_SET_PDEATHSIG in prctl(2)) */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (supervisor_gone(f->sync))
@@ -276,6 +281,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	setsid();
 	if (install_seccomp(&r->policy, err, sizeof(err)) < 0)
 		fail(f->sync, err);
+	TEST_HOOK("sandbox-seccomp");
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = forward;
