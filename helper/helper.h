@@ -93,6 +93,16 @@ int caller_may_use(const struct run *r, char *err, size_t errlen);
 int read_code(struct run *r, char *err, size_t errlen);
 int lookup_caller(struct run *r, char *err, size_t errlen);
 
+/* load.c: open a root-owned file not writable by others, walking from "/"
+ * without following symlinks. fd, -1 (err set), -2 missing (err set). */
+int open_trusted(const char *path, char *err, size_t errlen);
+
+/* cgplace.c: the directory under which run cgroups go, and whether it is
+ * cgroup v2. -1 with one actionable line in err when there is none. */
+int cgroup_place(const struct sbx_config *c, char *root, size_t len, bool *v2, char *err, size_t errlen);
+const char *cgroup_marker_path(void);
+const char *cgroup_fix_hint(void);
+
 /* cgroup.c */
 struct cgroup;
 int cgroup_create(const struct sbx_config *c, const char *run_id, const struct sbx_limits *l,

@@ -43,7 +43,7 @@ static int dir_ok(int fd, const char *path, bool last, char *err, size_t errlen)
  * symlinks, so no component can be swapped under us. Returns an fd, -1 with
  * err set, or -2 if the file does not exist (err set too).
  */
-static int open_trusted(const char *path, char *err, size_t errlen)
+int open_trusted(const char *path, char *err, size_t errlen)
 {
 	char buf[PATH_MAX], sofar[PATH_MAX] = "";
 	char *comp, *next, *save = NULL;
