@@ -71,7 +71,10 @@ struct run_end {
 	char limit[16];
 	uint64_t wall_ms, cpu_ms, memory_peak_bytes, pids_peak;
 	char error[HELPER_ERR_LEN];
+	uint8_t disk_full;        /* DISK_FULL_* bits: tmpfs left full at the payload's exit */
 };
+#define DISK_FULL_TMP 1u
+#define DISK_FULL_OUT 2u
 #define RUN_END_MAGIC 0x53425845u
 
 /* recorder -> supervisor messages (one byte each on the control socket) */

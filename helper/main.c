@@ -16,10 +16,12 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <linux/sched.h>
 #include <bsd/string.h>
 #include <sodium.h>
@@ -47,7 +49,7 @@ struct sup {
 	pid_t recorder;
 	struct cgroup *cg;
 	pid_t child;
-	int pidfd, sync, outdir;
+	int pidfd, sync, outdir, tmpdir; /* outdir, tmpdir: O_PATH fds of the sandbox's /out and /tmp */
 	struct run_end end;
 	bool have_status;
 	int status;
@@ -211,6 +213,10 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 		s->outdir = fd;
 		return true;
 	}
+	if (buf[0] == 'T' && fd >= 0 && s->tmpdir < 0) {
+		s->tmpdir = fd;
+		return true;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (buf[0] == 'X' && n == 1 + (int)sizeof(int)) {
@@ -350,6 +356,33 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 	return code;
 }
 
+/* Which of the size-capped tmpfs mounts /tmp and /out the sandbox left
+ * without a free block or inode: the program met ENOSPC there (or stopped
+ * just short of it). Read once every sandboxed process is dead, through
+ * the O_PATH fds the sandbox init passed before the payload started, so
+ * a killed run is covered too. A full mount does not end the run: the
+ * program sees ENOSPC and its outcome stays its own. When no other limit
+ * fired, the limit field (result JSON and the audit END record) names the
+ * cap it ran into. */
+static void note_disk_full(struct sup *s)
+{
+	static const char *const names[] = {"", "tmp_size", "out_size", "tmp+out_size"};
+	const int fds[] = {s->tmpdir, s->outdir};
+	const uint8_t bits[] = {DISK_FULL_TMP, DISK_FULL_OUT};
+	struct run_end *e = &s->end;
+	struct statfs sf;
+
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0 && fstatfs(fds[i], &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
+		    (sf.f_bavail == 0 || sf.f_ffree == 0))
+			e->disk_full |= bits[i];
+	if (s->tmpdir >= 0)
+		close(s->tmpdir);
+	s->tmpdir = -1;
+	if (e->limit[0] == '\0' && e->disk_full)
+		strlcpy(e->limit, names[e->disk_full & 3], sizeof(e->limit));
+}
+
 static void start_collector(struct sup *s)
 {
 	pid_t pid;
@@ -444,7 +477,7 @@ int main(int argc, char **argv)
 
 	sanitize_process(argc, argv);
 	s->r = &run;
-	s->pidfd = s->sync = s->outdir = s->art = -1;
+	s->pidfd = s->sync = s->outdir = s->tmpdir = s->art = -1;
 	prepare(&run, argc, argv);
 
 	s->recorder = start_recorder(s, &f.out_w, &f.err_w);
@@ -497,6 +530,7 @@ int main(int argc, char **argv)
 	s->end.wall_ms = mono_ms() - start;
 	cgroup_usage(s->cg, &u);
 	code = classify(s, &u, err);
+	note_disk_full(s);
 	s->end.cpu_ms = u.cpu_ms;
 	s->end.memory_peak_bytes = u.memory_peak_bytes;
 	s->end.pids_peak = u.pids_peak;
