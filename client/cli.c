@@ -19,6 +19,7 @@
 void cli_usage(FILE *out)
 {
 	fputs("Usage: sbx run [OPTIONS] (-c CODE | FILE | -)\n"
+	      "       sbx doctor [--json]\n"
 	      "       sbx --help | --version\n"
 	      "\n"
 	      "Run untrusted code (typically model-written) in a sandbox: no network,\n"
@@ -28,6 +29,8 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "Commands:\n"
 	      "  run        run code once; see `sbx run --help`\n"
+	      "  doctor     check that this host and install can run sandboxes, and\n"
+	      "             say how to fix what is wrong; see `sbx doctor --help`\n"
 	      "\n"
 	      "Options:\n"
 	      "  -h, --help     show this help\n"

@@ -90,6 +90,7 @@ int raise_rlimits(char *err, size_t errlen);
 int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen);
 
 /* load.c */
+int load_sbx_conf(struct sbx_config *conf, char *err, size_t errlen); /* sbx.conf only */
 int load_config(struct run *r, char *err, size_t errlen);
 int load_policy(struct run *r, char *err, size_t errlen);
 int caller_may_use(const struct run *r, char *err, size_t errlen);
@@ -117,6 +118,11 @@ struct cgroup_usage {
 int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u);
 void cgroup_kill(struct cgroup *cg);
 int cgroup_destroy(struct cgroup *cg);
+
+/* check.c: `sbx-helper --check`: print the root-side facts of this host
+ * and install, one "ok: NAME: ..." or "problem: NAME: ...; fix: ..." line
+ * each, and exit 0 (all ok) or 1. Runs no payload. */
+_Noreturn void check_main(void);
 
 /* sandbox.c: runs in the cloned child, never returns. */
 struct sandbox_fds {

@@ -476,6 +476,11 @@ int main(int argc, char **argv)
 	int code;
 
 	sanitize_process(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "--check") == 0) {
+		if (argc != 2)
+			die("usage: sbx-helper --check (no other argument)");
+		check_main();
+	}
 	s->r = &run;
 	s->pidfd = s->sync = s->outdir = s->tmpdir = s->art = -1;
 	prepare(&run, argc, argv);
