@@ -138,11 +138,11 @@ static void check_cgroup(void)
 		return;
 	}
 	if (v2)
-		ok("cgroup-subtree", "v2: run cgroups with memory, pids and cpu limits can be created under %s/sbx%s",
-		   root, conf.cgroup_root[0] ? " (cgroup_root in sbx.conf)" : "");
+		ok("cgroup-subtree", "v2: run cgroups with memory, pids and cpu limits can be created under %s/sbx%s "
+		   "(probe run-%s created and removed)", root, conf.cgroup_root[0] ? " (cgroup_root in sbx.conf)" : "", id);
 	else
-		ok("cgroup-subtree", "v1: run cgroups can be created in the sbx/ subtrees of %s/{memory,pids,cpu,cpuacct}",
-		   root);
+		ok("cgroup-subtree", "v1: run cgroups can be created in the sbx/ subtrees of %s/{memory,pids,cpu,cpuacct} "
+		   "(probe run-%s created and removed)", root, id);
 }
 
 /* The namespaces a run's clone asks for, created here as root the same way. */
