@@ -49,6 +49,7 @@ struct sup {
 	pid_t recorder;
 	struct cgroup *cg;
 	pid_t child;
+	int pipe_w[2];       /* write ends of the payload's stdout/stderr pipes, until the sandbox has them */
 	int pidfd, sync, outdir, tmpdir; /* outdir, tmpdir: O_PATH fds of the sandbox's /out and /tmp */
 	struct run_end end;
 	bool have_status;
@@ -157,6 +158,13 @@ static _Noreturn void finish(struct sup *s, int code)
 
 static _Noreturn void fail_run(struct sup *s, const char *msg)
 {
+	/* the recorder reads the payload's output pipes to their end before
+	 * it takes the END record: our write ends must go first */
+	for (int i = 0; i < 2; i++)
+		if (s->pipe_w[i] >= 0) {
+			close(s->pipe_w[i]);
+			s->pipe_w[i] = -1;
+		}
 	if (s->cg) {
 		cgroup_kill(s->cg);
 		cgroup_destroy(s->cg);
@@ -483,14 +491,14 @@ int main(int argc, char **argv)
 	}
 	s->r = &run;
 	s->pidfd = s->sync = s->outdir = s->tmpdir = s->art = -1;
+	s->pipe_w[0] = s->pipe_w[1] = -1;
 	prepare(&run, argc, argv);
 
 	s->recorder = start_recorder(s, &f.out_w, &f.err_w);
-	if (run.error[0]) {
-		close(f.out_w);
-		close(f.err_w);
+	s->pipe_w[0] = f.out_w;
+	s->pipe_w[1] = f.err_w;
+	if (run.error[0])
 		fail_run(s, run.error);
-	}
 	int verdict = await_start(s);
 	if (verdict == REC_START_FAIL)
 		_exit(SBX_EXIT_FAILURE); /* the recorder said why, in one line */
@@ -515,6 +523,7 @@ int main(int argc, char **argv)
 	close(sv[1]);
 	close(f.out_w);
 	close(f.err_w);
+	s->pipe_w[0] = s->pipe_w[1] = -1;
 	s->sync = sv[0];
 	if (map_ids(&run, s->child, err, sizeof(err)) < 0 ||
 	    cgroup_attach(s->cg, s->child, err, sizeof(err)) < 0) {

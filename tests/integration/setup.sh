@@ -10,7 +10,7 @@ prefix=${SBX_CHECK_PREFIX:?}
 rm -rf "$prefix"
 install -d -m 0755 "$prefix"
 make -C "$src" --no-print-directory -s B="build-check-$(basename "$prefix")" PREFIX="$prefix" SYSCONFDIR="$prefix/etc" \
-	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" ${SBX_MAKEFLAGS:-} install >/dev/null
+	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" RUNSTATEDIR="$prefix/run" ${SBX_MAKEFLAGS:-} install >/dev/null
 
 # sbxtest: in group sbx (may run code); sbxout: not in group sbx.
 for u in sbxtest sbxout; do
