@@ -68,7 +68,7 @@ check "no forged marker led to a run cgroup" [ $? != 0 ]
 # not delegated: a cgroup with a process in it cannot enable controllers
 # for children (cgroup v2 "no internal processes")
 mkdir -p $CG/busy
-sh -c "echo \$\$ > $CG/busy/cgroup.procs; exec sleep 600" &
+sh -c "echo \$\$ > $CG/busy/cgroup.procs; exec sleep 600" </dev/null >/dev/null 2>&1 &
 busy=$!
 sleep 0.2
 echo $CG/busy > $M
@@ -82,7 +82,8 @@ rm -f $M
 echo "+memory +pids +cpu" > $CG/cgroup.subtree_control
 mkdir -p $SVC
 echo "+memory +pids +cpu" > $CG/system.slice/cgroup.subtree_control
-sh -c "echo \$\$ > $SVC/cgroup.procs; exec /usr/libexec/sbx/sbx-cgroup-keeper /run/sbx" &
+# (its output must not hold the TAP pipe open)
+sh -c "echo \$\$ > $SVC/cgroup.procs; exec /usr/libexec/sbx/sbx-cgroup-keeper /run/sbx" </dev/null >/dev/null 2>&1 &
 keeper=$!
 for i in 1 2 3 4 5 6 7 8 9 10; do [ -e $M ] && break; sleep 0.2; done
 check "keeper: names its cgroup in $M" [ "$(cat $M 2>/dev/null)" = "$SVC" ]
