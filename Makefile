@@ -103,7 +103,7 @@ man: $(MAN_OUT)
 $(B)/man/%: man/% $(B)/paths.h
 	@mkdir -p $(dir $@)
 	sed -e 's|/usr/libexec/sbx|$(LIBEXECDIR)/sbx|g' -e 's|/etc/sbx|$(SYSCONFDIR)/sbx|g' \
-	    -e 's|/var/lib/sbx|$(LOCALSTATEDIR)/lib/sbx|g' $< > $@
+	    -e 's|/var/lib/sbx|$(LOCALSTATEDIR)/lib/sbx|g' -e 's|/run/sbx/|$(RUNSTATEDIR)/sbx/|g' $< > $@
 
 install-man: man
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
