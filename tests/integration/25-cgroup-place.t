@@ -5,7 +5,7 @@
 # is wrong fails the run quickly with one line naming it, still audited.
 # (The v2 side, marker attacks included, is tests/vm/delegation.t.)
 . "$(dirname "$0")/lib.sh"
-plan 10
+plan 13
 CONF=$P/etc/sbx/sbx.conf
 cp "$CONF" "$T/sbx.conf.orig"
 trap 'cp "$T/sbx.conf.orig" "$CONF"; rm -rf "$P/run" "$T"' EXIT
@@ -45,4 +45,19 @@ check "cgroup_root without v1 hierarchies: one line naming the missing one" \
 run_as sbxtest "$SBX" doctor >"$T/out" 2>&1
 check "sbx doctor reports the broken cgroup_root with a fix" \
 	grep -q "^problem: cgroup-subtree: cgroup: no memory hierarchy at $T/cg/memory.*; fix: set cgroup_root in " "$T/out"
+
+# the unit make install puts in UNITDIR, with the install's own paths
+U=$P/lib/systemd/system/sbx-cgroup.service
+check "sbx-cgroup.service installed: Delegate=yes, the install's keeper and run directory" \
+	sh -c "grep -qx 'Delegate=yes' '$U' && grep -qx 'ExecStart=$P/libexec/sbx/sbx-cgroup-keeper $P/run/sbx' '$U'"
+if command -v systemd-analyze >/dev/null; then
+	timeout 30 systemd-analyze verify --man=no "$U" >"$T/verify" 2>&1; vrc=$?
+	diag "$(cat "$T/verify")"
+	check "systemd-analyze verify accepts the unit" [ "$vrc" = 0 ]
+else
+	ok 0 "# SKIP systemd-analyze missing"
+fi
+"$P/libexec/sbx/sbx-cgroup-keeper" "$T/run" >"$T/out" 2>&1
+check "the keeper on a host without cgroup v2: exits 1 saying so, writes no marker" \
+	sh -c "[ $? = 1 ] && grep -q 'is not cgroup v2; sbx uses the v1 hierarchies here' '$T/out' && [ ! -e '$T/run' ]"
 finish
