@@ -191,19 +191,6 @@ int load_policy(struct run *r, char *err, size_t errlen)
 	return rc;
 }
 
-static bool in_list(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	const char *p = list;
-
-	while ((p = strstr(p, word)) != NULL) {
-		if ((p == list || p[-1] == ' ' || p[-1] == '\t') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\t'))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 static bool caller_in_group(const struct run *r, gid_t g)
 {
 	gid_t groups[NGROUPS_MAX];
@@ -217,10 +204,15 @@ static bool caller_in_group(const struct run *r, gid_t g)
 	return false;
 }
 
+static int group_cb(const char *name, void *ctx)
+{
+	struct group *gr = getgrnam(name);
+
+	return gr != NULL && caller_in_group(ctx, gr->gr_gid);
+}
+
 int caller_may_use(const struct run *r, char *err, size_t errlen)
 {
-	char buf[sizeof(r->policy.groups)];
-	char *tok, *save = NULL;
 	struct group *gr;
 
 	/* The install mode (4754 root:sbx) already limits who can run us;
@@ -230,20 +222,8 @@ int caller_may_use(const struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "user %s is not in group sbx", r->user);
 		return -1;
 	}
-	if (r->policy.users[0] != '\0' && in_list(r->policy.users, r->user))
+	if (sbx_policy_allows(&r->policy, r->user, group_cb, (void *)r))
 		return 0;
-	if (r->policy.groups[0] == '\0') {
-		if (r->policy.users[0] == '\0')
-			return 0;
-		snprintf(err, errlen, "policy '%s' does not allow user %s", r->policy.name, r->user);
-		return -1;
-	}
-	strlcpy(buf, r->policy.groups, sizeof(buf));
-	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		gr = getgrnam(tok);
-		if (gr != NULL && caller_in_group(r, gr->gr_gid))
-			return 0;
-	}
 	snprintf(err, errlen, "policy '%s' does not allow user %s", r->policy.name, r->user);
 	return -1;
 }

@@ -29,6 +29,9 @@
 #include "helper.h"
 #include "proto.h"
 
+/* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
+#define WALL_GRACE_MS 500
+
 static int64_t now_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -84,6 +87,11 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 		close(out[1]);
 		close(errp[1]);
 		close(s->r->control_fd);
+		/* the inputs stay: the result lists their SHA-256 */
+		if (s->r->work_tree >= 0)
+			close(s->r->work_tree);
+		if (s->r->work_fd >= 0)
+			close(s->r->work_fd);
 		if (drop_to(s->r->sbx_uid, s->r->sbx_gid, err, sizeof(err)) < 0)
 			die("recorder: %s", err);
 		recorder_main(s->r, ctl[1], out[0], errp[0], art[1]);
@@ -239,7 +247,7 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t errlen)
 {
 	const struct sbx_limits *l = &s->r->limits;
-	uint64_t deadline = start_ms + l->wall_ms, grace = 0;
+	uint64_t deadline = start_ms + l->wall_ms, grace = 0, hard = 0;
 	bool control_open = true, ctl_open = true, sync_open = true;
 
 	for (;;) {
@@ -253,12 +261,23 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 		uint64_t now = mono_ms();
 		int wait = 100;
 
-		if (now >= deadline)
+		if (now >= deadline && hard == 0) {
+			/* Interrupt first, so an interpreter can say where it was
+			 * stuck (Python's KeyboardInterrupt traceback); the kill
+			 * follows WALL_GRACE_MS later whatever the payload does. */
+			if (s->killed_for == NULL)
+				s->killed_for = "wall";
+			kill(s->child, SIGINT);
+			hard = now + WALL_GRACE_MS;
+		}
+		if (hard && now >= hard)
 			kill_sandbox(s, "wall");
 		if (grace && now >= grace)
 			kill_sandbox(s, "signal");
 		if (deadline > now && deadline - now < (uint64_t)wait)
 			wait = (int)(deadline - now);
+		if (hard > now && hard - now < (uint64_t)wait)
+			wait = (int)(hard - now);
 		if (poll(p, 4, wait) < 0 && errno != EINTR)
 			kill_sandbox(s, "poll");
 		if (p[0].revents)
@@ -430,8 +449,8 @@ static void prepare(struct run *r, int argc, char **argv)
 	reset_oom_score();
 	if (parse_args(argc, argv, r, err, sizeof(err)) < 0)
 		die("%s", err);
-	int keep[] = {r->code_fd, r->result_fd, r->control_fd};
-	keep_fds(keep, 3);
+	int keep[3 + SBX_MAX_INPUTS + 2] = {r->code_fd, r->result_fd, r->control_fd};
+	keep_fds(keep, 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2));
 	if (raise_rlimits(err, sizeof(err)) < 0 || lookup_caller(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	pw = getpwnam("_sbx");
@@ -453,11 +472,14 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->limits = r->policy.limits;
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
-	    read_code(r, err, sizeof(err)) < 0) {
+	    read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
+	    check_work(r, err, sizeof(err)) < 0) {
 		/* never an empty error: an empty one would let the run go ahead */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
-		r->code = strdup("");
-		r->code_len = 0;
+		if (r->code == NULL) {
+			r->code = strdup("");
+			r->code_len = 0;
+		}
 	}
 	if (setgroups(0, NULL) < 0)
 		die("setgroups: %s", strerror(errno));
@@ -493,6 +515,12 @@ int main(int argc, char **argv)
 	s->pidfd = s->sync = s->outdir = s->tmpdir = s->art = -1;
 	s->pipe_w[0] = s->pipe_w[1] = -1;
 	prepare(&run, argc, argv);
+	if (run.dry_run) {
+		/* nothing runs, so nothing is recorded (sbx-helper(8)) */
+		if (run.error[0])
+			die("%s", run.error);
+		dry_run_print(&run);
+	}
 
 	s->recorder = start_recorder(s, &f.out_w, &f.err_w);
 	s->pipe_w[0] = f.out_w;
@@ -524,6 +552,7 @@ int main(int argc, char **argv)
 	close(f.out_w);
 	close(f.err_w);
 	s->pipe_w[0] = s->pipe_w[1] = -1;
+	close_run_extra_fds(&run); /* the sandbox child has its copies */
 	s->sync = sv[0];
 	if (map_ids(&run, s->child, err, sizeof(err)) < 0 ||
 	    cgroup_attach(s->cg, s->child, err, sizeof(err)) < 0) {

@@ -161,7 +161,8 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 	for (i = 0; i < r->policy.n_env; i++)
 		envp[i] = (char *)r->policy.env[i];
 	envp[i] = NULL;
-	if (chdir("/tmp") < 0)
+	/* a session's files are where the payload starts */
+	if (chdir(r->work_tree >= 0 ? "/work" : "/tmp") < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
 	execve(r->argv[0], r->argv, envp);
 	dprintf(2, "sbx: cannot execute %s: %s\n", r->argv[0], strerror(errno));
@@ -218,11 +219,12 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	/* nothing of the caller's (terminal included) reaches the sandbox */
 	{
-		int keep[] = {f->sync, f->out_w, f->err_w};
+		int keep[3 + SBX_MAX_INPUTS + 2] = {f->sync, f->out_w, f->err_w};
+		size_t nk = 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2);
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
 			_exit(SBX_EXIT_FAILURE);
-		keep_fds(keep, 3);
+		keep_fds(keep, nk);
 	}
 	if (read(f->sync, &go, 1) != 1 || go != 'G')
 		_exit(SBX_EXIT_FAILURE);
@@ -247,6 +249,14 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	}
 	if (setup_mounts(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
+	{
+		/* copied to /in, moved to /work; r->work_tree stays as the marker
+		 * that /work exists */
+		int fds[SBX_MAX_INPUTS + 2];
+		size_t n = run_extra_fds(r, fds, SBX_MAX_INPUTS + 2);
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+	}
 	if (r->policy.net == SBX_NET_LOOPBACK && loopback_up(err, sizeof(err)) < 0)
 		fail(f->sync, err);
 	/* The supervisor keeps /out's tmpfs alive through this fd and hands it

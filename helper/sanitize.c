@@ -84,10 +84,10 @@ static int cmp_int(const void *a, const void *b)
 /* Close every fd but 0-2 and the ones named on the command line. */
 void keep_fds(const int *fds, size_t n)
 {
-	int sorted[8];
+	int sorted[48];
 	unsigned int next = 3;
 
-	if (n > 8)
+	if (n > 48)
 		die("too many fds to keep");
 	memcpy(sorted, fds, n * sizeof(int));
 	qsort(sorted, n, sizeof(int), cmp_int);
