@@ -33,7 +33,7 @@ start=$(date +%s)
 sbx_run run --json --lang sh -c 'echo hi'
 check "cgroup_root that does not exist: 125 at once" sh -c "[ $rc = 125 ] && [ $(( $(date +%s) - start )) -lt 10 ]"
 check "cgroup_root that does not exist: the error names it" \
-	[ "$(jget error)" = "cgroup: cgroup_root /nonexistent/cg (sbx.conf): No such file or directory" ]
+	[ "$(jget error.message)" = "cgroup: cgroup_root /nonexistent/cg (sbx.conf): No such file or directory" ]
 check "cgroup_root that does not exist: the attempt is audited (END sandbox_error)" \
 	[ "$(audit_field "$(jget id)" end.outcome)" = sandbox_error ]
 
