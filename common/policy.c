@@ -57,7 +57,9 @@ void sbx_policy_defaults(struct sbx_policy *p)
 	p->n_ro = i;
 	p->net = SBX_NET_NONE;
 	p->seccomp = SBX_SECCOMP_DEFAULT;
-	p->sessions = 1;
+	/* a writable host directory only where a policy says so (DESIGN.md:
+	 * nothing writable but /tmp, /out and what the policy allows) */
+	p->sessions = 0;
 }
 
 /* libinih reads through this so that errors can name the line. */

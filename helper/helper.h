@@ -109,6 +109,9 @@ int load_config(struct run *r, char *err, size_t errlen);
 int load_policy(struct run *r, char *err, size_t errlen);
 int caller_may_use(const struct run *r, char *err, size_t errlen);
 int read_code(struct run *r, char *err, size_t errlen);
+/* Replace the control fd with our own non-blocking description of its pipe
+ * (load.c says why); -1 with err if it is not a pipe. */
+int own_control_fd(struct run *r, char *err, size_t errlen);
 int lookup_caller(struct run *r, char *err, size_t errlen);
 
 /* load.c: open a root-owned file not writable by others, walking from "/"

@@ -267,6 +267,37 @@ int lookup_caller(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The control pipe is the caller's: through /proc/PID/fd it can open a
+ * second description of the pipe and read the byte poll(2) announced before
+ * we do. A blocking read(2) would then hold the supervisor, and with it the
+ * wall, CPU and output limits it enforces, for as long as the caller likes.
+ * Our own non-blocking description of the same pipe is one nobody else can
+ * make blocking (open(2) on /proc/self/fd of a pipe gives a new one).
+ */
+int own_control_fd(struct run *r, char *err, size_t errlen)
+{
+	char path[64];
+	struct stat st;
+	int fd, fdflags;
+
+	if (fstat(r->control_fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
+		snprintf(err, errlen, "--control-fd: not a pipe");
+		return -1;
+	}
+	fdflags = fcntl(r->control_fd, F_GETFD);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->control_fd);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fdflags < 0 || dup3(fd, r->control_fd, fdflags & FD_CLOEXEC ? O_CLOEXEC : 0) < 0) {
+		snprintf(err, errlen, "--control-fd: cannot reopen: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 int read_code(struct run *r, char *err, size_t errlen)
 {
 	struct stat st;

@@ -289,7 +289,9 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 		if (p[2].revents) {
 			char c;
 			ssize_t n = read(s->r->control_fd, &c, 1);
-			if (n <= 0) {
+			if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+				/* another reader of the caller's took it: nothing to do */
+			} else if (n <= 0) {
 				/* the client is gone: nobody wants this run any more */
 				control_open = false;
 				kill_sandbox(s, "client");
@@ -476,7 +478,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
 	    read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
-	    check_work(r, err, sizeof(err)) < 0) {
+	    check_work(r, err, sizeof(err)) < 0 || own_control_fd(r, err, sizeof(err)) < 0) {
 		/* never an empty error: an empty one would let the run go ahead */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
 		if (r->code == NULL) {

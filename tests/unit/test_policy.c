@@ -224,8 +224,10 @@ static void input_size(void **state)
 	assert_int_equal(p.limits.input_bytes, 1);
 	req.input_bytes = 2;
 	assert_int_equal(sbx_limits_tighten(&p.limits, &req, err, sizeof(err)), -1);
-	/* sessions: yes by default, no when the policy says so */
+	/* sessions: no unless the policy says yes (old policies stay closed) */
 	assert_int_equal(parse("[limits]\npids = 3\n", &p), 0);
+	assert_int_equal(p.sessions, 0);
+	assert_int_equal(parse("[filesystem]\nsessions = yes\n", &p), 0);
 	assert_int_equal(p.sessions, 1);
 	assert_int_equal(parse("[filesystem]\nsessions = no\n", &p), 0);
 	assert_int_equal(p.sessions, 0);
