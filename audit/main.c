@@ -20,6 +20,7 @@ static const struct {
 } commands[] = {
 	{"list", cmd_list, "one line per run, newest last"},
 	{"show", cmd_show, "the START and END records of one run"},
+	{"report", cmd_report, "summaries: runs by user, outcome, limits, code, sessions"},
 	{"verify", cmd_verify, "check hashes, chain, signatures, columns, checkpoints"},
 	{"checkpoint", cmd_checkpoint, "print (or --write) the newest signed checkpoint"},
 	{"prove", cmd_prove, "inclusion proof of a run in the newest checkpoint"},

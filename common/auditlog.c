@@ -33,6 +33,17 @@ struct sbx_audit {
 	char path[4096];
 };
 
+/*
+ * Covering indexes for sbx-audit report (audit/report_query.c): the END
+ * rows of a time window without touching the table (whose rows carry the
+ * blobs), and an ordered (run_id, kind) pass that finds runs without END.
+ * They keep a report over 1,000,000 records well under a second.
+ */
+#define REPORT_INDEXES \
+	"CREATE INDEX IF NOT EXISTS records_report ON records(kind, realtime_ns, outcome," \
+	" user, policy, language, limit_fired, code_sha256, session, attempt);" \
+	"CREATE INDEX IF NOT EXISTS records_run_kind ON records(run_id, kind);"
+
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value);"
 	"CREATE TABLE IF NOT EXISTS records("
@@ -48,6 +59,7 @@ static const char schema_sql[] =
 	"CREATE INDEX IF NOT EXISTS records_run_id ON records(run_id);"
 	"CREATE INDEX IF NOT EXISTS records_time ON records(time);"
 	"CREATE INDEX IF NOT EXISTS records_user ON records(user);"
+	REPORT_INDEXES
 	"CREATE TABLE IF NOT EXISTS code(sha256 TEXT PRIMARY KEY, text BLOB NOT NULL);"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', 1);";
 
@@ -158,6 +170,34 @@ static int check_format(struct sbx_audit *a, char *err, size_t errlen)
 	return 0;
 }
 
+/* A log created before the report indexes gets them from its next writer
+ * (once: a few seconds for a million records, in one transaction). */
+static int add_report_indexes(struct sbx_audit *a, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(a->db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+			       " AND name IN ('records_report', 'records_run_kind')", -1, &st,
+			       NULL) != SQLITE_OK) {
+		sbx_audit_seterr(err, errlen, "%s: %s", a->path, sqlite3_errmsg(a->db));
+		return -1;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (n == 2)
+		return 0;
+	if (exec_sql(a, "BEGIN IMMEDIATE", "begin", err, errlen) < 0)
+		return -1;
+	if (exec_sql(a, REPORT_INDEXES, "create report indexes", err, errlen) < 0 ||
+	    exec_sql(a, "COMMIT", "commit", err, errlen) < 0) {
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
 static int setup_writer(struct sbx_audit *a, char *err, size_t errlen)
 {
 	int one = 1, has;
@@ -180,8 +220,9 @@ static int setup_writer(struct sbx_audit *a, char *err, size_t errlen)
 			sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
 			return -1;
 		}
+		return 0;
 	}
-	return 0;
+	return add_report_indexes(a, err, errlen);
 }
 
 int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
