@@ -25,6 +25,7 @@ static const struct {
 	{"checkpoint", cmd_checkpoint, "print (or --write) the newest signed checkpoint"},
 	{"prove", cmd_prove, "inclusion proof of a run in the newest checkpoint"},
 	{"verify-proof", cmd_verify_proof, "check a proof offline with the public key"},
+	{"rotate", cmd_rotate, "move old runs to an archive log (root)"},
 	{"keygen", cmd_keygen, "create the signing key pair (root)"},
 };
 

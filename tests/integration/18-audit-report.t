@@ -4,8 +4,10 @@
 # csv/json that parse, the HTML page (escaped, self-contained, rendered by
 # headless Chromium into a non-blank PNG), and runs of the real install.
 . "$(dirname "$0")/lib.sh"
-plan 47
+plan 59
 DB=$P/var/lib/sbx/audit.db
+KEY=$P/var/lib/sbx/audit.key
+PUB=$P/etc/sbx/audit.pub
 FX=$T/fixture.db
 ART=${SBX_ARTIFACT_DIR:-$SBX_SRCDIR/build-check-artifacts}
 
@@ -150,11 +152,76 @@ else
 		python3 "$SBX_SRCDIR/tests/integration/pngcheck.py" "$png" 1200 1400
 fi
 
+# Rotation, no split: run r2's START is older than the cut but its END is
+# not, so only r1 moves (the prefix before r2), though r3 is old too.
+now=$(date +%s)
+iso() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+python3 "$SBX_SRCDIR/tests/integration/mkreportdb.py" "$DB" "$T/split.db" <<EOF2
+$(iso $((now - 300))) alice default python ok - r1 - 1
+$(iso $((now - 200))) alice default python ok - r2 - 1 190
+$(iso $((now - 150))) alice default python ok - r3 - 1
+$(iso $((now - 5))) alice default python ok - r4 - 1 1
+EOF2
+"$AUDIT" --db "$T/split.db" rotate --older-than 50s --archive "$T/split-arc.db" \
+	--key "$KEY" --origin test >"$T/o" 2>"$T/e"; rc=$?
+diag "$(cat "$T/o" "$T/e")"
+check "rotate: a run is never split from its END" sh -c "[ $rc = 0 ] && grep -q '^rotated seq 1..2 to ' '$T/o'"
+check "rotate: archive holds seq 1..2, the log 3..8" python3 -c 'import sqlite3,sys
+a=sqlite3.connect(sys.argv[1]).execute("select min(seq),max(seq),count(*) from records").fetchone()
+l=sqlite3.connect(sys.argv[2]).execute("select min(seq),max(seq),count(*) from records").fetchone()
+sys.exit(0 if a==(1,2,2) and l==(3,8,6) else 1)' "$T/split-arc.db" "$T/split.db"
+
+# Rotation of a real log: a copy of the live one, cut after this test's
+# first runs; the last two runs stay.
+sleep 2
+sbx_run run -c 'print("after the cut 1")'
+sbx_run run -c 'print("after the cut 2")'
+copy() { python3 -c 'import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()' "$1" "$2"; }
+copy "$DB" "$T/live0.db"
+copy "$T/live0.db" "$T/live.db"
+total=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select max(seq) from records").fetchone()[0])' "$T/live.db")
+V() { "$AUDIT" --db "$1" --pubkey "$PUB" verify "$@" >"$T/v" 2>&1; }
+"$AUDIT" --db "$T/live.db" rotate --older-than 1s --archive "$T/arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
+diag "$(cat "$T/o" "$T/e")"
+check "rotate: exit 0, seq 1..(total-4) moved" sh -c "[ $rc = 0 ] && grep -q '^rotated seq 1\.\.$((total - 4)) to ' '$T/o'"
+"$AUDIT" --db "$T/live.db" checkpoint --write --key "$KEY" --pubkey "$PUB" >/dev/null 2>&1
+"$AUDIT" --db "$T/live.db" --pubkey "$PUB" verify >"$T/v" 2>&1; rc=$?
+diag "$(cat "$T/v")"
+check "verify: the rotated log alone is clean (exit 0, 4 records)" sh -c "[ $rc = 0 ] && grep -q '^OK: 4 records' '$T/v'"
+"$AUDIT" --db "$T/live.db" --pubkey "$PUB" verify --full --archive "$T/arc.db" >"$T/v" 2>&1; rc=$?
+check "verify --archive: archive and log together are clean" sh -c "[ $rc = 0 ] && grep -q '^OK: $total records' '$T/v'"
+"$AUDIT" --db "$T/arc.db" --pubkey "$PUB" verify >"$T/v" 2>&1; rc=$?
+check "verify: the archive alone is clean" [ "$rc" = 0 ]
+copy "$T/arc.db" "$T/arc-bad.db"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("update records set user=? where seq=3", ("mallory",)); c.commit()' "$T/arc-bad.db"
+"$AUDIT" --db "$T/live.db" --pubkey "$PUB" verify --archive "$T/arc-bad.db" >"$T/v" 2>&1; rc=$?
+diag "$(cat "$T/v")"
+check "verify --archive: an edited archive fails (exit 1, named)" sh -c "[ $rc = 1 ] && grep -q 'seq 3: columns-mismatch: archive: ' '$T/v'"
+copy "$T/arc.db" "$T/arc-cut.db"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("delete from records where seq=(select max(seq) from records)"); c.commit()' "$T/arc-cut.db"
+"$AUDIT" --db "$T/live.db" --pubkey "$PUB" verify --archive "$T/arc-cut.db" >"$T/v" 2>&1; rc=$?
+check "verify --archive: an archive missing its last record fails" sh -c "[ $rc = 1 ] && grep -q 'seq-gap' '$T/v'"
+copy "$T/live.db" "$T/live-bad.db"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("update meta set value=? where key=?", ("00"*32, "base_chain")); c.commit()' "$T/live-bad.db"
+"$AUDIT" --db "$T/live-bad.db" --pubkey "$PUB" verify >"$T/v" 2>&1; rc=$?
+check "verify: an edited base chain value fails on the log alone" sh -c "[ $rc = 1 ] && grep -q 'chain-broken' '$T/v'"
+# A crash after the archive commit, before the log was trimmed: the log
+# still holds everything; rotate again with the same archive finishes.
+copy "$T/live0.db" "$T/live2.db"
+"$AUDIT" --db "$T/live2.db" rotate --older-than 1s --archive "$T/arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
+diag "$(cat "$T/o" "$T/e")"
+"$AUDIT" --db "$T/live2.db" --pubkey "$PUB" verify --archive "$T/arc.db" >"$T/v" 2>&1; rc2=$?
+check "rotate: resumes over an archive that already holds the records" sh -c "[ $rc = 0 ] && [ $rc2 -le 2 ] && grep -q 'OK\|uncheckpointed' '$T/v'"
+"$AUDIT" --db "$T/live2.db" rotate --older-than 1s --archive "$T/split-arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
+check "rotate: refuses another log's archive" sh -c "[ $rc = 1 ] && grep -q 'archive' '$T/e'"
+"$AUDIT" --db "$T/live.db" rotate --older-than 3x --archive "$T/x.db" 2>"$T/e"; rc=$?
+check "rotate: a bad age is a usage error" sh -c "[ $rc = 2 ] && grep -q 'older-than' '$T/e'"
+
 # The real install: runs since the start of this test, by outcome.
 "$AUDIT" report --since "$start" --by outcome --format json >"$T/live.json"; rc=$?
 check "live log: report exit 0" [ "$rc" = 0 ]
 check "live log: this test's runs by outcome" python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
 o={r["outcome"]:r["runs"] for r in d["by_outcome"]}
-sys.exit(0 if o=={"ok":2,"error":1} else 1)' "$T/live.json"
+sys.exit(0 if o=={"ok":4,"error":1} else 1)' "$T/live.json"
 finish

@@ -8,11 +8,11 @@ The schema (tables and indexes) is copied from TEMPLATE, a log written by
 the real recorder, so it cannot drift from the writer's.
 
   mkreportdb.py TEMPLATE OUT < RUNS     one run per input line:
-      TIME USER POLICY LANGUAGE OUTCOME LIMIT CODE SESSION ATTEMPT
+      TIME USER POLICY LANGUAGE OUTCOME LIMIT CODE SESSION ATTEMPT [SECONDS]
     TIME is ISO 8601 UTC ("2026-01-05T10:00:00Z"); OUTCOME "-" writes a
     START without END (an incomplete run); LIMIT, SESSION "-" for none;
     CODE is any word (hashed into code_sha256); ATTEMPT a number. The END
-    record is written one second after the START.
+    record is written SECONDS (default 1) after the START.
   mkreportdb.py --random N TEMPLATE OUT   N random runs over 30 days
     (2 records each), blobs of ~600 bytes like real ones.
 """
@@ -43,7 +43,7 @@ INSERT = "INSERT INTO records(%s) VALUES(%s)" % (COLS, ",".join("?" * 29))
 
 
 def rows_of(seq, i, ns, user, policy, lang, outcome, limit, code, session, attempt, parent,
-            blob_len=64):
+            blob_len=64, dur=1):
     run_id = hashlib.sha256(b"run%d" % i).hexdigest()[:32]
     code_sha = hashlib.sha256(code.encode()).hexdigest()
     uid = 1000 + (sum(user.encode()) % 1000)
@@ -57,7 +57,7 @@ def rows_of(seq, i, ns, user, policy, lang, outcome, limit, code, session, attem
             session, attempt, parent, None, None, None, None, None, None, None, None, None,
             None, blob] + fixed]
     if outcome is not None:
-        e = ns + 1000000000
+        e = ns + dur * 1000000000
         out.append([seq + 1, "end", run_id, iso(e), e, uid, user, "host", policy, lang,
                     code_sha, session, attempt, parent, outcome,
                     0 if outcome == "ok" else 1, 0, limit, 100, 50, 1 << 20, 10, 0, "[]",
@@ -71,14 +71,15 @@ def from_lines(d, lines):
         f = line.split()
         if not f or f[0].startswith("#"):
             continue
-        when, user, policy, lang, outcome, limit, code, session, attempt = f
+        when, user, policy, lang, outcome, limit, code, session, attempt = f[:9]
+        dur = int(f[9]) if len(f) > 9 else 1
         ns = int(datetime.datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp()) \
             * 1000000000
         session = None if session == "-" else session
         parent = last_in_session.get(session) if session else None
         run_id, rows = rows_of(seq, i, ns, user, policy, lang, None if outcome == "-" else outcome,
                                None if limit == "-" else limit, code, session, int(attempt),
-                               parent)
+                               parent, dur=dur)
         if session:
             last_in_session[session] = run_id
         d.executemany(INSERT, rows)
