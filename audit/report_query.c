@@ -10,9 +10,10 @@
  *
  * Speed (1,000,000 records in well under a second): the END rows of a
  * window come from the covering index records_report, and the few
- * incomplete runs are found once per report by one ordered pass over the
- * covering index records_run_kind (a merge, not a lookup per run); their
- * seqs are then bound as a JSON array and fetched by seq (the unary +
+ * incomplete runs are found once per report (find_incomplete: among the
+ * newest STARTs, else by one ordered pass over the covering index
+ * records_run_kind, a merge rather than a lookup per run); their seqs are
+ * then bound as a JSON array and fetched by seq (the unary +
  * keeps the planner from scanning every START through the index instead). Both indexes are created by the
  * writer (auditlog.c); on an older log without them the same queries
  * still answer, more slowly.
@@ -133,23 +134,86 @@ static int table(struct q *q, const char *name, const char *title, int single,
 	return rc == SQLITE_DONE ? 0 : fail(q, name);
 }
 
-/*
- * The START seqs of runs without an END, as a JSON array. The writer
- * commits an END only after its START (and rotate moves whole runs), so
- * when there are as many ENDs as STARTs (two b-tree counts) no run is
- * incomplete and the pass over every run id is skipped.
- */
-static int find_incomplete(struct q *q)
+static int int_query(struct q *q, const char *sql, int64_t *out)
 {
-	static const char sql[] =
-		"SELECT CASE WHEN (SELECT count(*) FROM records WHERE kind = 'start') ="
-		" (SELECT count(*) FROM records WHERE kind = 'end') THEN '[]' ELSE"
-		" (SELECT json_group_array(s) FROM (SELECT max(seq) AS s FROM records"
-		" GROUP BY run_id HAVING min(kind) = 'start' AND max(kind) = 'start')) END";
 	sqlite3_stmt *st;
 	int rc;
 
 	if (sqlite3_prepare_v2(q->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(q, "incomplete runs");
+	rc = sqlite3_step(st);
+	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : fail(q, "incomplete runs");
+}
+
+/* Newest STARTs first, while fewer than `want` without END are found:
+ * runs still going are at the tail. Returns how many were found (into
+ * m), or -1; stops after TAIL_SCAN STARTs. */
+#define TAIL_SCAN 20000
+static int64_t tail_scan(struct q *q, int64_t want, FILE *m)
+{
+	sqlite3_stmt *st, *end;
+	int64_t found = 0, seen = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(q->db, "SELECT seq, run_id FROM records WHERE kind = 'start'"
+			       " ORDER BY seq DESC", -1, &st, NULL) != SQLITE_OK)
+		return fail(q, "incomplete runs");
+	if (sqlite3_prepare_v2(q->db, "SELECT 1 FROM records WHERE run_id = ?1 AND kind = 'end'",
+			       -1, &end, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return fail(q, "incomplete runs");
+	}
+	while (found < want && seen++ < TAIL_SCAN && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_bind_value(end, 1, sqlite3_column_value(st, 1));
+		if (sqlite3_step(end) != SQLITE_ROW)
+			fprintf(m, "%s%lld", found++ ? "," : "", (long long)sqlite3_column_int64(st, 0));
+		sqlite3_reset(end);
+	}
+	sqlite3_finalize(end);
+	sqlite3_finalize(st);
+	return found;
+}
+
+/*
+ * The START seqs of runs without an END, as a JSON array. The writer
+ * commits an END only after its START (and rotate moves whole runs), so
+ * #STARTs - #ENDs (two b-tree counts) is how many there are. Usually none,
+ * or runs still going, found among the newest STARTs; else (runs the
+ * recorder never ended, long ago) one ordered pass over every run id.
+ */
+static int find_incomplete(struct q *q)
+{
+	static const char all[] =
+		"SELECT json_group_array(s) FROM (SELECT max(seq) AS s FROM records"
+		" GROUP BY run_id HAVING min(kind) = 'start' AND max(kind) = 'start')";
+	char *buf = NULL;
+	size_t len = 0;
+	int64_t starts, ends, found;
+	FILE *m;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (int_query(q, "SELECT count(*) FROM records WHERE kind = 'start'", &starts) < 0 ||
+	    int_query(q, "SELECT count(*) FROM records WHERE kind = 'end'", &ends) < 0)
+		return -1;
+	m = out_need(open_memstream(&buf, &len));
+	fputc('[', m);
+	found = starts > ends ? tail_scan(q, starts - ends, m) : 0;
+	fputc(']', m);
+	if (fclose(m) != 0)
+		out_need(NULL);
+	if (found < 0) {
+		free(buf);
+		return -1;
+	}
+	if (found >= starts - ends) {
+		q->incomplete = buf;
+		return 0;
+	}
+	free(buf);
+	if (sqlite3_prepare_v2(q->db, all, -1, &st, NULL) != SQLITE_OK)
 		return fail(q, "incomplete runs");
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
@@ -158,21 +222,23 @@ static int find_incomplete(struct q *q)
 	return rc == SQLITE_ROW ? 0 : fail(q, "incomplete runs");
 }
 
-/* "count(*) AS runs, sum(outcome = 'ok') AS ok, ..." */
-static char *breakdown(void)
+/* "coalesce(sum(n), 0) AS runs, coalesce(sum(CASE WHEN o = 'ok' THEN n
+ * ELSE 0 END), 0) AS ok, ..., ... AS other": the outcome columns over
+ * rows of (count n, outcome o). */
+static char *breakdown(const char *n, const char *o)
 {
 	char *buf = NULL;
 	size_t len = 0, i;
 	FILE *m = out_need(open_memstream(&buf, &len));
 
-	fputs("count(*) AS runs", m);
+	fprintf(m, "coalesce(sum(%s), 0) AS runs", n);
 	for (i = 0; i < report_n_outcomes; i++)
-		fprintf(m, ", coalesce(sum(outcome = '%s'), 0) AS %s", report_outcomes[i],
-			report_outcomes[i]);
-	fputs(", coalesce(sum(outcome NOT IN (", m);
+		fprintf(m, ", coalesce(sum(CASE WHEN %s = '%s' THEN %s ELSE 0 END), 0) AS %s", o,
+			report_outcomes[i], n, report_outcomes[i]);
+	fprintf(m, ", coalesce(sum(CASE WHEN %s IN (", o);
 	for (i = 0; i < report_n_outcomes; i++)
 		fprintf(m, "%s'%s'", i ? "," : "", report_outcomes[i]);
-	fputs(")), 0) AS other", m);
+	fprintf(m, ") THEN 0 ELSE %s END), 0) AS other", n);
 	if (fclose(m) != 0)
 		out_need(NULL);
 	return buf;
@@ -194,10 +260,13 @@ static int by_table(struct q *q, enum rby by)
 	};
 	/* Time keys in time order; the others busiest first. */
 	const char *order = by == BY_DAY || by == BY_HOUR ? "1" : "runs DESC, 1";
-	char *b = breakdown(), *sql;
+	char *b = breakdown("n", "o"), *sql;
 	int rc;
 
-	if (asprintf(&sql, "%sSELECT %s AS %s, %s FROM runs GROUP BY 1 ORDER BY %s",
+	/* Count per (key, outcome) in one sort, then spread the few rows of
+	 * that into outcome columns: cheaper than a sum per outcome per run. */
+	if (asprintf(&sql, "%s, g AS (SELECT %s AS k, outcome AS o, count(*) AS n FROM runs"
+		     " GROUP BY 1, 2) SELECT k AS %s, %s FROM g GROUP BY 1 ORDER BY %s",
 		     RUNS_CTE, key[by], report_by_names[by], b, order) < 0)
 		out_need(NULL);
 	rc = table(q, names[by], titles[by], 0, sql, -2);
@@ -206,19 +275,34 @@ static int by_table(struct q *q, enum rby by)
 	return rc;
 }
 
-/* One pass, no sort: the per-outcome counts are sums in the same scan. */
+/*
+ * Per-outcome counts straight from records_report, which is ordered by
+ * (kind, outcome): no sort, and the sums run over a handful of rows. The
+ * users and the time span take one more pass over the window.
+ */
+#define OUTCOMES_CTE \
+	", g AS (SELECT outcome AS o, count(*) AS n FROM records" \
+	"  WHERE kind = 'end' AND realtime_ns >= ?1 AND realtime_ns < ?2 GROUP BY 1" \
+	" UNION ALL SELECT 'incomplete', count(*) FROM records" \
+	"  WHERE seq IN (SELECT value FROM json_each(?3)) AND +kind = 'start'" \
+	"  AND +realtime_ns >= ?1 AND +realtime_ns < ?2)" \
+	", u AS (SELECT count(DISTINCT user) AS users, min(realtime_ns) AS lo," \
+	"  max(realtime_ns) AS hi FROM runs) "
+
 static int summary(struct q *q)
 {
-	char *b = breakdown(), *sql;
+	char *b = breakdown("n", "o"), *sql;
 	int rc;
 
 	/* The CTE and ISO() hold '%' of strftime: pasted as arguments. */
-	if (asprintf(&sql, "%s"
-		     "SELECT count(*) AS runs, count(*) - coalesce(sum(outcome = 'incomplete'), 0) AS complete,"
-		     " coalesce(sum(outcome IS NOT 'ok' AND outcome IS NOT 'incomplete'), 0) AS failed,"
-		     " count(DISTINCT user) AS users, %s AS first, %s AS last, %s FROM runs",
-		     RUNS_CTE, ISO("min(realtime_ns)"), ISO("max(realtime_ns)"),
-		     b + strlen("count(*) AS runs,")) < 0)
+	if (asprintf(&sql, "%s%s"
+		     "SELECT coalesce(sum(n), 0) AS runs,"
+		     " coalesce(sum(n) - sum(CASE WHEN o = 'incomplete' THEN n ELSE 0 END), 0) AS complete,"
+		     " coalesce(sum(CASE WHEN o IS NOT 'ok' AND o IS NOT 'incomplete' THEN n ELSE 0 END),"
+		     " 0) AS failed, (SELECT users FROM u) AS users,"
+		     " (SELECT %s FROM u) AS first, (SELECT %s FROM u) AS last%s FROM g",
+		     RUNS_CTE, OUTCOMES_CTE, ISO("lo"), ISO("hi"),
+		     b + strlen("coalesce(sum(n), 0) AS runs")) < 0)
 		out_need(NULL);
 	rc = table(q, "summary", "Summary", 1, sql, -2);
 	free(sql);
