@@ -5,8 +5,10 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,7 +33,9 @@ static void help(void)
 	       "frontier, so `" PROG " verify` checks it alone and `" PROG " verify\n"
 	       "--archive FILE` checks both. The archive is committed and fsync'd\n"
 	       "before anything is deleted from the log; after a crash, run rotate\n"
-	       "again with the same archive to finish. Needs the secret key (root).\n"
+	       "again with the same archive to finish. The archive gets the log's\n"
+	       "group. Needs the secret key (root). Deleting from the log holds its\n"
+	       "write lock (runs wait up to 10 s): rotate often, in small steps.\n"
 	       "\n"
 	       "  --older-than AGE  N followed by s, m, h, d or w (\"90d\")\n"
 	       "  --archive FILE    the archive log\n"
@@ -58,6 +62,22 @@ static void first_origin(struct sbx_audit *a, char *buf, size_t len)
 	sqlite3_finalize(st);
 }
 
+/* The archive is read by the same auditors as the log: its group. */
+static void share_group(const char *archive, gid_t gid)
+{
+	static const char *const sfx[] = {"", "-wal", "-shm"};
+	char path[4096];
+	size_t i;
+
+	if (geteuid() != 0)
+		return;
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", archive, sfx[i]);
+		if (lchown(path, (uid_t)-1, gid) < 0 && errno != ENOENT)
+			cli_err("warning: %s: chgrp: %s", path, strerror(errno));
+	}
+}
+
 static int run(struct cli *c, const char *keypath, const char *origin_opt, int64_t age,
 	       const char *archive, const char *age_text)
 {
@@ -66,8 +86,16 @@ static int run(struct cli *c, const char *keypath, const char *origin_opt, int64
 	struct sbx_rotate_result *res = out_need(malloc(sizeof(*res)));
 	struct sbx_audit *a;
 	struct timespec ts;
+	struct stat st;
 	int rc = EXIT_OK;
 
+	/* Opening for writing would create a missing log: refuse a typo. */
+	errno = 0;
+	if (lstat(c->db, &st) < 0 || !S_ISREG(st.st_mode)) {
+		cli_err("%s: %s", c->db, errno ? strerror(errno) : "not a regular file");
+		free(res);
+		return EXIT_UNREADABLE;
+	}
 	if (sbx_key_load_secret(keypath, sk, err, sizeof(err)) < 0) {
 		cli_err("%s", err);
 		free(res);
@@ -91,6 +119,7 @@ static int run(struct cli *c, const char *keypath, const char *origin_opt, int64
 	} else if (res->last == 0) {
 		printf("nothing older than %s\n", age_text);
 	} else {
+		share_group(archive, st.st_gid);
 		printf("rotated seq %" PRIu64 "..%" PRIu64 " to ", res->first, res->last);
 		out_str(stdout, archive);
 		putchar('\n');

@@ -349,13 +349,16 @@ static int top_code(struct q *q)
 static int sessions(struct q *q)
 {
 	static const char sql[] = RUNS_CTE
+		"SELECT session, user, attempts, succeeded, attempts_to_success, first, last FROM ("
 		"SELECT session, min(user) AS user, count(*) AS attempts,"
 		" CASE WHEN max(outcome = 'ok') THEN 'yes' ELSE 'no' END AS succeeded,"
 		" min(CASE WHEN outcome = 'ok' THEN attempt END) AS attempts_to_success,"
-		" " ISO("min(realtime_ns)") " AS first, " ISO("max(realtime_ns)") " AS last"
-		" FROM runs WHERE session IS NOT NULL GROUP BY 1 ORDER BY min(realtime_ns), 1";
+		" " ISO("min(realtime_ns)") " AS first, " ISO("max(realtime_ns)") " AS last,"
+		" min(realtime_ns) AS t0"
+		" FROM runs WHERE session IS NOT NULL GROUP BY 1 ORDER BY t0 DESC, 1 DESC LIMIT ?4)"
+		" ORDER BY t0, 1";
 
-	return table(q, "sessions", "Retry sessions (sbx run --fix)", 0, sql, -2);
+	return table(q, "sessions", "Retry sessions (sbx run --fix)", 0, sql, q->o->failed_max);
 }
 
 /* Runs per day and outcome, for the HTML chart. */

@@ -4,7 +4,7 @@
 # csv/json that parse, the HTML page (escaped, self-contained, rendered by
 # headless Chromium into a non-blank PNG), and runs of the real install.
 . "$(dirname "$0")/lib.sh"
-plan 59
+plan 61
 DB=$P/var/lib/sbx/audit.db
 KEY=$P/var/lib/sbx/audit.key
 PUB=$P/etc/sbx/audit.pub
@@ -179,6 +179,7 @@ sbx_run run -c 'print("after the cut 2")'
 copy() { python3 -c 'import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()' "$1" "$2"; }
 copy "$DB" "$T/live0.db"
 copy "$T/live0.db" "$T/live.db"
+chgrp sbx-audit "$T/live.db"
 total=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select max(seq) from records").fetchone()[0])' "$T/live.db")
 V() { "$AUDIT" --db "$1" --pubkey "$PUB" verify "$@" >"$T/v" 2>&1; }
 "$AUDIT" --db "$T/live.db" rotate --older-than 4s --archive "$T/arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
@@ -216,6 +217,10 @@ check "rotate: resumes over an archive that already holds the records" sh -c "[ 
 check "rotate: refuses another log's archive" sh -c "[ $rc = 1 ] && grep -q 'archive' '$T/e'"
 "$AUDIT" --db "$T/live.db" rotate --older-than 3x --archive "$T/x.db" 2>"$T/e"; rc=$?
 check "rotate: a bad age is a usage error" sh -c "[ $rc = 2 ] && grep -q 'older-than' '$T/e'"
+
+"$AUDIT" --db "$T/missing.db" rotate --older-than 1d --archive "$T/x.db" --key "$KEY" 2>"$T/e"; rc=$?
+check "rotate: a missing log is not created (exit 3)" sh -c "[ $rc = 3 ] && [ ! -e '$T/missing.db' ]"
+check "rotate: the archive has the log's group" [ "$(stat -c %G "$T/arc.db")" = sbx-audit ]
 
 # The real install: runs since the start of this test, by outcome.
 "$AUDIT" report --since "$start" --by outcome --format json >"$T/live.json"; rc=$?
