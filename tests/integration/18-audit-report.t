@@ -209,6 +209,7 @@ check "verify: an edited base chain value fails on the log alone" sh -c "[ $rc =
 # A crash after the archive commit, before the log was trimmed: the log
 # still holds everything; rotate again with the same archive finishes.
 copy "$T/live0.db" "$T/live2.db"
+chgrp sbx-audit "$T/live2.db"
 "$AUDIT" --db "$T/live2.db" rotate --older-than 4s --archive "$T/arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
 diag "$(cat "$T/o" "$T/e")"
 "$AUDIT" --db "$T/live2.db" --pubkey "$PUB" verify --archive "$T/arc.db" >"$T/v" 2>&1; rc2=$?
