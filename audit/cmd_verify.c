@@ -34,7 +34,9 @@ static void help(void)
 	       "                also the archive that " PROG " rotate moved older\n"
 	       "                records to: it must verify, and end where the log\n"
 	       "                starts, with its chain value and Merkle root; its\n"
-	       "                findings say \"archive:\"\n"
+	       "                findings say \"archive:\". A --state checkpoint older\n"
+	       "                than the log's base is checked (and moved) only\n"
+	       "                with --archive\n"
 	       "  --json        {\"ok\", \"records\", \"checkpoints\", \"findings\": [{seq,\n"
 	       "                kind, severity, what, expected, actual}]}\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
@@ -303,7 +305,11 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		return EXIT_UNREADABLE;
 	}
 	rc = report(&rep, json);
-	if (state_path != NULL)
+	if (state_path != NULL && archive == NULL && have_old && old.size < rep.base_seq)
+		/* Its records are archived: only --archive can check it. */
+		cli_err("state: %s covers records rotated out of the log; not checked or updated "
+			"without --archive", state_path);
+	else if (state_path != NULL)
 		save_state(state_path, &rep, have_old ? &old : NULL, json);
 	sbx_verify_report_free(&rep);
 	sbx_audit_close(a);
