@@ -73,6 +73,8 @@ void *out_need(void *p);
 /* ---- subcommands ---- */
 int cmd_keygen(struct cli *c, int argc, char **argv);
 int cmd_list(struct cli *c, int argc, char **argv);
+int cmd_report(struct cli *c, int argc, char **argv);
+int cmd_rotate(struct cli *c, int argc, char **argv);
 int cmd_show(struct cli *c, int argc, char **argv);
 int cmd_verify(struct cli *c, int argc, char **argv);
 int cmd_checkpoint(struct cli *c, int argc, char **argv);

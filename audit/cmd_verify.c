@@ -15,7 +15,7 @@
 
 static void help(void)
 {
-	printf("usage: " PROG " verify [--full] [--state FILE] [--json]\n"
+	printf("usage: " PROG " verify [--full] [--state FILE] [--archive FILE] [--json]\n"
 	       "\n"
 	       "Walk the log in seq order and check every record: the blob against\n"
 	       "its leaf hash, the hash chain, the SQL columns against the decoded\n"
@@ -30,6 +30,13 @@ static void help(void)
 	       "                truncated, forked or log-replaced. Absent: created.\n"
 	       "                Updated to the newest valid checkpoint when no\n"
 	       "                tampering is found.\n"
+	       "  --archive FILE\n"
+	       "                also the archive that " PROG " rotate moved older\n"
+	       "                records to: it must verify, and end where the log\n"
+	       "                starts, with its chain value and Merkle root; its\n"
+	       "                findings say \"archive:\". A --state checkpoint older\n"
+	       "                than the log's base is checked (and moved) only\n"
+	       "                with --archive\n"
 	       "  --json        {\"ok\", \"records\", \"checkpoints\", \"findings\": [{seq,\n"
 	       "                kind, severity, what, expected, actual}]}\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
@@ -115,6 +122,96 @@ static int report(const struct sbx_verify_report *rep, int json)
 	return bad ? EXIT_FAIL : rep->n_findings ? EXIT_WARNINGS : EXIT_OK;
 }
 
+static void add_finding(struct sbx_verify_report *rep, int64_t seq, enum sbx_finding_kind kind,
+			const char *prefix, const char *what)
+{
+	struct sbx_finding *f;
+
+	if (rep->n_findings == rep->cap) {
+		rep->cap = rep->cap ? rep->cap * 2 : 16;
+		rep->findings = out_need(realloc(rep->findings, rep->cap * sizeof(*f)));
+	}
+	f = &rep->findings[rep->n_findings++];
+	memset(f, 0, sizeof(*f));
+	f->seq = seq;
+	f->kind = kind;
+	snprintf(f->what, sizeof(f->what), "%s%s", prefix, what);
+}
+
+/*
+ * --archive: the archive's findings (named as such) come first, then what
+ * joins the two: the archive must end at the live log's base seq, with its
+ * chain value, and its leaves must give the base checkpoint's root.
+ */
+static void join_archive(struct sbx_verify_report *live, const struct sbx_verify_report *arc)
+{
+	struct sbx_verify_report out = *live;
+	size_t i;
+
+	out.findings = NULL;
+	out.n_findings = out.cap = 0;
+	for (i = 0; i < arc->n_findings; i++) {
+		const struct sbx_finding *f = &arc->findings[i];
+		add_finding(&out, f->seq, f->kind, "archive: ", f->what);
+		snprintf(out.findings[out.n_findings - 1].expected, sizeof(f->expected), "%s", f->expected);
+		snprintf(out.findings[out.n_findings - 1].actual, sizeof(f->actual), "%s", f->actual);
+	}
+	if (arc->last_seq != live->base_seq) {
+		char what[200];
+		snprintf(what, sizeof(what), "the archive ends at seq %" PRIu64 " but the log starts "
+			 "after seq %" PRIu64 " (records missing between them, or another archive)",
+			 arc->last_seq, live->base_seq);
+		add_finding(&out, (int64_t)arc->last_seq + 1, SBX_FIND_SEQ_GAP, "", what);
+	} else if (sodium_memcmp(arc->last_chain, live->base_chain, 32) != 0) {
+		add_finding(&out, (int64_t)live->base_seq + 1, SBX_FIND_CHAIN_BROKEN, "",
+			    "the log's base chain value is not the archive's last (archive "
+			    "records replaced, or another archive)");
+	} else if (sodium_memcmp(arc->root, live->base_root, 32) != 0) {
+		add_finding(&out, (int64_t)live->base_seq, SBX_FIND_CHECKPOINT_MISMATCH, "",
+			    "the archive's records do not give the Merkle root of the rotation "
+			    "checkpoint");
+	}
+	for (i = 0; i < live->n_findings; i++) {
+		add_finding(&out, live->findings[i].seq, live->findings[i].kind, "",
+			    live->findings[i].what);
+		out.findings[out.n_findings - 1] = live->findings[i];
+	}
+	out.n_records += arc->n_records;
+	out.n_checkpoints += arc->n_checkpoints;
+	free(live->findings);
+	*live = out;
+}
+
+/* Verify the archive at path with the same key (and the saved checkpoint
+ * when it lies in the archive); joined into rep. */
+static int verify_archive(const char *path, const unsigned char *pk,
+			  const struct sbx_verify_opts *vo, const struct sbx_checkpoint *old,
+			  struct sbx_verify_report *rep)
+{
+	struct sbx_verify_opts ao = *vo;
+	struct sbx_verify_report arc;
+	struct sbx_audit *a;
+	char err[SBX_ERR_LEN];
+
+	if (old == NULL || old->size > rep->base_seq) {
+		ao.state_note = NULL;
+		ao.state_len = 0;
+	}
+	if (sbx_audit_open(path, 1, &a, err, sizeof(err)) < 0) {
+		cli_err("--archive: %s", err);
+		return -1;
+	}
+	if (sbx_audit_verify_opts(a, pk, &ao, &arc, err, sizeof(err)) < 0) {
+		cli_err("--archive: %s", err);
+		sbx_audit_close(a);
+		return -1;
+	}
+	sbx_audit_close(a);
+	join_archive(rep, &arc);
+	sbx_verify_report_free(&arc);
+	return 0;
+}
+
 /* Move the trusted checkpoint forward, only over a log found intact. */
 static void save_state(const char *path, const struct sbx_verify_report *rep,
 		       const struct sbx_checkpoint *old, int json)
@@ -139,6 +236,7 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"full", no_argument, NULL, 'f'},
 		{"state", required_argument, NULL, 's'},
+		{"archive", required_argument, NULL, 'a'},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -148,7 +246,7 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	char err[SBX_ERR_LEN], state[SBX_NOTE_MAX];
 	struct sbx_verify_opts vo = {0};
 	struct sbx_checkpoint old;
-	const char *state_path = NULL;
+	const char *state_path = NULL, *archive = NULL;
 	int json = 0, opt, rc, have_old = 0;
 
 	while ((opt = getopt_long(argc, argv, ":hjfs:", opts, NULL)) != -1) {
@@ -164,6 +262,9 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 			break;
 		case 's':
 			state_path = optarg;
+			break;
+		case 'a':
+			archive = optarg;
 			break;
 		default:
 			rc = cli_common_opt(c, "verify", opt, argv);
@@ -197,8 +298,18 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		sbx_audit_close(a);
 		return EXIT_UNREADABLE;
 	}
+	if (archive != NULL &&
+	    verify_archive(archive, pk, &vo, have_old ? &old : NULL, &rep) < 0) {
+		sbx_verify_report_free(&rep);
+		sbx_audit_close(a);
+		return EXIT_UNREADABLE;
+	}
 	rc = report(&rep, json);
-	if (state_path != NULL)
+	if (state_path != NULL && archive == NULL && have_old && old.size < rep.base_seq)
+		/* Its records are archived: only --archive can check it. */
+		cli_err("state: %s covers records rotated out of the log; not checked or updated "
+			"without --archive", state_path);
+	else if (state_path != NULL)
 		save_state(state_path, &rep, have_old ? &old : NULL, json);
 	sbx_verify_report_free(&rep);
 	sbx_audit_close(a);

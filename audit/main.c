@@ -22,10 +22,12 @@ static const struct {
 	{"search", cmd_search, "the runs that match every filter (like ausearch)"},
 	{"export", cmd_export, "finished runs as JSON lines or CSV for a SIEM, resumable"},
 	{"show", cmd_show, "the START and END records of one run"},
+	{"report", cmd_report, "summaries: runs by user, outcome, limits, code, sessions"},
 	{"verify", cmd_verify, "check hashes, chain, signatures, columns, checkpoints"},
 	{"checkpoint", cmd_checkpoint, "print (or --write) the newest signed checkpoint"},
 	{"prove", cmd_prove, "inclusion proof of a run in the newest checkpoint"},
 	{"verify-proof", cmd_verify_proof, "check a proof offline with the public key"},
+	{"rotate", cmd_rotate, "move old runs to an archive log (root)"},
 	{"keygen", cmd_keygen, "create the signing key pair (root)"},
 };
 

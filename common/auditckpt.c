@@ -86,7 +86,7 @@ static int count_records(struct sbx_audit *a, uint64_t *n, char *err, size_t err
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(sbx_audit_db(a), "SELECT count(*) FROM records", -1, &st,
+	if (sqlite3_prepare_v2(sbx_audit_db(a), "SELECT coalesce(max(seq), 0) FROM records", -1, &st,
 			       NULL) != SQLITE_OK)
 		return db_fail(a, "count records", err, errlen);
 	rc = sqlite3_step(st);
@@ -95,15 +95,16 @@ static int count_records(struct sbx_audit *a, uint64_t *n, char *err, size_t err
 	return rc == SQLITE_ROW ? 0 : db_fail(a, "count records", err, errlen);
 }
 
-/* Grow t with the stored leaves after its size, in seq order. Leaf index i
- * is the i-th record by seq; a log with gaps fails verify anyway. */
+/* Grow t with the stored leaves after its size, in seq order: leaf i is
+ * record seq i + 1 (a rotated log starts after its base, rotate.h); a log
+ * with gaps fails verify anyway. */
 static int grow(struct sbx_audit *a, struct sbx_mtree *t, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(sbx_audit_db(a), "SELECT leaf FROM records ORDER BY seq"
-			       " LIMIT -1 OFFSET ?1", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(sbx_audit_db(a), "SELECT leaf FROM records WHERE seq > ?1"
+			       " ORDER BY seq", -1, &st, NULL) != SQLITE_OK)
 		return db_fail(a, "read leaves", err, errlen);
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)t->size);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -12,6 +12,7 @@
  * longer matches its leaf is not decoded further.
  */
 #include "auditdb.h"
+#include "rotate.h"
 #include "verifyint.h"
 
 #include <inttypes.h>
@@ -612,8 +613,18 @@ int sbx_audit_verify_opts(struct sbx_audit *a, const unsigned char *pk,
 		snprintf(err, errlen, "%s: begin: %s", sbx_audit_path(a), sqlite3_errmsg(db));
 		goto out;
 	}
+	if (sbx_audit_base(a, &rep->base_seq, rep->base_chain, err, errlen) == 0) {
+		w->expect = (int64_t)rep->base_seq + 1;
+		memcpy(w->prev, rep->base_chain, 32);
+	} else {
+		goto done;
+	}
 	if (vfy_ckpt_load(&w->ckpt, a, pk, opts, rep, &w->oom, err, errlen) == 0 &&
+	    vfy_ckpt_base(&w->ckpt, a, pk, rep, &w->oom) == 0 &&
 	    walk_records(w, err, errlen) == 0 && walk_code(w, &code, err, errlen) == 0) {
+		rep->last_seq = (uint64_t)(w->expect - 1);
+		memcpy(rep->last_chain, w->prev, 32);
+		sbx_mtree_root(&w->ckpt.tree, rep->root);
 		vfy_sigs_flush(&w->sigs, rep, &w->oom);
 		check_last_sig(w);
 		vfy_ckpt_finish(&w->ckpt, rep, &w->oom);
@@ -622,6 +633,7 @@ int sbx_audit_verify_opts(struct sbx_audit *a, const unsigned char *pk,
 		else
 			ret = 0;
 	}
+done:
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 out:
 	vfy_ckpt_free(&w->ckpt);

@@ -211,6 +211,12 @@ struct sbx_verify_report {
 	uint64_t n_checkpoints;       /* stored checkpoints whose signature and root hold */
 	char *latest_note;            /* newest such checkpoint's note (malloc'd), or NULL */
 	uint64_t latest_size;         /* its tree size */
+	/* Rotation (rotate.h): a live log starts after base_seq, from
+	 * base_chain, with the Merkle tree of root base_root; 0 and zeros
+	 * for a log that starts at seq 1. After the walk: the last seq, its
+	 * chain value and the root over every leaf (base ones included). */
+	uint64_t base_seq, last_seq;
+	unsigned char base_chain[32], base_root[32], last_chain[32], root[32];
 	struct sbx_finding *findings; /* sorted by seq; malloc'd */
 	size_t n_findings;
 	size_t cap;

@@ -8,6 +8,7 @@
  * replaced by one signed with another key.
  */
 #include "auditdb.h"
+#include "rotate.h"
 #include "verifyint.h"
 
 #include <inttypes.h>
@@ -71,6 +72,41 @@ int vfy_ckpt_load(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *
 				"public key: %s (log or key replaced, or a wrong state file)", why);
 		else
 			c->have_state = 1;
+	}
+	return 0;
+}
+
+int vfy_ckpt_base(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *pk,
+		  struct sbx_verify_report *rep, int *oom)
+{
+	uint64_t base = rep->base_seq;
+	char why[256];
+
+	if (base == 0) {
+		sbx_mtree_root(&c->tree, rep->base_root);
+		return 0;
+	}
+	if (sbx_audit_base_tree(a, base, pk, &c->tree, rep->base_root, why, sizeof(why)) < 0) {
+		/* Without the base tree every later root differs: say why once. */
+		vfy_add(rep, oom, (int64_t)base, SBX_FIND_CHECKPOINT_BAD, "signed base checkpoint",
+			"missing or altered", "rotated log: %s", why);
+		c->tree.size = base; /* keep leaf numbering; roots will not match */
+	}
+	while (c->next < c->n && c->cps[c->next].size <= base) {
+		if (c->cps[c->next].size == base) {
+			c->last_good = base;
+			c->last_good_i = c->next;
+			rep->n_checkpoints++;
+		}
+		c->next++;
+	}
+	if (c->have_state && c->state.size <= base) {
+		/* An older saved checkpoint covers archived records only: verify
+		 * --archive checks it; here only its size is known to be fine. */
+		c->state_seen = 1;
+		if (c->state.size == base && sodium_memcmp(c->state.root, rep->base_root, 32) != 0)
+			vfy_add(rep, oom, (int64_t)base, SBX_FIND_FORKED, NULL, NULL,
+				"the saved checkpoint (--state) is not the rotation base");
 	}
 	return 0;
 }

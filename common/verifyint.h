@@ -37,6 +37,11 @@ struct vfy_ckpt {
 int vfy_ckpt_load(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *pk,
 		  const struct sbx_verify_opts *opts, struct sbx_verify_report *rep,
 		  int *oom, char *err, size_t errlen);
+/* A rotated log (rep->base_seq > 0): start the tree at the base
+ * checkpoint's frontier and count that checkpoint as the first good one;
+ * a missing or wrong one is a checkpoint-bad finding. Returns 0. */
+int vfy_ckpt_base(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *pk,
+		  struct sbx_verify_report *rep, int *oom);
 /* One more leaf (the walk's seq-th record, leaf as recomputed). */
 void vfy_ckpt_leaf(struct vfy_ckpt *c, int64_t seq, const unsigned char leaf[32],
 		   struct sbx_verify_report *rep, int *oom);

@@ -1,0 +1,293 @@
+/*
+ * sbx-audit report: summaries of the log in the manner of aureport. The
+ * numbers are SQL aggregates over the columns (report_query.c); the
+ * columns are what `verify` checks against the signed blobs.
+ */
+#include "cli.h"
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "auditdb.h"
+#include "timespec.h"
+#include "units.h"
+
+#define DEFAULT_TOP 10
+#define DEFAULT_FAILED 50
+
+static void help(void)
+{
+	printf("usage: " PROG " report [--since WHEN] [--until WHEN] [--summary]\n"
+	       "         [--by user|policy|outcome|language|day|hour] [--failed] [--limit N]\n"
+	       "         [--limits] [--top-code [N]] [--sessions] [--format text|csv|json]\n"
+	       "         [--html FILE]\n"
+	       "\n"
+	       "Counts of runs from the log. A run is dated by its END record, or by\n"
+	       "its START when it has no END (outcome \"incomplete\"). Without a section\n"
+	       "option the summary is printed.\n"
+	       "\n"
+	       "  --since WHEN    runs at or after WHEN; --until WHEN: before WHEN.\n"
+	       "                  WHEN: YYYY-MM-DD[THH:MM[:SS[.frac]]][Z|+HH:MM] (no\n"
+	       "                  zone: UTC), now, today, yesterday, this-week (Monday),\n"
+	       "                  this-month; days start at 00:00 UTC\n"
+	       "  --summary       runs, complete, incomplete, failed, distinct users,\n"
+	       "                  first and last run time, and runs per outcome\n"
+	       "  --by KEY        runs per user, policy, outcome, language, day or hour\n"
+	       "                  (of day, UTC) with one column per outcome; may repeat\n"
+	       "                  or list keys with commas\n"
+	       "  --failed        runs whose outcome is not ok, newest --limit N, oldest\n"
+	       "                  first\n"
+	       "  --limit N       rows of --failed and --sessions (default %d; 0: all)\n"
+	       "  --limits        which limit fired how often, and for which users\n"
+	       "  --top-code [N]  the N (default %d) most repeated code digests, with\n"
+	       "                  runs, distinct users, user names and ok runs\n"
+	       "  --sessions      retry loops (sbx run --fix): attempts per session,\n"
+	       "                  whether one succeeded, and the attempt that did; the\n"
+	       "                  newest --limit N sessions, oldest first\n"
+	       "  --format FMT    text (default), csv (RFC 4180; several tables are\n"
+	       "                  separated by an empty line) or json (one object)\n"
+	       "  --html FILE     write every section and a chart of runs per day as\n"
+	       "                  one self-contained HTML page to FILE (mode 0600,\n"
+	       "                  replaced atomically); nothing is printed\n"
+	       "  --db PATH, --pubkey PATH   as for every command\n"
+	       "\n"
+	       "exit status: 0 ok, 1 FILE cannot be written, 2 usage, 3 log unreadable\n",
+	       DEFAULT_FAILED, DEFAULT_TOP);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int parse_by(const char *arg, unsigned *by)
+{
+	char *copy = out_need(strdup(arg)), *save = NULL, *w;
+	int i, found;
+
+	for (w = strtok_r(copy, ",", &save); w != NULL; w = strtok_r(NULL, ",", &save)) {
+		found = 0;
+		for (i = 0; i < BY_N; i++)
+			if (strcmp(w, report_by_names[i]) == 0) {
+				*by |= 1u << i;
+				found = 1;
+			}
+		if (!found) {
+			char *e = out_esc(w, strlen(w), 0);
+			cli_err("report: --by: '%s' is not one of user, policy, outcome, language, "
+				"day, hour", e);
+			free(e);
+			free(copy);
+			return -1;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+static int parse_when(const char *opt, const char *arg, int64_t *out)
+{
+	if (sbx_parse_when(arg, now_ns(), out) == 0)
+		return 0;
+	{
+		char *e = out_esc(arg, strlen(arg), 0);
+		cli_err("report: %s: '%s' is not a date (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]) or one "
+			"of now, today, yesterday, this-week, this-month", opt, e);
+		free(e);
+	}
+	return -1;
+}
+
+/* Write the page next to FILE and rename it into place: a reader never
+ * sees half a report, and a failure leaves FILE as it was. */
+static int write_html(const char *path, const struct report *r, const struct ropts *o)
+{
+	char *tmp;
+	FILE *f;
+	int fd, bad;
+
+	if (strcmp(path, "-") == 0)
+		return report_html(stdout, r, o) < 0 ? EXIT_FAIL : EXIT_OK;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		out_need(NULL);
+	fd = mkstemp(tmp);
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+		cli_err("report: --html: %s: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		return EXIT_FAIL;
+	}
+	bad = report_html(f, r, o) < 0;
+	bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path) < 0) {
+		cli_err("report: --html: %s: %s", path, strerror(errno ? errno : EIO));
+		unlink(tmp);
+		free(tmp);
+		return EXIT_FAIL;
+	}
+	free(tmp);
+	return EXIT_OK;
+}
+
+static int run(struct sbx_audit *a, struct ropts *o, const char *format, const char *html)
+{
+	struct report r;
+	int rc;
+
+	if (html != NULL) {
+		/* The page holds everything; the chart needs the per-day data. */
+		o->sections |= RS_SUMMARY | RS_LIMITS | RS_TOPCODE | RS_SESSIONS | RS_FAILED |
+			       RS_DAYCHART;
+		o->by |= 1u << BY_USER | 1u << BY_POLICY | 1u << BY_LANGUAGE | 1u << BY_DAY;
+	}
+	if (report_build(sbx_audit_db(a), sbx_audit_path(a), o, &r) < 0)
+		return EXIT_UNREADABLE;
+	if (html != NULL)
+		rc = write_html(html, &r, o);
+	else if (strcmp(format, "json") == 0)
+		rc = report_json(stdout, &r, o) < 0 ? EXIT_FAIL : EXIT_OK;
+	else if (strcmp(format, "csv") == 0)
+		rc = report_csv(stdout, &r) < 0 ? EXIT_FAIL : EXIT_OK;
+	else
+		rc = report_text(stdout, &r) < 0 ? EXIT_FAIL : EXIT_OK;
+	report_free(&r);
+	return rc;
+}
+
+/* --top-code takes an optional N, also as the next word ("--top-code 5"). */
+static int top_arg(int argc, char **argv, int64_t *n)
+{
+	uint64_t v;
+	const char *s = optarg;
+
+	if (s == NULL && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
+		s = argv[optind++];
+	if (s == NULL) {
+		*n = DEFAULT_TOP;
+		return 0;
+	}
+	if (sbx_parse_uint(s, 1000000, &v) < 0 || v == 0) {
+		char *e = out_esc(s, strlen(s), 0);
+		cli_err("report: --top-code: '%s' is not a number from 1 to 1000000", e);
+		free(e);
+		return -1;
+	}
+	*n = (int64_t)v;
+	return 0;
+}
+
+int cmd_report(struct cli *c, int argc, char **argv)
+{
+	enum { O_SINCE = OPT_FIRST_CMD, O_UNTIL, O_SUMMARY, O_BY, O_FAILED, O_LIMIT, O_LIMITS,
+	       O_TOP, O_SESSIONS, O_FORMAT, O_HTML };
+	static const struct option opts[] = {
+		{"since", required_argument, NULL, O_SINCE},
+		{"until", required_argument, NULL, O_UNTIL},
+		{"summary", no_argument, NULL, O_SUMMARY},
+		{"by", required_argument, NULL, O_BY},
+		{"failed", no_argument, NULL, O_FAILED},
+		{"limit", required_argument, NULL, O_LIMIT},
+		{"limits", no_argument, NULL, O_LIMITS},
+		{"top-code", optional_argument, NULL, O_TOP},
+		{"sessions", no_argument, NULL, O_SESSIONS},
+		{"format", required_argument, NULL, O_FORMAT},
+		{"html", required_argument, NULL, O_HTML},
+		CLI_COMMON_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct ropts o = {.since_ns = 0, .until_ns = INT64_MAX, .top_n = DEFAULT_TOP,
+			  .failed_max = DEFAULT_FAILED};
+	const char *format = "text", *html = NULL;
+	struct sbx_audit *a;
+	uint64_t v;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			help();
+			return EXIT_OK;
+		case O_SINCE:
+			if (parse_when("--since", optarg, &o.since_ns) < 0)
+				return EXIT_USAGE;
+			break;
+		case O_UNTIL:
+			if (parse_when("--until", optarg, &o.until_ns) < 0)
+				return EXIT_USAGE;
+			break;
+		case O_SUMMARY:
+			o.sections |= RS_SUMMARY;
+			break;
+		case O_BY:
+			if (parse_by(optarg, &o.by) < 0)
+				return EXIT_USAGE;
+			o.sections |= RS_BY;
+			break;
+		case O_FAILED:
+			o.sections |= RS_FAILED;
+			break;
+		case O_LIMIT:
+			if (sbx_parse_uint(optarg, INT64_MAX, &v) < 0) {
+				char *e = out_esc(optarg, strlen(optarg), 0);
+				cli_err("report: --limit: '%s' is not a number", e);
+				free(e);
+				return EXIT_USAGE;
+			}
+			o.failed_max = v == 0 ? -1 : (int64_t)v;
+			break;
+		case O_LIMITS:
+			o.sections |= RS_LIMITS;
+			break;
+		case O_TOP:
+			if (top_arg(argc, argv, &o.top_n) < 0)
+				return EXIT_USAGE;
+			o.sections |= RS_TOPCODE;
+			break;
+		case O_SESSIONS:
+			o.sections |= RS_SESSIONS;
+			break;
+		case O_FORMAT:
+			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "csv") != 0 &&
+			    strcmp(optarg, "json") != 0) {
+				char *e = out_esc(optarg, strlen(optarg), 0);
+				cli_err("report: --format: '%s' is not text, csv or json", e);
+				free(e);
+				return EXIT_USAGE;
+			}
+			format = optarg;
+			break;
+		case O_HTML:
+			html = optarg;
+			break;
+		default:
+			rc = cli_common_opt(c, "report", opt, argv);
+			if (rc >= 0)
+				return rc;
+		}
+	}
+	if ((rc = cli_extra_args("report", argc, argv)) != EXIT_OK)
+		return rc;
+	if (o.since_ns >= o.until_ns) {
+		cli_err("report: --since must be before --until");
+		return EXIT_USAGE;
+	}
+	if (o.sections == 0)
+		o.sections = RS_SUMMARY;
+	if (cli_open_log(c, &a) < 0)
+		return EXIT_UNREADABLE;
+	rc = run(a, &o, format, html);
+	sbx_audit_close(a);
+	return rc;
+}

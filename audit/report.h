@@ -1,0 +1,87 @@
+/*
+ * sbx-audit report: tables computed by SQL aggregates over the log's
+ * columns (report_query.c) and rendered as text, CSV, JSON
+ * (report_out.c) or one HTML page (report_html.c). A table is filled from
+ * a statement's result set, so the SQL names the columns and the renderers
+ * need not know what a report is about.
+ */
+#ifndef SBX_AUDIT_REPORT_H
+#define SBX_AUDIT_REPORT_H
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum rcell_type { RC_NULL = 0, RC_INT, RC_TEXT };
+
+struct rcell {
+	enum rcell_type type;
+	int64_t i;
+	char *s;   /* RC_TEXT: n bytes + NUL, malloc'd; untrusted (from the log) */
+	size_t n;
+};
+
+struct rtable {
+	const char *name;   /* JSON key, HTML id: "by_user" */
+	const char *title;  /* heading: "Runs by user" */
+	int single;         /* one row shown as "name: value" lines / a JSON object */
+	size_t ncols;
+	char **cols;        /* column names, from the SQL */
+	size_t nrows, cap;
+	struct rcell *cells; /* row-major, nrows * ncols */
+};
+
+#define RT_CELL(t, r, c) (&(t)->cells[(size_t)(r) * (t)->ncols + (size_t)(c)])
+
+/* Report sections; summary is the default when none is asked for. */
+enum rsect {
+	RS_SUMMARY = 1 << 0,
+	RS_BY = 1 << 1,
+	RS_FAILED = 1 << 2,
+	RS_LIMITS = 1 << 3,
+	RS_TOPCODE = 1 << 4,
+	RS_SESSIONS = 1 << 5,
+	RS_DAYCHART = 1 << 6, /* runs per day by outcome, for the HTML chart */
+};
+
+enum rby { BY_USER, BY_POLICY, BY_OUTCOME, BY_LANGUAGE, BY_DAY, BY_HOUR, BY_N };
+
+struct ropts {
+	int64_t since_ns, until_ns; /* window: since <= t < until (ns, UTC) */
+	unsigned sections;          /* RS_* */
+	unsigned by;                /* bit set of 1 << enum rby */
+	int64_t top_n;              /* --top-code N */
+	int64_t failed_max;         /* rows of the failed list (-1: all) */
+};
+
+/* The outcomes broken down in --by tables, in column order. */
+extern const char *const report_outcomes[];
+extern const size_t report_n_outcomes;
+extern const char *const report_by_names[BY_N];
+
+struct report {
+	struct rtable *t;
+	size_t n;
+};
+
+/*
+ * Run every query the options ask for inside one read transaction (a
+ * consistent snapshot while runs append). Returns 0, or -1 after printing
+ * "sbx-audit: PATH: why".
+ */
+int report_build(sqlite3 *db, const char *path, const struct ropts *o, struct report *r);
+void report_free(struct report *r);
+
+/* Renderers; each returns 0, or -1 on a write error. */
+int report_text(FILE *f, const struct report *r);
+int report_csv(FILE *f, const struct report *r);
+int report_json(FILE *f, const struct report *r, const struct ropts *o);
+/* The whole page; tables named "days" feed the chart. */
+int report_html(FILE *f, const struct report *r, const struct ropts *o);
+
+/* A table by name, or NULL. */
+const struct rtable *report_find(const struct report *r, const char *name);
+/* The cell as text: integers in decimal, NULL as "" (static buffer for
+ * integers, valid until the next call). */
+const char *rcell_text(const struct rcell *c, size_t *n);
+
+#endif

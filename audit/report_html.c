@@ -1,0 +1,234 @@
+/*
+ * sbx-audit report --html: one self-contained page (inline CSS, an inline
+ * SVG chart drawn here, no script, no external resource; a Content
+ * Security Policy forbids loading any) with the summary and the tables.
+ * Every string from the log is made terminal-safe by out_esc and then
+ * HTML-escaped, so a user or session name cannot inject markup.
+ */
+#include "cli.h"
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auditdb.h"
+
+static const struct {
+	const char *outcome, *color;
+} palette[] = {
+	{"ok", "#2e7d32"}, {"error", "#c62828"}, {"timeout", "#ef6c00"},
+	{"cpu_limit", "#6a1b9a"}, {"memory_limit", "#1565c0"}, {"pids_limit", "#00838f"},
+	{"output_limit", "#795548"}, {"signal", "#ad1457"}, {"sandbox_error", "#424242"},
+	{"incomplete", "#9e9e9e"}, {NULL, "#fbc02d"}, /* anything else */
+};
+#define NPAL (sizeof(palette) / sizeof(palette[0]))
+
+static void html_bytes(FILE *f, const char *s, size_t n)
+{
+	char *e = out_esc(s, n, 0), *p;
+
+	for (p = e; *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*p, f);
+		}
+	}
+	free(e);
+}
+
+static void html_str(FILE *f, const char *s)
+{
+	html_bytes(f, s, strlen(s));
+}
+
+static void html_cell(FILE *f, const struct rcell *c)
+{
+	size_t n;
+	const char *s = rcell_text(c, &n);
+
+	if (c->type == RC_NULL)
+		fputs("&ndash;", f);
+	else
+		html_bytes(f, s, n);
+}
+
+static size_t pal_index(const char *outcome)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < NPAL; i++)
+		if (strcmp(palette[i].outcome, outcome) == 0)
+			return i;
+	return NPAL - 1;
+}
+
+/* Stacked bars: one per day that has runs, one segment per outcome. */
+static void chart(FILE *f, const struct rtable *t)
+{
+	enum { H = 200, TOP = 20, LEFT = 50, BOTTOM = 40 };
+	size_t ndays = 0, r, i;
+	char (*days)[16];
+	int64_t (*counts)[NPAL], max = 0;
+	int bw, width;
+	int present[NPAL] = {0};
+
+	if (t == NULL || t->nrows == 0 || t->ncols != 3) {
+		fputs("<p>No runs in this window.</p>\n", f);
+		return;
+	}
+	days = out_need(calloc(t->nrows, sizeof(*days)));
+	counts = out_need(calloc(t->nrows, sizeof(*counts)));
+	for (r = 0; r < t->nrows; r++) {
+		size_t n;
+		const char *d = rcell_text(RT_CELL(t, r, 0), &n);
+		const char *o = RT_CELL(t, r, 1)->type == RC_TEXT ? RT_CELL(t, r, 1)->s : "";
+		size_t p = pal_index(o);
+		if (ndays == 0 || strncmp(days[ndays - 1], d, sizeof(days[0]) - 1) != 0)
+			snprintf(days[ndays++], sizeof(days[0]), "%.*s", (int)(n < 15 ? n : 15), d);
+		counts[ndays - 1][p] += RT_CELL(t, r, 2)->i;
+		present[p] = 1;
+	}
+	for (i = 0; i < ndays; i++) {
+		int64_t sum = 0;
+		size_t p;
+		for (p = 0; p < NPAL; p++)
+			sum += counts[i][p];
+		if (sum > max)
+			max = sum;
+	}
+	bw = (int)(900 / ndays);
+	bw = bw > 40 ? 40 : bw < 3 ? 3 : bw;
+	width = LEFT + (int)ndays * bw + 20;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"role=\"img\" aria-label=\"Runs per day by outcome\">\n", width, TOP + H + BOTTOM);
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
+		LEFT - 2, TOP + H, width - 10, TOP + H);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"ax\" text-anchor=\"end\">%" PRId64 "</text>\n",
+		LEFT - 6, TOP + 8, max);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"ax\" text-anchor=\"end\">0</text>\n",
+		LEFT - 6, TOP + H);
+	for (i = 0; i < ndays; i++) {
+		double y = TOP + H;
+		size_t p;
+		for (p = 0; p < NPAL; p++) {
+			double h;
+			if (counts[i][p] == 0)
+				continue;
+			h = (double)counts[i][p] * H / (double)max;
+			y -= h;
+			fprintf(f, "<rect x=\"%d\" y=\"%.2f\" width=\"%d\" height=\"%.2f\" fill=\"%s\">"
+				"<title>", LEFT + (int)i * bw, y, bw > 3 ? bw - 1 : bw, h, palette[p].color);
+			html_str(f, days[i]);
+			fprintf(f, " %s: %" PRId64 "</title></rect>\n",
+				palette[p].outcome ? palette[p].outcome : "other", counts[i][p]);
+		}
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"ax\">", LEFT, TOP + H + 16);
+	html_str(f, days[0]);
+	fputs("</text>\n", f);
+	if (ndays > 1) {
+		fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"ax\" text-anchor=\"end\">",
+			LEFT + (int)ndays * bw, TOP + H + 32);
+		html_str(f, days[ndays - 1]);
+		fputs("</text>\n", f);
+	}
+	fputs("</svg>\n<p class=\"legend\">", f);
+	for (i = 0; i < NPAL; i++)
+		if (present[i])
+			fprintf(f, "<span><i style=\"background:%s\"></i>%s</span> ", palette[i].color,
+				palette[i].outcome ? palette[i].outcome : "other");
+	fputs("</p>\n", f);
+	free(days);
+	free(counts);
+}
+
+static void table(FILE *f, const struct rtable *t)
+{
+	size_t r, c;
+
+	fprintf(f, "<section id=\"%s\"><h2>", t->name);
+	html_str(f, t->title);
+	fputs("</h2>\n", f);
+	if (t->single) {
+		fputs("<table class=\"kv\">\n", f);
+		for (c = 0; c < t->ncols && t->nrows > 0; c++) {
+			fputs("<tr><th>", f);
+			html_str(f, t->cols[c]);
+			fputs("</th><td>", f);
+			html_cell(f, RT_CELL(t, 0, c));
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</table></section>\n", f);
+		return;
+	}
+	if (t->nrows == 0) {
+		fputs("<p>None.</p></section>\n", f);
+		return;
+	}
+	fputs("<table>\n<thead><tr>", f);
+	for (c = 0; c < t->ncols; c++) {
+		fputs("<th>", f);
+		html_str(f, t->cols[c]);
+		fputs("</th>", f);
+	}
+	fputs("</tr></thead>\n<tbody>\n", f);
+	for (r = 0; r < t->nrows; r++) {
+		fputs("<tr>", f);
+		for (c = 0; c < t->ncols; c++) {
+			fputs(RT_CELL(t, r, c)->type == RC_INT ? "<td class=\"n\">" : "<td>", f);
+			html_cell(f, RT_CELL(t, r, c));
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></section>\n", f);
+}
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;background:#fff}"
+	"h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em}"
+	"table{border-collapse:collapse;margin:.4em 0}"
+	"th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left;vertical-align:top}"
+	"thead th{background:#eee}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+	"table.kv th{background:#f6f6f6}.ax{font-size:11px;fill:#444}"
+	".legend span{margin-right:1em}.legend i{display:inline-block;width:.9em;height:.9em;"
+	"margin-right:.3em;vertical-align:middle}p.meta{color:#555}";
+
+int report_html(FILE *f, const struct report *r, const struct ropts *o)
+{
+	char since[48] = "the beginning", until[48] = "now";
+	size_t i;
+
+	if (o->since_ns != 0)
+		sbx_iso_time(o->since_ns, since, sizeof(since));
+	if (o->until_ns != INT64_MAX)
+		sbx_iso_time(o->until_ns, until, sizeof(until));
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'; img-src data:\">\n"
+	      "<title>sbx audit report</title>\n<style>", f);
+	fputs(css, f);
+	fputs("</style></head><body>\n<h1>sbx audit report</h1>\n<p class=\"meta\">Runs from ", f);
+	html_str(f, since);
+	fputs(" until ", f);
+	html_str(f, until);
+	fputs(" (UTC). Counts come from the log's columns; run <code>sbx-audit verify</code> "
+	      "to check them against the signed records.</p>\n", f);
+	for (i = 0; i < r->n; i++) {
+		if (strcmp(r->t[i].name, "days") == 0)
+			continue;
+		table(f, &r->t[i]);
+		if (strcmp(r->t[i].name, "summary") == 0) {
+			fputs("<section id=\"chart\"><h2>Runs per day by outcome (UTC)</h2>\n", f);
+			chart(f, report_find(r, "days"));
+			fputs("</section>\n", f);
+		}
+	}
+	fputs("</body></html>\n", f);
+	return ferror(f) ? -1 : 0;
+}
