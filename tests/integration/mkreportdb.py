@@ -29,7 +29,10 @@ def schema(template, out):
     t.close()
     d = sqlite3.connect(out)
     d.execute("PRAGMA journal_mode=WAL")
-    for _, _, sql in rows:
+    for _, name, sql in rows:
+        # FTS5 makes its shadow tables itself with the virtual table
+        if name.startswith("code_fts_"):
+            continue
         d.execute(sql)
     d.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", meta)
     return d
