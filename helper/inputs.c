@@ -142,19 +142,31 @@ int check_work(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-/* Kernel interfaces, not data: a caller-owned /proc/PID directory would
+/* Data, not kernel interfaces: a caller-owned /proc/PID directory would
  * hand the payload /proc/PID/root (the host's root) and friends. Checked in
  * the sandbox child, as the caller, because statfs(2) on a FUSE mount asks
- * its daemon, which may never answer; the supervisor can kill the child. */
-static bool pseudo_fs(long type)
+ * its daemon, which may never answer; the supervisor can kill the child.
+ * Magic numbers: statfs(2), <linux/magic.h>. */
+static bool session_fs(long type)
 {
-	static const long deny[] = {PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
-				    DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC, SELINUX_MAGIC, SMACK_MAGIC,
-				    BPF_FS_MAGIC, DEVPTS_SUPER_MAGIC, NSFS_MAGIC, PSTOREFS_MAGIC, EFIVARFS_MAGIC,
-				    BINFMTFS_MAGIC, AUTOFS_SUPER_MAGIC};
+	/* Filesystems a caller's files live on. An allow-list: a user namespace
+	 * can mount others (fsmount(2) gives a detached mount open_tree(2)
+	 * accepts), and kernel pseudo-filesystems (proc, sysfs, bpf, cgroup...)
+	 * would reach past the sandbox. */
+	static const long allow[] = {
+		EXT4_SUPER_MAGIC,  /* also ext2 and ext3 */
+		XFS_SUPER_MAGIC, BTRFS_SUPER_MAGIC, TMPFS_MAGIC, RAMFS_MAGIC, F2FS_SUPER_MAGIC,
+		NFS_SUPER_MAGIC, OVERLAYFS_SUPER_MAGIC,
+		0x2fc12fc1, /* zfs */
+		0xca451a4e, /* bcachefs */
+		0x3153464a, /* jfs */
+		0xfe534d42, /* smb2 */
+		0xff534d42, /* cifs */
+		0x00c36400, /* ceph */
+	};
 
-	for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++)
-		if (type == deny[i])
+	for (size_t i = 0; i < sizeof(allow) / sizeof(allow[0]); i++)
+		if (type == allow[i])
 			return true;
 	return false;
 }
@@ -224,9 +236,9 @@ int mount_work(const struct run *r, const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "mounts: session directory: %s", strerror(errno));
 		return -1;
 	}
-	if (pseudo_fs((long)sf.f_type)) {
-		snprintf(err, errlen, "session directory is on a kernel pseudo-filesystem (type 0x%lx): refused",
-			 (unsigned long)sf.f_type);
+	if (!session_fs((long)sf.f_type)) {
+		snprintf(err, errlen, "session directory is not on a disk, network or tmpfs filesystem "
+			 "(type 0x%lx, e.g. a kernel pseudo-filesystem): refused", (unsigned long)sf.f_type);
 		return -1;
 	}
 	if (mkdir(dir, 0755) < 0 ||

@@ -222,7 +222,7 @@ chmod 0777 "$T/mine"
 direct work "$T/mine"
 check "helper: --work-fd on a world-writable directory refused" refused "writable by group or others"
 direct procself -
-check "helper: --work-fd on the caller's own /proc/PID refused" refused "kernel pseudo-filesystem"
+check "helper: --work-fd on the caller's own /proc/PID refused" refused "kernel pseudo-filesystem): refused"
 chmod 0700 "$T/mine"
 direct work "$T/mine"
 check "helper: a good --work-fd runs" [ "$(tr '\n' ' ' < "$T/out")" = "ran 0 " ]
