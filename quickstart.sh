@@ -11,6 +11,12 @@ if [ "$(id -u)" != 0 ]; then exec sudo "$0" "$@"; fi
 tools/install-deps
 make -s
 make -s install
+# cgroup v2 under systemd (Debian 12's default): the helper needs the
+# delegated subtree sbx-cgroup.service holds (sbx-helper(8), Cgroups)
+if [ -d /run/systemd/system ] && [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	systemctl daemon-reload
+	systemctl enable --now sbx-cgroup.service
+fi
 
 user=${SUDO_USER:-}
 if [ -z "$user" ] || [ "$user" = root ]; then
