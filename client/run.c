@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,9 @@
 /* After the helper exits, how long descriptors a leftover process might
  * still hold open are given to reach EOF. */
 #define GRACE_MS 2000
+/* How long output the terminal has not taken may still be shown after the
+ * run (milliseconds), like the recorder's allowance for a stalled client. */
+#define SHOW_FLUSH_MS 10000
 
 static int pidfd_open_compat(pid_t pid)
 {
@@ -120,36 +124,25 @@ static void read_frames(struct run_state *rs)
 	}
 }
 
-/* Write all of p to our fd (blocking: it is the caller's own terminal); a
- * terminal that went away only loses the rest of the output. */
-static void put_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-/* Plain mode with a terminal: what the program wrote, shown safely
- * (ttysafe.h) on the terminal, unchanged elsewhere. */
+/* Plain mode, piped because of a terminal: what the program wrote, shown
+ * safely (ttysafe.h) on a terminal and unchanged elsewhere, through
+ * ttyout.h so that a stalled terminal cannot stall the run. */
 static void show(struct run_state *rs, int which, const char *buf, size_t n, bool eof)
 {
 	static char out[65536 * TTYSAFE_GROWTH + 2];
+	struct ttyout *t = &rs->show[which];
 	size_t o;
 
+	t->fd = 1 + which;
 	if (!rs->h.tty[which]) {
-		put_all(1 + which, buf, n);
-		return;
+		ttyout_add(t, buf, n);
+	} else {
+		o = ttysafe_escape(&rs->tty[which], buf, n, out);
+		if (eof)
+			o += ttysafe_finish(&rs->tty[which], out + o);
+		ttyout_add(t, out, o);
 	}
-	o = ttysafe_escape(&rs->tty[which], buf, n, out);
-	if (eof)
-		o += ttysafe_finish(&rs->tty[which], out + o);
-	put_all(1 + which, out, o);
+	ttyout_flush(t);
 }
 
 /* Drain a pipe of the helper. With --json, stdout is discarded (the result
@@ -224,6 +217,8 @@ static void event_loop(struct run_state *rs)
 				break;
 			timeout = (int)left;
 		}
+		if ((rs->show[0].len || rs->show[1].len) && (timeout < 0 || timeout > 100))
+			timeout = 100; /* a terminal that stalled may take more now */
 		r = poll(p, (nfds_t)np, timeout);
 		if (r < 0 && errno == EINTR)
 			continue; /* a forwarded signal */
@@ -239,6 +234,8 @@ static void event_loop(struct run_state *rs)
 			drain(rs, &rs->h.out_fd, false);
 		if (ie >= 0 && p[ie].revents)
 			drain(rs, &rs->h.err_fd, true);
+		ttyout_flush(&rs->show[0]);
+		ttyout_flush(&rs->show[1]);
 	}
 	if (!rs->sock_done) {
 		proto_error(rs, "the result socket stayed open after the helper exited");
@@ -253,6 +250,19 @@ static void event_loop(struct run_state *rs)
 		close(rs->h.err_fd);
 	}
 	rs->h.out_fd = rs->h.err_fd = -1;
+	/* as long as the recorder waits for a stalled client (recorder.c) */
+	ttyout_finish(&rs->show[0], SHOW_FLUSH_MS);
+	ttyout_finish(&rs->show[1], SHOW_FLUSH_MS);
+	if (rs->show[0].dropped + rs->show[1].dropped) {
+		char line[160];
+		struct ttyout warn = {.fd = 2};
+
+		snprintf(line, sizeof(line), "sbx: output: %llu bytes not shown: the terminal stopped "
+			 "taking output\n",
+			 (unsigned long long)(rs->show[0].dropped + rs->show[1].dropped));
+		ttyout_add(&warn, line, strlen(line));
+		ttyout_finish(&warn, 200);
+	}
 }
 
 int run_code(const struct run_opts *o)

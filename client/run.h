@@ -13,6 +13,7 @@
 #include "frames.h"
 #include "spawn.h"
 #include "ttysafe.h"
+#include "ttyout.h"
 
 #define MAX_ARTIFACTS 4096 /* far above any policy's cap: a guard, not a limit */
 
@@ -42,6 +43,7 @@ struct run_state {
 	struct errline el;         /* --json: the helper's error line */
 	struct utf8_carry carry[2]; /* --jsonl: stdout, stderr */
 	struct ttysafe tty[2];      /* plain mode on a terminal: stdout, stderr */
+	struct ttyout show[2];      /* plain mode, piped: what waits for our stdout, stderr */
 	json_t **keep;             /* the retry loop takes the result here instead of printing it */
 };
 

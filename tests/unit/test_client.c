@@ -28,6 +28,7 @@
 #include "../../client/frames.c"
 #include "../../client/name.c"
 #include "../../client/ttysafe.c"
+#include "../../client/ttyout.c"
 #include "../../client/cli.c"
 #include "../../client/inputs.c"
 #include <sys/wait.h>
@@ -583,6 +584,49 @@ static void test_ttysafe(void **state)
 	tty_expect(tail, 1, "q\xc2", 2);
 }
 
+/* A reader that stopped reading: writes give up after their timer, the
+ * bytes wait, and go out once it reads again. */
+static void test_ttyout_stalled(void **state)
+{
+	static char big[1 << 18];
+	struct ttyout t = {0};
+	char sink[65536];
+	int p[2];
+	size_t got = 0;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	t.fd = p[1];
+	memset(big, 'x', sizeof(big));
+	ttyout_add(&t, big, sizeof(big)); /* far more than a pipe holds */
+	assert_false(ttyout_flush(&t));   /* returns instead of blocking */
+	assert_true(t.len - t.off > 0);
+	while (!ttyout_flush(&t)) {
+		ssize_t n = read(p[0], sink, sizeof(sink));
+		assert_true(n > 0);
+		got += (size_t)n;
+	}
+	close(p[1]);
+	for (ssize_t n; (n = read(p[0], sink, sizeof(sink))) > 0;)
+		got += (size_t)n;
+	assert_int_equal(got, sizeof(big));
+	assert_int_equal(t.dropped, 0);
+	ttyout_finish(&t, 0);
+	close(p[0]);
+
+	/* a reader that is gone: the rest is dropped and counted */
+	assert_int_equal(pipe(p), 0);
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	t = (struct ttyout){.fd = p[1]};
+	ttyout_add(&t, "abc", 3);
+	assert_true(ttyout_flush(&t));
+	assert_true(t.gone);
+	assert_int_equal(t.dropped, 3);
+	ttyout_finish(&t, 0);
+	close(p[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -599,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_inputs_memfds),
 		cmocka_unit_test(test_error_object),
 		cmocka_unit_test(test_ttysafe),
+		cmocka_unit_test(test_ttyout_stalled),
 	};
 
 	return cmocka_run_group_tests_name("client", tests, NULL, NULL);
