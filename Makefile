@@ -42,7 +42,7 @@ UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit
 
-.PHONY: deps all check check-vm check-unit check-setup check-integration install install-files postinst clean bench FORCE
+.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape install install-files postinst clean bench FORCE
 all: $(PROGS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
@@ -78,11 +78,21 @@ check-unit: $(UNIT_BIN)
 # client as an unprivileged user (tests/integration/lib.sh does the set-up).
 CHECK_PREFIX ?= /tmp/sbx-check
 CHECK_ENV = SBX_SRCDIR=$(CURDIR) SBX_CHECK_PREFIX=$(CHECK_PREFIX) CMOCKA_MESSAGE_OUTPUT=TAP \
-	    SBX_MAKEFLAGS='$(if $(SANITIZE),SANITIZE=$(SANITIZE))'
-check-setup: all
+	    SBX_MAKEFLAGS='$(if $(SANITIZE),SANITIZE=$(SANITIZE))' SBX_ESCAPE_BIN=$(CURDIR)/$(B)/tests/escape
+# Small attack programs the escape tests run inside the sandbox (plain
+# flags: they are attackers, not sbx code; inline asm for the i386 ABI).
+ESCAPE_BIN = $(B)/tests/escape/kobj $(B)/tests/escape/rawexec
+$(B)/tests/escape/%: tests/escape/bin/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
+check-setup: all $(ESCAPE_BIN)
 	$(CHECK_ENV) tests/integration/setup.sh
 check-integration: check-setup
 	$(CHECK_ENV) prove -v tests/integration/*.t
+
+# One script per attack class (tests/escape/NN-*.t), against the same install.
+check-escape: check-setup
+	$(CHECK_ENV) prove -v tests/escape/*.t
 
 # cgroup v2 in a qemu VM (also part of check, as tests/integration/10-*).
 check-vm: all
@@ -90,7 +100,7 @@ check-vm: all
 
 # Everything, in one prove run (unit tests print TAP through cmocka).
 check: all $(UNIT_BIN) check-setup
-	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t
+	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t tests/escape/*.t
 
 # Man pages name the packages' paths; the installed copies name this build's.
 MAN_SRC = $(wildcard man/*.1 man/*.5 man/*.8)

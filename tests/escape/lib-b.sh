@@ -1,0 +1,50 @@
+# Shared by the escape tests 07-11 and 13-15 (sourced after
+# tests/integration/lib.sh). Test programs from tests/escape/bin/ are built
+# by the Makefile ($(B)/tests/escape/, passed as SBX_ESCAPE_BIN); a run of a
+# single script without it compiles them here.
+HELPER=$P/libexec/sbx/sbx-helper
+EB=$T/ebin
+mkdir -p "$EB"
+chmod 0755 "$EB"
+for prog in kobj rawexec; do
+	if [ -n "${SBX_ESCAPE_BIN:-}" ] && [ -x "$SBX_ESCAPE_BIN/$prog" ]; then
+		cp "$SBX_ESCAPE_BIN/$prog" "$EB/$prog"
+	else
+		cc -O2 -D_GNU_SOURCE -pthread -o "$EB/$prog" "$SBX_SRCDIR/tests/escape/bin/$prog.c" || exit 1
+	fi
+	chmod 0755 "$EB/$prog"
+done
+
+# bin_payload FILE PROG ARGS...: write a sh payload to FILE that unpacks
+# the test program into the sandbox's /tmp (the host's test paths are not
+# visible inside) and execs it. Only /usr, /lib* and friends are bound, so
+# the program is dynamically linked against the host's libc like any
+# interpreter there.
+bin_payload() {
+	f=$1; prog=$2; shift 2
+	{
+		echo 'base64 -d > /tmp/p <<"SBXEOF"'
+		base64 "$EB/$prog"
+		echo 'SBXEOF'
+		echo 'chmod 755 /tmp/p'
+		echo "exec /tmp/p $*"
+	} > "$f"
+	chmod 0644 "$f"
+}
+
+# The newest run in this install's audit log (other helpers' runs go to
+# their own prefixes) and its END outcome ("incomplete" without END).
+last_id() { "$AUDIT" list --limit 1 --json | python3 -c 'import json,sys; l=json.load(sys.stdin); print(l[-1]["id"] if l else "")'; }
+runs_count() { "$AUDIT" list --limit 0 --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+end_outcome() { "$AUDIT" list --limit 0 --json | python3 -c 'import json,sys
+for r in json.load(sys.stdin):
+    if r["id"] == sys.argv[1]: print(r["outcome"])' "$1"; }
+# run ids whose recorded argv holds STRING (the code's file name)
+ids_for() { "$AUDIT" list --limit 50 --json | python3 -c 'import json,subprocess,sys
+for r in json.load(sys.stdin):
+    d = json.loads(subprocess.run([sys.argv[1], "show", "--json", r["id"]], capture_output=True, text=True).stdout or "{}")
+    if any(sys.argv[2] in a for a in (d.get("start") or {}).get("argv") or []): print(r["id"])' "$AUDIT" "$1"; }
+# no cgroup directory of run ID in any hierarchy
+cg_gone() { ! ls -d /sys/fs/cgroup/*/sbx/run-"$1" /sys/fs/cgroup/sbx/run-"$1" 2>/dev/null | grep -q .; }
+# host processes whose command line contains MARKER (never this shell's)
+marked() { pgrep -f -- "$1" | grep -vx "$$" || true; }
