@@ -11,12 +11,13 @@
 # caller's and every capability set empty.
 #
 # Defences checked by removing them: with MS_NOSUID dropped from the
-# read-only binds (mounts.c bind_path), PR_SET_NO_NEW_PRIVS and the
-# bounding-set drop removed (sandbox.c drop_privileges), the
-# file-capability copy ran with CapPrm/CapEff =
-# 00000000002000c2 and setuid(0) worked inside the user namespace's view
-# (tests 1, 6, 7 failed); the setuid-root copy still gained nothing,
-# because uid 0 is not mapped in the sandbox's user namespace.
+# read-only binds (mounts.c bind_path), the bounding-set drop and
+# PR_SET_NO_NEW_PRIVS removed (sandbox.c drop_privileges) and the seccomp
+# filter not installed (libseccomp sets no_new_privs by itself), the
+# file-capability copy ran with CapPrm = CapEff = 00000000002000c2 and
+# tests 2, 6 and 7 failed. The setuid-root copy still gained nothing and
+# setuid(0) stayed refused: uid 0 is not mapped in the sandbox's user
+# namespace, a fourth layer.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
 plan 10
