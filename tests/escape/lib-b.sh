@@ -48,3 +48,29 @@ for r in json.load(sys.stdin):
 cg_gone() { ! ls -d /sys/fs/cgroup/*/sbx/run-"$1" /sys/fs/cgroup/sbx/run-"$1" 2>/dev/null | grep -q .; }
 # host processes whose command line contains MARKER (never this shell's)
 marked() { pgrep -f -- "$1" | grep -vx "$$" || true; }
+# drive CASES.json: run sbx-helper directly as sbxtest once per case
+# (tests/escape/drive.py); one JSON line per case in $T/drive.out
+cp "$SBX_SRCDIR/tests/escape/drive.py" "$T/drive.py"
+chmod 0755 "$T/drive.py"
+# and a summary in $T/drive.tsv: name, rc, stderr lines, whether stderr is
+# one "sbx-helper: " line, result frames, outcome, run id
+drive() {
+	chmod 0644 "$1"
+	run_as sbxtest /usr/bin/python3 "$T/drive.py" "$HELPER" "$EB/rawexec" "$1" > "$T/drive.out"
+	python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d = json.loads(l); e = d["stderr"]; r = d["result"] or {}
+    one = len(e.splitlines()) == 1 and e.startswith("sbx-helper: ") and e.endswith("\n")
+    print(d["name"], d["rc"], len(e.splitlines()), "one" if one else "not-one", d["frames"],
+          r.get("outcome", "-"), r.get("id", "-"), sep="\t")' "$T/drive.out" > "$T/drive.tsv"
+}
+# dcol NAME COLUMN: one column of drive.tsv (2 rc, 4 one-line, 5 frames, 6 outcome, 7 id)
+dcol() { awk -F'\t' -v n="$1" -v c="$2" '$1 == n {print $c}' "$T/drive.tsv"; }
+# dget NAME FIELD: a field of one case's result line ("result.outcome"...)
+dget() { python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d["name"] != sys.argv[2]: continue
+    for k in sys.argv[3].split("."):
+        d = d.get(k) if isinstance(d, dict) else None
+    print("null" if d is None else d)' "$T/drive.out" "$1" "$2"; }
