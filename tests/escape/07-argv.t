@@ -13,9 +13,10 @@
 # policy.
 #
 # Defences checked by removing them: with the "given twice" check in
-# helper/args.c removed and sbx_limits_tighten() (common/policy.c) made a
-# no-op, the repeated-option and above-policy cases ran the code (tests 3,
-# 4, 6, 7 failed).
+# helper/args.c removed and sbx_limits_tighten() (common/policy.c) applying
+# a request above the policy instead of refusing it, the repeated options
+# and the above-policy requests ran the code (the repeated --lang ran
+# Python code under sh); tests 1-3, 5-7 and 10-12 failed.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
 plan 12
