@@ -13,7 +13,7 @@ every other fd of this process is close-on-exec.
 One JSON line per case: rc, stdout, stderr, result (the result frame's
 JSON or null), artifacts (frame count).
 """
-import json, os, resource, socket, struct, subprocess, sys, time
+import json, os, resource, socket, struct, subprocess, sys, threading, time
 
 helper, rawexec, cases = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
 for c in cases:
@@ -39,17 +39,28 @@ for c in cases:
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          preexec_fn=setup, close_fds=False, env={})
     peer.close(); os.close(cr); os.close(m)
-    data = b""
-    res.settimeout(60)
-    while True:
+    got = []
+
+    def read_result():
+        data = b""
+        res.settimeout(60)
         try:
-            b = res.recv(1 << 20)
+            while True:
+                b = res.recv(1 << 20)
+                if not b:
+                    break
+                data += b
         except socket.timeout:
-            break
-        if not b:
-            break
-        data += b
+            pass
+        got.append(data)
+
+    # the helper forwards output to our pipes while it runs: drain them
+    # concurrently, or it waits for a stalled client
+    th = threading.Thread(target=read_result)
+    th.start()
     out, err = p.communicate(timeout=60)
+    th.join()
+    data = got[0]
     os.close(cw); res.close()
     result, frames = None, 0
     while len(data) >= 8:
