@@ -15,10 +15,20 @@
 #
 # Defences checked by removing them:
 # - clearenv() in sanitize.c removed and exec_payload() passing `environ`
-#   instead of the policy's envp: the payload saw the caller's variables
-#   (tests 3 and 7 failed; glibc's secure mode still dropped LD_PRELOAD
-#   for the setuid helper itself).
-# - raise_rlimits() not called (main.c prepare): RESULTS_RLIMITS
+#   instead of the policy's envp: the payload saw CHARSET, FOO,
+#   GLIBC_TUNABLES, SQLITE_TMPDIR... (tests 3 and 5 failed; glibc's secure
+#   mode still dropped LD_PRELOAD, GCONV_PATH, TMPDIR, MALLOC_CHECK_ for the
+#   setuid helper itself, a second layer).
+# - raise_rlimits() not called (main.c prepare): a soft RLIMIT_NOFILE of 12
+#   failed the run ("pipes: Too many open files"), a soft RLIMIT_FSIZE of 0
+#   made the START record fail ("disk I/O error"), a 64 KiB soft stack
+#   crashed the helper (SIGSEGV), hard limits were no longer named (tests
+#   4, 6, 10-12, 14, 15 failed).
+# - the helper's own reopening of closed fds 0-2 removed: nothing changed,
+#   because glibc reopens them for AT_SECURE (setuid) programs before main
+#   (csu/check_fds.c); the fds-closed case guards both layers. The payload
+#   writes 'O' bytes (REC_KILL_OUTPUT) so a stdout that ended up on the
+#   recorder's control socket would show as a wrong outcome.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
 plan 16
@@ -70,7 +80,7 @@ base = ["run", "--lang", "python"] + fds
 code = """import os, resource as r
 print(" ".join(sorted(os.environ)))
 print(*(r.getrlimit(getattr(r, "RLIMIT_" + k)) for k in ("NOFILE", "FSIZE", "CORE", "CPU")))
-import sys; sys.stdout.write("x" * 100000); sys.stderr.write("y" * 100000)
+import sys; sys.stdout.write("O" * 100000); sys.stderr.write("O" * 100000)
 print("\\nRAN")"""
 hostile = ["LD_PRELOAD=%s/evil.so" % t, "LD_LIBRARY_PATH=" + t, "LD_AUDIT=%s/evil.so" % t,
            "GCONV_PATH=%s/gconv" % t, "CHARSET=EVIL", "GLIBC_TUNABLES=glibc.malloc.check=3:glibc.malloc.mmap_threshold=1",
