@@ -10,9 +10,10 @@
 # (Moved here from tests/integration/06-refusals.t and extended.)
 #
 # Defence checked by removing it: with dir_ok() in helper/load.c always
-# accepting, the caller-owned, world-writable, sticky and symlinked policy
-# directory and the faulty parent directory cases ran the code (tests for
-# those cases failed; the file checks still held).
+# accepting, the caller-owned, world-writable, sticky and group-writable
+# policy directory and the three faulty parent directories ran the code
+# (tests 5-8, 10-12 and 14 failed; the file checks and the no-symlink walk
+# still held).
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
 plan 14
