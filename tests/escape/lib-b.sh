@@ -74,3 +74,11 @@ for l in open(sys.argv[1]):
     for k in sys.argv[3].split("."):
         d = d.get(k) if isinstance(d, dict) else None
     print("null" if d is None else d)' "$T/drive.out" "$1" "$2"; }
+# runs_by_code MARK: "FILE ID OUTCOME WALL_MS" for the newest 100 runs whose
+# code file name (argv) holds MARK; OUTCOME "incomplete" without END
+runs_by_code() { "$AUDIT" list --limit 100 --json | python3 -c 'import json,subprocess,sys
+for r in json.load(sys.stdin):
+    d = json.loads(subprocess.run([sys.argv[1], "show", "--json", r["id"]], capture_output=True, text=True).stdout or "{}")
+    for a in (d.get("start") or {}).get("argv") or []:
+        if sys.argv[2] in a:
+            print(a.rsplit("/", 1)[-1], r["id"], r["outcome"], r.get("wall_ms"))' "$AUDIT" "$1"; }
