@@ -17,14 +17,16 @@
 # reaped" cannot be provoked by the caller; tests/integration/08-stale-
 # cgroup.t covers a supervisor that root killed.
 #
-# Defences checked by removing them:
+# Defences checked by removing them (both at once; each shows in its own
+# test):
 # - the supervisor's reaction to the control fd's EOF (main.c supervise:
 #   kill_sandbox "client") disabled: after SIGKILL of the client or of its
 #   session the sandbox ran on to the wall limit (outcome timeout instead
-#   of signal; tests RESULT_CONTROL failed).
+#   of signal): test 7 failed.
 # - the 2 s grace after a forwarded SIGTERM (main.c supervise) disabled:
-#   SIGTERM and SIGHUP to the client left the SIGTERM-proof payload
-#   running to the wall limit (tests RESULT_GRACE failed).
+#   SIGTERM to the client and its terminal closing left the SIGTERM-proof
+#   payload running to the wall limit: test 8 failed.
+# Nothing survived the wall limit even then, which the other tests show.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
 plan 12
