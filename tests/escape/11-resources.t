@@ -37,7 +37,7 @@
 #   it still stores no more than the cap.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
-plan 13
+plan 12
 POL=$P/etc/sbx/policies.d
 trap 'rm -rf "$T" "$POL/flood.policy"' EXIT
 shmem() { awk '/^Shmem:/ {print $2}' /proc/meminfo; }
