@@ -29,7 +29,7 @@ LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
 
 B = build
 COMMON_SRC = $(wildcard common/*.c)
-HELPER_SRC = $(wildcard helper/*.c)
+HELPER_SRC = $(filter-out helper/testhook.c,$(wildcard helper/*.c))
 CLIENT_SRC = $(wildcard client/*.c)
 AUDIT_SRC  = $(wildcard audit/*.c)
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)
@@ -39,11 +39,19 @@ HELPER_OBJ = $(HELPER_SRC:%.c=$(B)/%.o)
 CLIENT_OBJ = $(CLIENT_SRC:%.c=$(B)/%.o)
 AUDIT_OBJ  = $(AUDIT_SRC:%.c=$(B)/%.o)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+# The escape tests' attacker programs, and a helper with pause points at
+# each privileged phase (helper/testhook.h) built from the same sources
+# with -DSBX_TEST_HOOKS. Neither is installed by `make install`.
+HOOKED_OBJ = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/helper/testhook.o
+ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
+ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
 PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit
+# Built with the programs, never installed: bench/audit and the search test use it.
+TOOLS = $(B)/audit-bench
 
-.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape install install-files postinst clean bench FORCE
-all: $(PROGS)
+.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape escape-bins install install-files postinst clean bench FORCE
+all: $(PROGS) $(TOOLS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
 $(B)/paths.h: FORCE
@@ -61,9 +69,21 @@ $(B)/libsbx.a: $(COMMON_OBJ)
 
 $(B)/sbx-helper: $(HELPER_OBJ) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/hooked/%.o: %.c $(B)/paths.h $(wildcard common/*.h helper/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSBX_TEST_HOOKS -c -o $@ $<
+$(B)/sbx-helper-hooked: $(HOOKED_OBJ) $(B)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/tests/escape/%: tests/escape/bin/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+escape-bins: $(B)/sbx-helper-hooked $(ESCAPE_BIN)
+
 $(B)/sbx: $(CLIENT_OBJ) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 $(B)/sbx-audit: $(AUDIT_OBJ) $(B)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/audit-bench: $(B)/bench/audit-bench.o $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # test_client compiles client/*.c in: rebuild when they change
@@ -78,19 +98,12 @@ check-unit: $(UNIT_BIN)
 # client as an unprivileged user (tests/integration/lib.sh does the set-up).
 CHECK_PREFIX ?= /tmp/sbx-check
 CHECK_ENV = SBX_SRCDIR=$(CURDIR) SBX_CHECK_PREFIX=$(CHECK_PREFIX) CMOCKA_MESSAGE_OUTPUT=TAP \
-	    SBX_MAKEFLAGS='$(if $(SANITIZE),SANITIZE=$(SANITIZE))' SBX_ESCAPE_BIN=$(CURDIR)/$(B)/tests/escape
-# Small attack programs the escape tests run inside the sandbox (plain
-# flags: they are attackers, not sbx code; inline asm for the i386 ABI).
-ESCAPE_BIN = $(B)/tests/escape/kobj $(B)/tests/escape/rawexec
-$(B)/tests/escape/%: tests/escape/bin/%.c
-	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra -D_GNU_SOURCE -pthread -o $@ $<
-check-setup: all $(ESCAPE_BIN)
+	    SBX_MAKEFLAGS='$(if $(SANITIZE),SANITIZE=$(SANITIZE))'
+check-setup: all
 	$(CHECK_ENV) tests/integration/setup.sh
 check-integration: check-setup
 	$(CHECK_ENV) prove -v tests/integration/*.t
-
-# One script per attack class (tests/escape/NN-*.t), against the same install.
+# Adversarial tests, one script per attack class (tests/escape/*.t).
 check-escape: check-setup
 	$(CHECK_ENV) prove -v tests/escape/*.t
 
@@ -152,6 +165,7 @@ rpm:
 
 bench: all
 	bench/startup
+	B=$(B) bench/audit
 
 clean:
 	rm -rf $(B) build-check* build-vm build-man

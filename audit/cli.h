@@ -78,5 +78,7 @@ int cmd_verify(struct cli *c, int argc, char **argv);
 int cmd_checkpoint(struct cli *c, int argc, char **argv);
 int cmd_prove(struct cli *c, int argc, char **argv);
 int cmd_verify_proof(struct cli *c, int argc, char **argv);
+int cmd_search(struct cli *c, int argc, char **argv);
+int cmd_export(struct cli *c, int argc, char **argv);
 
 #endif

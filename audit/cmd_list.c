@@ -20,7 +20,7 @@ static const char list_sql[] =
 	"  e.seq, e.outcome, e.exit_code, e.signal, e.wall_ms"
 	" FROM records s LEFT JOIN records e ON e.seq = ("
 	"  SELECT min(seq) FROM records WHERE run_id = s.run_id AND kind = 'end' AND seq > s.seq)"
-	" WHERE s.kind = 'start' ORDER BY s.seq DESC LIMIT ?1"
+	" WHERE +s.kind = 'start' ORDER BY s.seq DESC LIMIT ?1" /* "+": walk in seq order, not by kind */
 	") ORDER BY 1";
 
 enum { L_SEQ, L_ID, L_TIME, L_USER, L_POLICY, L_LANG, L_END_SEQ, L_OUTCOME,

@@ -19,6 +19,8 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{"list", cmd_list, "one line per run, newest last"},
+	{"search", cmd_search, "the runs that match every filter (like ausearch)"},
+	{"export", cmd_export, "finished runs as JSON lines or CSV for a SIEM, resumable"},
 	{"show", cmd_show, "the START and END records of one run"},
 	{"verify", cmd_verify, "check hashes, chain, signatures, columns, checkpoints"},
 	{"checkpoint", cmd_checkpoint, "print (or --write) the newest signed checkpoint"},

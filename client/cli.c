@@ -19,6 +19,9 @@
 void cli_usage(FILE *out)
 {
 	fputs("Usage: sbx run [OPTIONS] (-c CODE | FILE | -)\n"
+	      "       sbx policies [--json]\n"
+	      "       sbx session ls [--json] | rm NAME\n"
+	      "       sbx mcp\n"
 	      "       sbx --help | --version\n"
 	      "\n"
 	      "Run untrusted code (typically model-written) in a sandbox: no network,\n"
@@ -28,6 +31,10 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "Commands:\n"
 	      "  run        run code once; see `sbx run --help`\n"
+	      "  policies   list the policies you may use, with their limits\n"
+	      "  session    list or remove sessions (persistent /work directories)\n"
+	      "  mcp        serve the Model Context Protocol on stdin/stdout (tool\n"
+	      "             execute_code); see `sbx mcp --help`\n"
 	      "\n"
 	      "Options:\n"
 	      "  -h, --help     show this help\n"
@@ -35,6 +42,40 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "Exit status: that of the program; 124 time or CPU limit; 128+N killed by\n"
 	      "signal N (137: memory limit); 125 sbx itself failed; 126/127 as env(1).\n",
+	      out);
+}
+
+void cli_usage_mcp(FILE *out)
+{
+	fputs("Usage: sbx mcp\n"
+	      "\n"
+	      "Serve the Model Context Protocol (revisions 2025-06-18 and 2025-11-25) on\n"
+	      "standard input and output: JSON-RPC 2.0, one message per line; log lines\n"
+	      "go to standard error. For MCP clients that start a server as a command,\n"
+	      "such as agent frameworks and desktop assistants.\n"
+	      "\n"
+	      "One tool, execute_code, with arguments:\n"
+	      "  code      the program text (required, at most 4 MiB)\n"
+	      "  language  as for --lang; default python\n"
+	      "  policy    as for --policy\n"
+	      "  timeout   wall-clock limit in seconds, a number (2.5 = 2500 ms)\n"
+	      "  files     [{name, content, encoding?}], at most 32: put read-only under\n"
+	      "            /in/NAME as for --input; encoding \"utf-8\" (default) or \"base64\"\n"
+	      "  session   as for --session: a directory at /work kept between calls\n"
+	      "Each call runs as `sbx run --jsonl`: at most 4 at a time, up to 64 more\n"
+	      "wait, further calls are refused.\n"
+	      "The result has the result JSON of `sbx run --json` as structuredContent;\n"
+	      "content holds the error (its traceback first), stdout, stderr, a\n"
+	      "summary, PNG and JPEG artifacts as images and other artifacts as\n"
+	      "embedded resources. Any outcome but ok is a tool error (isError). With\n"
+	      "a progressToken, progress notifications come every second and on output.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -h, --help     show this help\n"
+	      "\n"
+	      "Ends when standard input ends and every call is answered (exit 0), or on\n"
+	      "SIGTERM, SIGINT or SIGHUP (runs are stopped). Exit status 125 when\n"
+	      "standard input or output fails.\n",
 	      out);
 }
 
@@ -71,9 +112,24 @@ void cli_usage_run(FILE *out)
 	      "                      symbolic link). A file is written as NAME.tmp-XXXXXXXX\n"
 	      "                      and renamed over NAME; symbolic links in DIR are\n"
 	      "                      replaced, never followed\n"
+	      "  --input PATH        copy the file PATH (read as you) read-only into the\n"
+	      "                      sandbox as /in/BASENAME; repeatable, at most 32; names\n"
+	      "                      must be [A-Za-z0-9._-], not starting with '.', and\n"
+	      "                      differ; all together at most the policy's input_size\n"
+	      "  --session NAME      mount the session directory NAME read-write at /work\n"
+	      "                      (the program starts there); it persists between runs\n"
+	      "                      with the same NAME, in $XDG_DATA_HOME/sbx/sessions\n"
+	      "                      (default ~/.local/share/sbx/sessions), created 0700.\n"
+	      "                      NAME: [A-Za-z0-9._-], 1-64, not starting with '.'.\n"
+	      "                      Without it there is no /work and nothing persists\n"
+	      "  --dry-run           check everything a run checks, then print the\n"
+	      "                      effective limits, mounts, namespaces and seccomp\n"
+	      "                      profile instead of running (with --json: one JSON\n"
+	      "                      object); not recorded in the audit log\n"
 	      "  --json              print one JSON result on stdout instead of streaming\n"
-	      "                      the output: outcome, exit_code, signal, stdout,\n"
-	      "                      stderr, traceback, artifacts (with \"path\" when\n"
+	      "                      the output: outcome, error {type, message, line,\n"
+	      "                      traceback} (null when ok), exit_code, signal,\n"
+	      "                      stdout, stderr, traceback, artifacts (\"path\" when\n"
 	      "                      saved), limits, resource use, audit id. If sbx fails\n"
 	      "                      it prints {\"outcome\": \"sandbox_error\", \"error\": ...}\n"
 	      "  --jsonl             stream one JSON object per line on stdout as things\n"
@@ -112,7 +168,43 @@ void cli_usage_run(FILE *out)
 	      "  sbx run -c 'print(6*7)'\n"
 	      "  sbx run --timeout 10s --memory 256M --artifacts out analysis.py\n"
 	      "  echo 'echo hi' | sbx run --lang sh --json -\n"
-	      "  sbx run --fix ./my-fixer --max-attempts 3 --budget 2m --json analysis.py\n",
+	      "  sbx run --fix ./my-fixer --max-attempts 3 --budget 2m --json analysis.py\n"
+	      "  sbx run --input data.csv --session s1 -c 'print(open(\"/in/data.csv\").read())'\n"
+	      "  sbx run --dry-run --timeout 5s -c pass\n",
+	      out);
+}
+
+void cli_usage_session(FILE *out)
+{
+	fputs("Usage: sbx session ls [--json]\n"
+	      "       sbx session rm NAME\n"
+	      "\n"
+	      "Sessions are directories that `sbx run --session NAME` mounts read-write\n"
+	      "at /work, kept between runs in $XDG_DATA_HOME/sbx/sessions (default\n"
+	      "~/.local/share/sbx/sessions), on your own disk and quota.\n"
+	      "\n"
+	      "Commands:\n"
+	      "  ls          list sessions: name, size in bytes (regular files), last use\n"
+	      "  rm NAME     remove session NAME and everything in it\n"
+	      "\n"
+	      "Options:\n"
+	      "  --json      ls: print a JSON array of {name, size_bytes, last_used}\n"
+	      "  -h, --help  show this help\n",
+	      out);
+}
+
+void cli_usage_policies(FILE *out)
+{
+	fputs("Usage: sbx policies [--json]\n"
+	      "\n"
+	      "List the policies you may use (as sbx-helper decides: policy users and\n"
+	      "groups, and membership of group sbx) with their limits. The default\n"
+	      "policy is marked with '*'. Policies that you cannot read are listed as\n"
+	      "unreadable.\n"
+	      "\n"
+	      "Options:\n"
+	      "  --json      print a JSON array, one object per policy\n"
+	      "  -h, --help  show this help\n",
 	      out);
 }
 
@@ -130,6 +222,9 @@ enum {
 	OPT_BUDGET,
 	OPT_FIX_TIMEOUT,
 	OPT_JSONL,
+	OPT_INPUT,
+	OPT_SESSION,
+	OPT_DRY_RUN,
 };
 
 static const struct option long_opts[] = {
@@ -147,6 +242,9 @@ static const struct option long_opts[] = {
 	{"budget", required_argument, NULL, OPT_BUDGET},
 	{"fix-timeout", required_argument, NULL, OPT_FIX_TIMEOUT},
 	{"jsonl", no_argument, NULL, OPT_JSONL},
+	{"input", required_argument, NULL, OPT_INPUT},
+	{"session", required_argument, NULL, OPT_SESSION},
+	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -245,6 +343,19 @@ static void parse_value(int c, const char *v, struct run_opts *o)
 		if (sbx_parse_uint(v, SBX_MAX_ATTEMPTS, &o->max_attempts) < 0 || o->max_attempts == 0)
 			cli_die("--max-attempts", "'%s' is not a number from 1 to %d", v, SBX_MAX_ATTEMPTS);
 		break;
+	case OPT_INPUT:
+		if (o->n_inputs == SBX_MAX_INPUTS)
+			cli_die("--input", "more than %d files", SBX_MAX_INPUTS);
+		if (v[0] == '\0')
+			cli_die("--input", "the file name is empty");
+		o->inputs[o->n_inputs++] = v;
+		break;
+	case OPT_SESSION:
+		if (!code_name_valid(v))
+			cli_die("--session", "'%s' is not a session name "
+				"([A-Za-z0-9._-], 1-64 characters, not starting with '.')", v);
+		o->work_session = v;
+		break;
 	case OPT_BUDGET:
 	case OPT_FIX_TIMEOUT:
 		parse_loop_duration(c == OPT_BUDGET ? "--budget" : "--fix-timeout", v,
@@ -261,6 +372,7 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->work_fd = -1;
 	prescan_json(argc, argv);
 	opterr = 0; /* our own messages, in our format */
 	optind = 1;
@@ -279,7 +391,7 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 		if (c == ':')
 			cli_die("run", "option '%s' needs a value (see sbx run --help)", argv[optind - 1]);
 		bit = 1ul << (c == 'c' ? 0 : c - OPT_LANG + 1);
-		if (seen & bit) {
+		if ((seen & bit) && c != OPT_INPUT) {
 			char what[32];
 			snprintf(what, sizeof(what), c == 'c' ? "-c" : "--%s", opt_name(c));
 			cli_die(what, "given more than once");
@@ -291,6 +403,8 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 			o->json = true;
 		else if (c == OPT_JSONL)
 			o->jsonl = true;
+		else if (c == OPT_DRY_RUN)
+			o->dry_run = true;
 		else
 			parse_value(c, optarg, o);
 	}
@@ -308,6 +422,8 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 		o->json = true; /* the same pipes and quiet stderr; events.h for the rest */
 	if (!o->fix && (o->max_attempts || o->budget_ms || o->fix_timeout_ms))
 		cli_die("run", "--max-attempts, --budget and --fix-timeout need --fix CMD");
+	if (o->dry_run && (o->fix || o->jsonl || o->artifacts))
+		cli_die("--dry-run", "cannot be combined with --fix, --jsonl or --artifacts");
 	if (o->lang == NULL)
 		o->lang = o->file && ends_with(o->file, ".sh") ? "sh" : "python";
 	if (o->name[0] == '\0' && o->file && strcmp(o->file, "-") != 0)

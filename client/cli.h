@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "proto.h"
+
 #ifndef SBX_VERSION
 #define SBX_VERSION "0.1.0"
 #endif
@@ -27,6 +29,14 @@ struct run_opts {
 	uint64_t max_attempts;   /* --max-attempts; 0: the policy's */
 	uint64_t budget_ms;      /* --budget; 0: none */
 	uint64_t fix_timeout_ms; /* --fix-timeout; 0: FIX_TIMEOUT_DEFAULT_MS */
+	const char *inputs[SBX_MAX_INPUTS]; /* --input PATH, in order */
+	size_t n_inputs;
+	const char *work_session; /* --session NAME: persistent /work, or NULL */
+	bool dry_run;            /* --dry-run: print the set-up, run nothing */
+	/* opened once before the first attempt (inputs.c, session.c) */
+	int input_fds[SBX_MAX_INPUTS];       /* sealed memfds */
+	char input_names[SBX_MAX_INPUTS][65]; /* their names under /in */
+	int work_fd;                          /* the session directory, or -1 */
 	/* set per attempt by the loop, never from the command line */
 	size_t code_len;         /* bytes of code; 0: strlen(code) */
 	const char *session;     /* helper --session, or NULL */
@@ -39,6 +49,9 @@ struct run_opts {
 /* `sbx --help` and `sbx run --help`. */
 void cli_usage(FILE *out);
 void cli_usage_run(FILE *out);
+void cli_usage_mcp(FILE *out);
+void cli_usage_session(FILE *out);
+void cli_usage_policies(FILE *out);
 
 /*
  * Parse the arguments after "run" (argv[0] is "run"). Validates every

@@ -15,7 +15,8 @@ bool cli_jsonl_errors;
 void cli_print_json_error(const char *msg)
 {
 	char *clean = sbx_utf8_sanitize(msg, strlen(msg));
-	json_t *o = json_pack("{s:s,s:s}", "outcome", "sandbox_error", "error", clean ? clean : "out of memory");
+	json_t *o = json_pack("{s:s,s:{s:s,s:s,s:n,s:n}}", "outcome", "sandbox_error", "error", "type",
+			      "sandbox_error", "message", clean ? clean : "out of memory", "line", "traceback");
 	char *text;
 
 	if (cli_jsonl_errors && o != NULL)
@@ -23,7 +24,10 @@ void cli_print_json_error(const char *msg)
 	text = o ? json_dumps(o, cli_jsonl_errors ? JSON_COMPACT : JSON_INDENT(2)) : NULL;
 
 	/* Even without memory, stdout must still hold an object. */
-	fputs(text ? text : "{\"outcome\": \"sandbox_error\", \"error\": \"out of memory\"}", stdout);
+	fputs(text ? text
+		   : "{\"outcome\": \"sandbox_error\", \"error\": {\"type\": \"sandbox_error\", "
+		     "\"message\": \"out of memory\", \"line\": null, \"traceback\": null}}",
+	      stdout);
 	fputc('\n', stdout);
 	fflush(stdout);
 	free(text);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <jansson.h>
 
+#include "errobj.h"
 #include "events.h"
 #include "fail.h"
 #include "proto.h"
@@ -113,6 +114,8 @@ int run_finish(struct run_state *rs)
 	if (rs->proto_err[0])
 		cli_warn("sbx-helper", "%s", rs->proto_err);
 	annotate_artifacts(rs, root);
+	if (result_set_error(root) < 0)
+		cli_die("result", "out of memory");
 	if (rs->keep != NULL)
 		*rs->keep = json_incref(root);
 	else if (rs->o->jsonl)

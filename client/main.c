@@ -10,7 +10,12 @@
 #include "fail.h"
 #include "proto.h"
 #include "loop.h"
+#include "mcp.h"
 #include "run.h"
+#include "dryrun.h"
+#include "inputs.h"
+#include "policies.h"
+#include "session.h"
 
 /* With 0, 1 or 2 closed, the next open() would take its place and the
  * helper would write its output into, say, the result socket. */
@@ -43,10 +48,31 @@ int main(int argc, char **argv)
 		printf("sbx %s\n", SBX_VERSION);
 		return 0;
 	}
+	if (strcmp(argv[1], "mcp") == 0) {
+		if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+			cli_usage_mcp(stdout);
+			return 0;
+		}
+		if (argc > 2)
+			cli_die("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[2]);
+		return mcp_serve();
+	}
+	if (strcmp(argv[1], "policies") == 0)
+		return policies_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "session") == 0)
+		return session_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") != 0)
 		cli_die(argv[1], "unknown command (see sbx --help)");
 	if (cli_parse_run(argc - 1, argv + 1, &o) == 1)
 		return 0;
+	inputs_open(&o);
+	if (o.work_session) {
+		o.work_fd = session_open(o.work_session);
+		/* recorded as the run's session; the retry loop uses its own id */
+		o.session = o.work_session;
+	}
+	if (o.dry_run)
+		return run_dry(&o);
 	if (o.fix)
 		return run_fix_loop(&o);
 	return run_code(&o);

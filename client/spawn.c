@@ -12,12 +12,14 @@
 #include "fail.h"
 #include "signals.h"
 
-#define ARGV_MAX 32
+#define ARGV_MAX (32 + 4 * SBX_MAX_INPUTS + 4)
+/* exec_child moves every descriptor at least this high before placing it */
+#define FD_PARK 64
 
 struct argv_buf {
 	char *v[ARGV_MAX];
 	int n;
-	char nums[5][24];
+	char nums[6 + SBX_MAX_INPUTS][24];
 	int nnums;
 };
 
@@ -76,6 +78,15 @@ static void build_argv(const struct run_opts *o, struct argv_buf *a)
 		add(a, "--parent");
 		add(a, o->parent);
 	}
+	for (size_t i = 0; i < o->n_inputs; i++) {
+		add_num(a, "--input-fd", (uint64_t)(HELPER_INPUT_FD0 + i));
+		add(a, "--input-name");
+		add(a, o->input_names[i]);
+	}
+	if (o->work_fd >= 0)
+		add_num(a, "--work-fd", (uint64_t)(HELPER_INPUT_FD0 + o->n_inputs));
+	if (o->dry_run)
+		add(a, "--dry-run");
 }
 
 static void set_nonblock(int fd)
@@ -94,19 +105,25 @@ static void make_pipe(int p[2])
 
 /* The child: put the descriptors in place and exec; any failure goes back
  * through errpipe as an errno. */
-static void exec_child(const struct argv_buf *a, int json, int code_fd, int sock, int ctl, int out_w,
-			   int err_w, int errpipe, const sigset_t *old)
+static void exec_child(const struct run_opts *o, const struct argv_buf *a, int json, int code_fd, int sock,
+			   int ctl, int out_w, int err_w, int errpipe, const sigset_t *old)
 {
 	/* Move everything above the target numbers first, so that no dup2()
 	 * below can close a descriptor still to be placed. */
-	int ep = fcntl(errpipe, F_DUPFD_CLOEXEC, 10);
-	int c = fcntl(code_fd, F_DUPFD_CLOEXEC, 10);
-	int s = fcntl(sock, F_DUPFD_CLOEXEC, 10);
-	int k = fcntl(ctl, F_DUPFD_CLOEXEC, 10);
+	int ep = fcntl(errpipe, F_DUPFD_CLOEXEC, FD_PARK);
+	int c = fcntl(code_fd, F_DUPFD_CLOEXEC, FD_PARK);
+	int s = fcntl(sock, F_DUPFD_CLOEXEC, FD_PARK);
+	int k = fcntl(ctl, F_DUPFD_CLOEXEC, FD_PARK);
+	int extra[SBX_MAX_INPUTS + 1], nx = 0;
 	int e;
 
 	signals_child_reset(old);
 	if (ep < 0 || c < 0 || s < 0 || k < 0)
+		goto fail;
+	for (size_t i = 0; i < o->n_inputs; i++)
+		if ((extra[nx++] = fcntl(o->input_fds[i], F_DUPFD_CLOEXEC, FD_PARK)) < 0)
+			goto fail;
+	if (o->work_fd >= 0 && (extra[nx++] = fcntl(o->work_fd, F_DUPFD_CLOEXEC, FD_PARK)) < 0)
 		goto fail;
 	if (json && (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0))
 		goto fail;
@@ -114,6 +131,9 @@ static void exec_child(const struct argv_buf *a, int json, int code_fd, int sock
 	 * reach the helper. */
 	if (dup2(c, HELPER_CODE_FD) < 0 || dup2(s, HELPER_RESULT_FD) < 0 || dup2(k, HELPER_CONTROL_FD) < 0)
 		goto fail;
+	for (int i = 0; i < nx; i++)
+		if (dup2(extra[i], HELPER_INPUT_FD0 + i) < 0)
+			goto fail;
 	execv(SBX_HELPER_PATH, a->v);
 fail:
 	e = errno;
@@ -143,7 +163,7 @@ void helper_spawn(const struct run_opts *o, int code_fd, struct helper *h, sigse
 	if (h->pid < 0)
 		cli_die("fork", "%s", strerror(errno));
 	if (h->pid == 0)
-		exec_child(&a, o->json, code_fd, sv[1], ctl[0], out[1], err[1], ep[1], old_mask);
+		exec_child(o, &a, o->json, code_fd, sv[1], ctl[0], out[1], err[1], ep[1], old_mask);
 	close(code_fd);
 	close(sv[1]);
 	close(ctl[0]);

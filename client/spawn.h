@@ -17,6 +17,9 @@
 #define HELPER_CODE_FD    3
 #define HELPER_RESULT_FD  4
 #define HELPER_CONTROL_FD 5
+/* then the inputs (--input-fd) from 6 in order, and the session directory
+ * (--work-fd) right after them */
+#define HELPER_INPUT_FD0  6
 
 struct helper {
 	pid_t pid;
@@ -28,7 +31,8 @@ struct helper {
 
 /*
  * Fork and exec the helper: code_fd (consumed) at fd 3, the result socket
- * at 4, the control pipe at 5; in --json mode pipes as its fds 1 and 2,
+ * at 4, the control pipe at 5, o->input_fds and o->work_fd (kept open in
+ * this process, for the next attempt) from 6; in --json mode pipes as its fds 1 and 2,
  * otherwise it shares ours so the output streams straight through. The
  * environment is passed as is (the helper clears it). With SIGINT, SIGTERM
  * and SIGHUP blocked across the fork, *old_mask gets the mask to restore.

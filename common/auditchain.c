@@ -4,6 +4,7 @@
  * same bytes.
  */
 #include "record.h"
+#include "sha256.h"
 
 #include <string.h>
 
@@ -12,28 +13,22 @@
 
 void sbx_audit_leaf(const unsigned char *blob, size_t len, unsigned char leaf[32])
 {
-	crypto_hash_sha256_state st;
 	/* RFC 6962 leaf prefix: a leaf can never be confused with an inner node
 	 * of a Merkle tree built over the same leaves for checkpoints. */
 	const unsigned char zero = 0x00;
+	const unsigned char *p[2] = {&zero, blob};
+	size_t n[2] = {1, len};
 
-	crypto_hash_sha256_init(&st);
-	crypto_hash_sha256_update(&st, &zero, 1);
-	crypto_hash_sha256_update(&st, blob, len);
-	crypto_hash_sha256_final(&st, leaf);
+	sbx_sha256_parts(leaf, p, n, 2);
 }
 
 void sbx_audit_chain(const unsigned char prev[32], const unsigned char leaf[32],
 		     unsigned char chain[32])
 {
-	crypto_hash_sha256_state st;
+	const unsigned char *p[3] = {(const unsigned char *)CHAIN_TAG, prev, leaf};
+	size_t n[3] = {sizeof(CHAIN_TAG) - 1, 32, 32};
 
-	crypto_hash_sha256_init(&st);
-	crypto_hash_sha256_update(&st, (const unsigned char *)CHAIN_TAG,
-				  sizeof(CHAIN_TAG) - 1);
-	crypto_hash_sha256_update(&st, prev, 32);
-	crypto_hash_sha256_update(&st, leaf, 32);
-	crypto_hash_sha256_final(&st, chain);
+	sbx_sha256_parts(chain, p, n, 3);
 }
 
 /* msg must hold SBX_ORIGIN_MAX + 64 bytes; returns the message length. */

@@ -30,6 +30,7 @@ void sbx_audit_seterr(char *err, size_t errlen, const char *fmt, ...)
 struct sbx_audit {
 	sqlite3 *db;
 	int readonly;
+	int has_fts;      /* writer: table code_fts exists and is kept in step */
 	char path[4096];
 };
 
@@ -50,6 +51,37 @@ static const char schema_sql[] =
 	"CREATE INDEX IF NOT EXISTS records_user ON records(user);"
 	"CREATE TABLE IF NOT EXISTS code(sha256 TEXT PRIMARY KEY, text BLOB NOT NULL);"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', 1);";
+
+/*
+ * Search support (sbx-audit search), added to logs of format 1 without
+ * changing the format: readers of older sbx ignore it, and a log written by
+ * an older recorder gets it the first time a newer writer opens it. The
+ * indexes let search answer from an index instead of scanning records;
+ * code_fts indexes the code table by trigrams for --code-contains. The
+ * recorder keeps code_fts in step itself (triggers are disabled on every
+ * connection, see harden()). Meta "search" records the version applied.
+ */
+#define SEARCH_VERSION "1"
+static const struct {
+	const char *name, *sql;
+} search_indexes[] = {
+	{"records_uid", "CREATE INDEX IF NOT EXISTS records_uid ON records(uid)"},
+	{"records_policy", "CREATE INDEX IF NOT EXISTS records_policy ON records(policy)"},
+	{"records_language", "CREATE INDEX IF NOT EXISTS records_language ON records(language)"},
+	{"records_session", "CREATE INDEX IF NOT EXISTS records_session ON records(session)"},
+	{"records_code", "CREATE INDEX IF NOT EXISTS records_code ON records(code_sha256)"},
+	{"records_outcome", "CREATE INDEX IF NOT EXISTS records_outcome ON records(outcome)"},
+	/* covers the START<->END join and finds STARTs without an END */
+	{"records_kind_run", "CREATE INDEX IF NOT EXISTS records_kind_run ON records(kind, run_id)"},
+};
+/* Above this many records, one index per open: each takes about 1.5 s per
+ * million records with the write lock held, and other runs wait for it
+ * (busy timeout 10 s). */
+#define SEARCH_STEP_RECORDS 100000
+static const char fts_sql[] =
+	"CREATE VIRTUAL TABLE IF NOT EXISTS code_fts USING fts5(text,"
+	" content='code', content_rowid='rowid', tokenize='trigram case_sensitive 1');"
+	"INSERT INTO code_fts(code_fts) VALUES('rebuild');";
 
 sqlite3 *sbx_audit_db(struct sbx_audit *a)
 {
@@ -158,6 +190,117 @@ static int check_format(struct sbx_audit *a, char *err, size_t errlen)
 	return 0;
 }
 
+static int table_exists(struct sbx_audit *a, const char *name)
+{
+	sqlite3_stmt *st;
+	int found;
+
+	if (sqlite3_prepare_v2(a->db, "SELECT 1 FROM sqlite_master WHERE name = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+static int64_t last_seq(struct sbx_audit *a)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(a->db, "SELECT coalesce(max(seq), 0) FROM records", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/*
+ * Until meta "search" says it is done: the indexes, then the code text
+ * index built from the code table. A large log gets one index per open, so
+ * no single run waits long. Failing here costs only search speed (search
+ * works without any of it), so it never refuses the run.
+ */
+static void setup_search(struct sbx_audit *a)
+{
+	int64_t n;
+	size_t i, made = 0;
+	int all = 1;
+	char v[16];
+
+	if (sbx_audit_meta_get(a, "search", v, sizeof(v), NULL, 0) == 0 &&
+	    strcmp(v, SEARCH_VERSION) == 0)
+		goto done;
+	n = last_seq(a);
+	if (sqlite3_exec(a->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		goto done;
+	for (i = 0; i < sizeof(search_indexes) / sizeof(search_indexes[0]); i++) {
+		if (table_exists(a, search_indexes[i].name) == 1)
+			continue;
+		if (made > 0 && n >= SEARCH_STEP_RECORDS) {
+			all = 0;
+			break;
+		}
+		if (sqlite3_exec(a->db, search_indexes[i].sql, NULL, NULL, NULL) != SQLITE_OK)
+			goto fail;
+		made++;
+	}
+	/* An SQLite without FTS5 still gets the indexes; search then scans
+	 * the code table. */
+	if (all && sqlite3_exec(a->db, fts_sql, NULL, NULL, NULL) != SQLITE_OK &&
+	    table_exists(a, "code_fts") == 1)
+		goto fail;
+	/* new indexes need statistics: let refresh_stats run now */
+	if ((made && sqlite3_exec(a->db, "DELETE FROM meta WHERE key = 'analyzed'", NULL, NULL, NULL) != SQLITE_OK) ||
+	    (all && sqlite3_exec(a->db, "INSERT OR REPLACE INTO meta(key, value) VALUES('search', '"
+				 SEARCH_VERSION "')", NULL, NULL, NULL) != SQLITE_OK) ||
+	    sqlite3_exec(a->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	goto done;
+fail:
+	sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+done:
+	a->has_fts = table_exists(a, "code_fts") == 1;
+}
+
+/*
+ * The query planner needs statistics to choose between the indexes (a
+ * filter matching half the log is better served by a scan). ANALYZE with
+ * a sampling limit takes milliseconds; it runs when the log has doubled
+ * since the last time (meta "analyzed"), so at 1000, 2000, 4000 ... records.
+ * A failure only costs query speed, so it is not an error.
+ */
+static void refresh_stats(struct sbx_audit *a)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0, done = 0;
+	char v[32];
+
+	if (sqlite3_prepare_v2(a->db, "SELECT coalesce(max(seq), 0) FROM records", -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (sbx_audit_meta_get(a, "analyzed", v, sizeof(v), NULL, 0) == 0)
+		done = strtoll(v, NULL, 10);
+	if (n < 1000 || (done > 0 && n < 2 * done))
+		return;
+	if (sqlite3_exec(a->db, "PRAGMA analysis_limit=1000; BEGIN IMMEDIATE; ANALYZE", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+		return;
+	}
+	if (sqlite3_prepare_v2(a->db, "INSERT OR REPLACE INTO meta(key, value) VALUES('analyzed', ?1)",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, n);
+		sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_exec(a->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
 static int setup_writer(struct sbx_audit *a, char *err, size_t errlen)
 {
 	int one = 1, has;
@@ -188,7 +331,10 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 		   char *err, size_t errlen)
 {
 	struct sbx_audit *a;
-	int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE;
+	/* NOMUTEX: a handle is used by one thread at a time (verify's
+	 * signature threads never touch it); the per-call locking cost 8% of
+	 * a verify. */
+	int flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX;
 	int rc;
 
 	*out = NULL;
@@ -249,6 +395,10 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 	}
 	if (check_format(a, err, errlen) < 0)
 		goto fail;
+	if (!readonly) {
+		setup_search(a);
+		refresh_stats(a);
+	}
 	*out = a;
 	return 0;
 fail:
@@ -468,6 +618,18 @@ static int insert_code(struct sbx_audit *a, const struct sbx_record *rec,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return sql_fail(a, "insert code", err, errlen);
+	if (!a->has_fts || sqlite3_changes(a->db) != 1)
+		return 0;
+	/* New text: index it in the same transaction, so the index never
+	 * lacks a committed code row. */
+	if (sqlite3_prepare_v2(a->db, "INSERT INTO code_fts(rowid, text) VALUES(last_insert_rowid(), ?1)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(a, "index code", err, errlen);
+	sqlite3_bind_blob(st, 1, rec->code_len ? rec->code : "", (int)rec->code_len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(a, "index code", err, errlen);
 	return 0;
 }
 

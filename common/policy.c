@@ -50,12 +50,14 @@ void sbx_policy_defaults(struct sbx_policy *p)
 		.pids = 64, .cpus_milli = 1000, .tmp_bytes = 64ULL << 20,
 		.out_bytes = 64ULL << 20, .output_bytes = 1ULL << 20,
 		.file_size_bytes = 64ULL << 20, .open_files = 256, .max_attempts = 5,
+		.input_bytes = 64ULL << 20,
 	};
 	for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++)
 		strlcpy(p->ro[i], ro[i], SBX_PATH_LEN);
 	p->n_ro = i;
 	p->net = SBX_NET_NONE;
 	p->seccomp = SBX_SECCOMP_DEFAULT;
+	p->sessions = 1;
 }
 
 /* libinih reads through this so that errors can name the line. */
@@ -214,6 +216,11 @@ static int limits_key(struct parse_ctx *c, const char *name, const char *v)
 		return set_count(c, name, v, 1u << 20, &l->open_files);
 	if (strcmp(name, "max_attempts") == 0)
 		return set_count(c, name, v, 10, &l->max_attempts);
+	if (strcmp(name, "input_size") == 0) {
+		if (set_size(c, name, v, &l->input_bytes) && l->input_bytes > SBX_INPUT_SIZE_MAX)
+			return fail(c, "%s: '%s' is above the most sbx accepts (16G)", name, v);
+		return !c->failed;
+	}
 	return fail(c, "unknown key '%s' in [%s]", name, "limits");
 }
 
@@ -252,6 +259,12 @@ static int policy_handler(void *user, const char *section, const char *name, con
 			return split_list(c, name, value, p->ro, SBX_MAX_PATHS, &p->n_ro, true);
 		if (strcmp(name, "rw") == 0)
 			return split_list(c, name, value, p->rw, SBX_MAX_PATHS, &p->n_rw, true);
+		if (strcmp(name, "sessions") == 0) {
+			if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+				return fail(c, "sessions: '%s' is not one of yes, no", value);
+			p->sessions = value[0] == 'y';
+			return 1;
+		}
 		return fail(c, "unknown key '%s' in [%s]", name, section);
 	}
 	if (strcmp(section, "network") == 0) {
@@ -445,6 +458,36 @@ int sbx_config_parse(const char *file, const char *text, size_t len,
 	return 0;
 }
 
+static int in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while ((p = strstr(p, word)) != NULL) {
+		if ((p == list || p[-1] == ' ' || p[-1] == '\t') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\t'))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+int sbx_policy_allows(const struct sbx_policy *p, const char *user,
+		      int (*in_group)(const char *group, void *ctx), void *ctx)
+{
+	char buf[sizeof(p->groups)];
+	char *tok, *save = NULL;
+
+	if (p->users[0] != '\0' && in_list(p->users, user))
+		return 1;
+	if (p->groups[0] == '\0')
+		return p->users[0] == '\0';
+	strlcpy(buf, p->groups, sizeof(buf));
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		if (in_group(tok, ctx))
+			return 1;
+	return 0;
+}
+
 const struct sbx_language *sbx_config_language(const struct sbx_config *c, const char *name)
 {
 	size_t i;
@@ -482,6 +525,7 @@ int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, cha
 		{"file_size (bytes)", &eff->file_size_bytes, req->file_size_bytes},
 		{"open_files", &eff->open_files, req->open_files},
 		{"max_attempts", &eff->max_attempts, req->max_attempts},
+		{"input_size (bytes)", &eff->input_bytes, req->input_bytes},
 	};
 	size_t i;
 

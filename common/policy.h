@@ -15,6 +15,7 @@
 #define SBX_MAX_ARGV 16
 #define SBX_PATH_LEN 256
 #define SBX_ERR_LEN 512
+#define SBX_INPUT_SIZE_MAX (16ULL << 30) /* largest input_size a policy may set */
 
 /* Effective limits of one run. Units are in the field names. */
 struct sbx_limits {
@@ -29,6 +30,7 @@ struct sbx_limits {
 	uint64_t file_size_bytes; /* RLIMIT_FSIZE */
 	uint64_t open_files;      /* RLIMIT_NOFILE */
 	uint64_t max_attempts;    /* cap for the client's retry loop */
+	uint64_t input_bytes;     /* input files under /in, all together (not in the signed record) */
 };
 
 enum sbx_net_mode { SBX_NET_NONE = 0, SBX_NET_LOOPBACK = 1 };
@@ -44,6 +46,7 @@ struct sbx_policy {
 	size_t n_ro;
 	char rw[SBX_MAX_PATHS][SBX_PATH_LEN];
 	size_t n_rw;
+	int sessions;               /* 1: sbx run --session may mount the caller's directory at /work */
 	enum sbx_net_mode net;
 	enum sbx_seccomp_profile seccomp;
 	char env[SBX_MAX_ENV][256]; /* "KEY=VALUE" */
@@ -87,6 +90,15 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
  * [language.NAME] (command, extension). */
 int sbx_config_parse(const char *file, const char *text, size_t len,
 		     struct sbx_config *c, char *err, size_t errlen);
+
+/*
+ * May `user` use policy p? Named users may; otherwise membership of one of
+ * the policy's groups (in_group(name, ctx) answers for the caller); a
+ * policy naming neither is open to everyone. Group sbx membership, which
+ * every policy needs, is checked by the caller of this function.
+ */
+int sbx_policy_allows(const struct sbx_policy *p, const char *user,
+		      int (*in_group)(const char *group, void *ctx), void *ctx);
 
 const struct sbx_language *sbx_config_language(const struct sbx_config *c, const char *name);
 

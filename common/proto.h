@@ -5,6 +5,7 @@
  *   sbx-helper run --lang NAME --code-fd N --result-fd N --control-fd N
  *              [--policy NAME] [--name FILE] [--timeout MS] [--memory BYTES]
  *              [--pids N] [--session ID] [--attempt N] [--parent ID]
+ *              [--input-fd N --input-name NAME]... [--work-fd N] [--dry-run]
  *
  * --lang      language name from sbx.conf ([language.NAME]); the helper, not
  *             the client, resolves it to an interpreter command line.
@@ -28,6 +29,18 @@
  * --session   [A-Za-z0-9._-]{1,64}; --attempt 1..10; --parent a run id
  *             (32 lower-case hex digits) of the previous attempt.
  *
+ * --input-fd  a memfd sealed with F_SEAL_WRITE|F_SEAL_SHRINK|F_SEAL_GROW,
+ *             copied read-only to /in/NAME; each is followed by its
+ *             --input-name ([A-Za-z0-9._-]{1,64}, no leading '.', unique);
+ *             at most SBX_MAX_INPUTS pairs, sizes together at most the
+ *             policy's input_size.
+ * --work-fd   a directory fd (O_PATH will do) of the caller's session: a
+ *             directory owned by the caller, not group/world-writable;
+ *             mounted read-write at /work (open_tree + move_mount), where
+ *             the payload starts.
+ * --dry-run   all checks, then "key: value" lines of the effective set-up
+ *             on stdout and exit 0; nothing runs, nothing is recorded.
+ *
  * The payload's stdout and stderr are streamed to the helper's fds 1 and 2
  * up to the policy's output cap. The helper's own errors are one line on
  * fd 2, prefixed "sbx-helper: ".
@@ -45,6 +58,7 @@
 
 #define SBX_CODE_MAX       (4u << 20)  /* bytes of code accepted */
 #define SBX_MAX_ATTEMPTS   10
+#define SBX_MAX_INPUTS     32          /* --input-fd pairs accepted */
 
 #define SBX_EXIT_TIMEOUT   124
 #define SBX_EXIT_FAILURE   125

@@ -49,7 +49,7 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 	unsigned seen = 0;
 	int i;
 
-	r->code_fd = r->result_fd = r->control_fd = -1;
+	r->code_fd = r->result_fd = r->control_fd = r->work_fd = r->work_tree = -1;
 	r->attempt = 1;
 	if (argc < 2 || strcmp(argv[1], "run") != 0) {
 		snprintf(err, errlen, "usage: sbx-helper run --lang NAME --code-fd N --result-fd N "
@@ -59,7 +59,10 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 	for (i = 2; i < argc; i++) {
 		static const char *const opts[] = {"--policy", "--lang", "--name", "--code-fd",
 						   "--result-fd", "--control-fd", "--timeout", "--memory",
-						   "--pids", "--session", "--attempt", "--parent"};
+						   "--pids", "--session", "--attempt", "--parent",
+						   "--input-fd", "--input-name", "--work-fd", "--dry-run"};
+		/* --input-fd and --input-name repeat, in pairs */
+		const unsigned repeatable = (1u << 12) | (1u << 13);
 		const char *a = argv[i], *v;
 		size_t k, n = sizeof(opts) / sizeof(opts[0]);
 		uint64_t u;
@@ -71,11 +74,15 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 			snprintf(err, errlen, "unknown argument '%.64s'", a);
 			return -1;
 		}
-		if (seen & (1u << k)) {
+		if ((seen & (1u << k)) && !(repeatable & (1u << k))) {
 			snprintf(err, errlen, "%s given twice", opts[k]);
 			return -1;
 		}
 		seen |= 1u << k;
+		if (k == 15) {
+			r->dry_run = true;
+			continue;
+		}
 		if (i + 1 >= argc) {
 			snprintf(err, errlen, "%s needs a value", opts[k]);
 			return -1;
@@ -125,6 +132,35 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 				goto bad;
 			strlcpy(r->parent_id, v, sizeof(r->parent_id));
 			break;
+		case 12:
+			if (r->n_inputs > 0 && r->inputs[r->n_inputs - 1].name[0] == '\0') {
+				snprintf(err, errlen, "--input-fd must be followed by --input-name");
+				return -1;
+			}
+			if (r->n_inputs == SBX_MAX_INPUTS) {
+				snprintf(err, errlen, "more than %d --input-fd", SBX_MAX_INPUTS);
+				return -1;
+			}
+			if (parse_fd(v, &r->inputs[r->n_inputs].fd) < 0)
+				goto bad;
+			r->inputs[r->n_inputs++].name[0] = '\0';
+			break;
+		case 13:
+			/* a file name in /in: no '/', no leading dot (so no "." or "..") */
+			if (r->n_inputs == 0 || r->inputs[r->n_inputs - 1].name[0] != '\0') {
+				snprintf(err, errlen, "--input-name must follow --input-fd");
+				return -1;
+			}
+			if (!valid_token(v, 64, false))
+				goto bad;
+			for (size_t j = 0; j + 1 < r->n_inputs; j++)
+				if (strcmp(r->inputs[j].name, v) == 0) {
+					snprintf(err, errlen, "--input-name: '%s' given twice", v);
+					return -1;
+				}
+			strlcpy(r->inputs[r->n_inputs - 1].name, v, sizeof(r->inputs[0].name));
+			break;
+		case 14: if (parse_fd(v, &r->work_fd) < 0) goto bad; break;
 		}
 		continue;
 bad:
@@ -135,9 +171,28 @@ bad:
 		snprintf(err, errlen, "--lang, --code-fd, --result-fd and --control-fd are required");
 		return -1;
 	}
-	if (r->code_fd == r->result_fd || r->code_fd == r->control_fd || r->result_fd == r->control_fd) {
-		snprintf(err, errlen, "--code-fd, --result-fd and --control-fd must differ");
+	if (r->n_inputs > 0 && r->inputs[r->n_inputs - 1].name[0] == '\0') {
+		snprintf(err, errlen, "--input-fd must be followed by --input-name");
 		return -1;
+	}
+	{
+		/* every fd named once: one fd under two names would be closed twice */
+		int fds[3 + SBX_MAX_INPUTS + 1];
+		size_t n = 0;
+
+		fds[n++] = r->code_fd;
+		fds[n++] = r->result_fd;
+		fds[n++] = r->control_fd;
+		for (size_t j = 0; j < r->n_inputs; j++)
+			fds[n++] = r->inputs[j].fd;
+		if (r->work_fd >= 0)
+			fds[n++] = r->work_fd;
+		for (size_t a = 0; a < n; a++)
+			for (size_t b = a + 1; b < n; b++)
+				if (fds[a] == fds[b]) {
+					snprintf(err, errlen, "fd %d named twice: every --*-fd must differ", fds[a]);
+					return -1;
+				}
 	}
 	return 0;
 }

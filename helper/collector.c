@@ -19,14 +19,16 @@
 #include <linux/openat2.h>
 
 #include "helper.h"
+#include "testhook.h"
 
 #define MAX_FILES 64
 
-static int copy_to_memfd(int src, const char *name, uint64_t size)
+static int copy_to_memfd(int src, uint64_t size)
 {
 	char buf[65536];
 	uint64_t done = 0;
-	int m = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	/* not the file's name: memfd names stop at 249 bytes, file names at 255 */
+	int m = memfd_create("sbx-artifact", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (m < 0)
 		return -1;
@@ -51,16 +53,18 @@ void collector_main(const struct run *r, int outdir, int art)
 	char err[HELPER_ERR_LEN];
 	struct dirent *de;
 	uint64_t total = 0;
+	uint32_t skipped = 0;
 	int files = 0, dfd;
 	DIR *d;
 
 	if (drop_to(r->uid, r->gid, err, sizeof(err)) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		_exit(1);
+	TEST_HOOK("collector-dropped");
 	dfd = openat(outdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (d == NULL)
 		_exit(1);
-	while ((de = readdir(d)) != NULL && files < MAX_FILES) {
+	while ((de = readdir(d)) != NULL) {
 		struct open_how how = {
 			.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
@@ -71,6 +75,10 @@ void collector_main(const struct run *r, int outdir, int art)
 		/* hidden files are caches and dotfiles, not results */
 		if (de->d_name[0] == '.')
 			continue;
+		/* the result says how many files were left out, whatever the reason */
+		skipped++;
+		if (files == MAX_FILES)
+			continue;
 		fd = (int)syscall(SYS_openat2, outdir, de->d_name, &how, sizeof(how));
 		if (fd < 0)
 			continue;
@@ -78,14 +86,21 @@ void collector_main(const struct run *r, int outdir, int art)
 			close(fd);
 			continue;
 		}
-		m = copy_to_memfd(fd, de->d_name, (uint64_t)st.st_size);
+		m = copy_to_memfd(fd, (uint64_t)st.st_size);
 		close(fd);
 		if (m < 0)
 			continue;
+		skipped--;
 		total += (uint64_t)st.st_size;
 		files++;
 		send_fd(art, de->d_name, strlen(de->d_name), m);
 		close(m);
+	}
+	/* last message, without an fd: a NUL byte and the count left out */
+	{
+		char msg[1 + sizeof(skipped)] = {0};
+		memcpy(msg + 1, &skipped, sizeof(skipped));
+		send_fd(art, msg, sizeof(msg), -1);
 	}
 	_exit(0);
 }

@@ -22,9 +22,17 @@
 #include <sys/types.h>
 
 #include "policy.h"
+#include "proto.h"
 #include "record.h"
 
 #define HELPER_ERR_LEN 256
+
+/* One --input-fd/--input-name pair: a sealed memfd the client filled. */
+struct run_input {
+	int fd;
+	char name[65];
+	uint64_t size;
+};
 
 /* Everything known about one run before the sandbox starts. Filled by the
  * supervisor, inherited by the recorder through fork(). */
@@ -43,6 +51,10 @@ struct run {
 	char session[65];
 	uint32_t attempt;
 	char parent_id[SBX_ID_LEN + 1];
+	struct run_input inputs[SBX_MAX_INPUTS];
+	size_t n_inputs;
+	int work_fd;        /* --work-fd, -1 if none; closed once work_tree is made */
+	bool dry_run;       /* --dry-run: check and print, never run */
 	/* resolved */
 	struct sbx_config conf;
 	struct sbx_policy policy;
@@ -52,6 +64,8 @@ struct run {
 	char code_path[128];
 	char *code;
 	size_t code_len;
+	uint64_t inputs_bytes;  /* sum of the inputs' sizes */
+	int work_tree;          /* detached copy of the session directory's mount (open_tree), or -1 */
 	unsigned char code_sha256[32];
 	char run_id[SBX_ID_LEN + 1];
 	int64_t realtime_ns, boottime_ns;
@@ -92,6 +106,19 @@ int load_policy(struct run *r, char *err, size_t errlen);
 int caller_may_use(const struct run *r, char *err, size_t errlen);
 int read_code(struct run *r, char *err, size_t errlen);
 int lookup_caller(struct run *r, char *err, size_t errlen);
+
+/* inputs.c: the caller's input files and session directory, checked as
+ * root but only through the fds the client passed (never by path). */
+int check_inputs(struct run *r, char *err, size_t errlen);
+int check_work(struct run *r, char *err, size_t errlen);
+int mount_inputs(const struct run *r, const char *dir, char *err, size_t errlen);
+int mount_work(const struct run *r, const char *dir, char *err, size_t errlen);
+/* the fds above, for keep_fds() and closing: returns how many went into fds */
+size_t run_extra_fds(const struct run *r, int *fds, size_t max);
+void close_run_extra_fds(struct run *r);
+
+/* dryrun.c: print the effective set-up of a checked request on stdout. */
+_Noreturn void dry_run_print(const struct run *r);
 
 /* cgroup.c */
 struct cgroup;

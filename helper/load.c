@@ -163,6 +163,13 @@ int load_config(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* One answer for "no such policy" and "not yours", so that asking tells a
+ * caller nothing about policies it may not use. */
+static void policy_refused(const struct run *r, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "policy '%s' does not exist or does not allow user %s", r->policy_name, r->user);
+}
+
 int load_policy(struct run *r, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -173,7 +180,7 @@ int load_policy(struct run *r, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "%s/sbx/policies.d/%s.policy", SBX_SYSCONFDIR, r->policy_name);
 	rc = load_file(path, &text, &len, err, errlen);
 	if (rc == -2) {
-		snprintf(err, errlen, "policy '%s' not found (%s)", r->policy_name, path);
+		policy_refused(r, err, errlen);
 		return -1;
 	}
 	if (rc < 0)
@@ -182,19 +189,6 @@ int load_policy(struct run *r, char *err, size_t errlen)
 	rc = sbx_policy_parse(path, text, len, &r->policy, err, errlen);
 	free(text);
 	return rc;
-}
-
-static bool in_list(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	const char *p = list;
-
-	while ((p = strstr(p, word)) != NULL) {
-		if ((p == list || p[-1] == ' ' || p[-1] == '\t') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\t'))
-			return true;
-		p += n;
-	}
-	return false;
 }
 
 static bool caller_in_group(const struct run *r, gid_t g)
@@ -210,10 +204,15 @@ static bool caller_in_group(const struct run *r, gid_t g)
 	return false;
 }
 
+static int group_cb(const char *name, void *ctx)
+{
+	struct group *gr = getgrnam(name);
+
+	return gr != NULL && caller_in_group(ctx, gr->gr_gid);
+}
+
 int caller_may_use(const struct run *r, char *err, size_t errlen)
 {
-	char buf[sizeof(r->policy.groups)];
-	char *tok, *save = NULL;
 	struct group *gr;
 
 	/* The install mode (4754 root:sbx) already limits who can run us;
@@ -223,21 +222,9 @@ int caller_may_use(const struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "user %s is not in group sbx", r->user);
 		return -1;
 	}
-	if (r->policy.users[0] != '\0' && in_list(r->policy.users, r->user))
+	if (sbx_policy_allows(&r->policy, r->user, group_cb, (void *)r))
 		return 0;
-	if (r->policy.groups[0] == '\0') {
-		if (r->policy.users[0] == '\0')
-			return 0;
-		snprintf(err, errlen, "policy '%s' does not allow user %s", r->policy.name, r->user);
-		return -1;
-	}
-	strlcpy(buf, r->policy.groups, sizeof(buf));
-	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		gr = getgrnam(tok);
-		if (gr != NULL && caller_in_group(r, gr->gr_gid))
-			return 0;
-	}
-	snprintf(err, errlen, "policy '%s' does not allow user %s", r->policy.name, r->user);
+	policy_refused(r, err, errlen);
 	return -1;
 }
 

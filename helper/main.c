@@ -26,6 +26,10 @@
 
 #include "helper.h"
 #include "proto.h"
+#include "testhook.h"
+
+/* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
+#define WALL_GRACE_MS 500
 
 static int64_t now_ns(clockid_t c)
 {
@@ -81,8 +85,14 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 		close(out[1]);
 		close(errp[1]);
 		close(s->r->control_fd);
+		/* the inputs stay: the result lists their SHA-256 */
+		if (s->r->work_tree >= 0)
+			close(s->r->work_tree);
+		if (s->r->work_fd >= 0)
+			close(s->r->work_fd);
 		if (drop_to(s->r->sbx_uid, s->r->sbx_gid, err, sizeof(err)) < 0)
 			die("recorder: %s", err);
+		TEST_HOOK("recorder-dropped");
 		recorder_main(s->r, ctl[1], out[0], errp[0], art[1]);
 	}
 	close(ctl[1]);
@@ -225,7 +235,7 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t errlen)
 {
 	const struct sbx_limits *l = &s->r->limits;
-	uint64_t deadline = start_ms + l->wall_ms, grace = 0;
+	uint64_t deadline = start_ms + l->wall_ms, grace = 0, hard = 0;
 	bool control_open = true, ctl_open = true, sync_open = true;
 
 	for (;;) {
@@ -239,12 +249,23 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 		uint64_t now = mono_ms();
 		int wait = 100;
 
-		if (now >= deadline)
+		if (now >= deadline && hard == 0) {
+			/* Interrupt first, so an interpreter can say where it was
+			 * stuck (Python's KeyboardInterrupt traceback); the kill
+			 * follows WALL_GRACE_MS later whatever the payload does. */
+			if (s->killed_for == NULL)
+				s->killed_for = "wall";
+			kill(s->child, SIGINT);
+			hard = now + WALL_GRACE_MS;
+		}
+		if (hard && now >= hard)
 			kill_sandbox(s, "wall");
 		if (grace && now >= grace)
 			kill_sandbox(s, "signal");
 		if (deadline > now && deadline - now < (uint64_t)wait)
 			wait = (int)(deadline - now);
+		if (hard > now && hard - now < (uint64_t)wait)
+			wait = (int)(hard - now);
 		if (poll(p, 4, wait) < 0 && errno != EINTR)
 			kill_sandbox(s, "poll");
 		if (p[0].revents)
@@ -356,6 +377,7 @@ static void start_collector(struct sup *s)
 
 	if (s->outdir < 0)
 		return;
+	TEST_HOOK("supervisor-collect");
 	pid = fork();
 	if (pid == 0) {
 		close(s->ctl);
@@ -389,8 +411,8 @@ static void prepare(struct run *r, int argc, char **argv)
 	reset_oom_score();
 	if (parse_args(argc, argv, r, err, sizeof(err)) < 0)
 		die("%s", err);
-	int keep[] = {r->code_fd, r->result_fd, r->control_fd};
-	keep_fds(keep, 3);
+	int keep[3 + SBX_MAX_INPUTS + 2] = {r->code_fd, r->result_fd, r->control_fd};
+	keep_fds(keep, 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2));
 	if (raise_rlimits(err, sizeof(err)) < 0 || lookup_caller(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	pw = getpwnam("_sbx");
@@ -412,11 +434,14 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->limits = r->policy.limits;
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
-	    read_code(r, err, sizeof(err)) < 0) {
+	    read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
+	    check_work(r, err, sizeof(err)) < 0) {
 		/* never an empty error: an empty one would let the run go ahead */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
-		r->code = strdup("");
-		r->code_len = 0;
+		if (r->code == NULL) {
+			r->code = strdup("");
+			r->code_len = 0;
+		}
 	}
 	if (setgroups(0, NULL) < 0)
 		die("setgroups: %s", strerror(errno));
@@ -443,9 +468,17 @@ int main(int argc, char **argv)
 	int code;
 
 	sanitize_process(argc, argv);
+	TEST_HOOK_INIT();
 	s->r = &run;
 	s->pidfd = s->sync = s->outdir = s->art = -1;
 	prepare(&run, argc, argv);
+	TEST_HOOK("supervisor-prepared");
+	if (run.dry_run) {
+		/* nothing runs, so nothing is recorded (sbx-helper(8)) */
+		if (run.error[0])
+			die("%s", run.error);
+		dry_run_print(&run);
+	}
 
 	s->recorder = start_recorder(s, &f.out_w, &f.err_w);
 	if (run.error[0]) {
@@ -461,6 +494,7 @@ int main(int argc, char **argv)
 
 	if (cgroup_create(&run.conf, run.run_id, &run.limits, &s->cg, err, sizeof(err)) < 0)
 		fail_run(s, err);
+	TEST_HOOK("supervisor-cgroup");
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		fail_run(s, "socketpair failed");
@@ -477,6 +511,7 @@ int main(int argc, char **argv)
 	close(sv[1]);
 	close(f.out_w);
 	close(f.err_w);
+	close_run_extra_fds(&run); /* the sandbox child has its copies */
 	s->sync = sv[0];
 	if (map_ids(&run, s->child, err, sizeof(err)) < 0 ||
 	    cgroup_attach(s->cg, s->child, err, sizeof(err)) < 0) {
@@ -484,6 +519,7 @@ int main(int argc, char **argv)
 		waitpid(s->child, NULL, 0);
 		fail_run(s, err);
 	}
+	TEST_HOOK("supervisor-mapped");
 	if (write(s->sync, "G", 1) != 1)
 		kill_sandbox(s, "poll");
 	start = mono_ms();

@@ -2,7 +2,8 @@
  * The sandbox's filesystem, built in its own mount namespace by the cloned
  * child while it still holds capabilities in its user namespace (but no
  * privilege over the host's mounts). A tmpfs becomes the new root; host
- * paths are bound read-only; /tmp, /out and /code are fresh tmpfs; then
+ * paths are bound read-only; /tmp, /out and /code are fresh tmpfs, /in a
+ * read-only tmpfs of the input files, /work the session directory; then
  * pivot_root(2) (the "pivot_root(".", ".")" form from its man page) and
  * the old root is detached. Every mount is nosuid; nodev except /dev.
  */
@@ -261,7 +262,8 @@ int setup_mounts(const struct run *r, char *err, size_t errlen)
 		 (unsigned)r->gid, (unsigned long long)r->limits.out_bytes);
 	if (tmpfs("/out", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts, err, errlen) < 0)
 		return -1;
-	if (make_code(r, err, errlen) < 0)
+	if (make_code(r, err, errlen) < 0 || mount_inputs(r, NEWROOT "/in", err, errlen) < 0 ||
+	    mount_work(r, NEWROOT "/work", err, errlen) < 0)
 		return -1;
 
 	if (chdir(NEWROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||

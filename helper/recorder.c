@@ -28,6 +28,7 @@
 #include "helper.h"
 #include "paths.h"
 #include "proto.h"
+#include "testhook.h"
 #include "textutil.h"
 #include "traceback.h"
 
@@ -309,8 +310,15 @@ static void collect_artifacts(struct rec *c)
 		if (n <= 0)
 			break;
 		name[n] = '\0';
-		if (fd < 0)
+		if (fd < 0) {
+			/* the collector's count of files it did not pass on */
+			uint32_t k;
+			if (n == 1 + (int)sizeof(k) && name[0] == '\0') {
+				memcpy(&k, name + 1, sizeof(k));
+				c->skipped_arts += k;
+			}
 			continue;
+		}
 		/* a sealed memfd cannot change after we hash it */
 		if (!good_name(name) || c->n_arts == MAX_ARTIFACTS || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    ((unsigned)fcntl(fd, F_GET_SEALS) & seals) != seals ||
@@ -357,13 +365,41 @@ static void excerpt(const struct stream *st, char *out, size_t outlen)
 
 static json_t *limits_json(const struct sbx_limits *l)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
 			 "wall_time_ms", (json_int_t)l->wall_ms, "cpu_time_ms", (json_int_t)l->cpu_ms,
 			 "memory_bytes", (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids,
 			 "cpus", (double)l->cpus_milli / 1000.0, "tmp_bytes", (json_int_t)l->tmp_bytes,
 			 "out_bytes", (json_int_t)l->out_bytes, "output_bytes", (json_int_t)l->output_bytes,
 			 "file_size_bytes", (json_int_t)l->file_size_bytes, "open_files", (json_int_t)l->open_files,
-			 "max_attempts", (json_int_t)l->max_attempts);
+			 "max_attempts", (json_int_t)l->max_attempts, "input_bytes", (json_int_t)l->input_bytes);
+}
+
+/* [{name, size, sha256}] of the input files. Only once the supervisor has
+ * checked them (sealed memfds: pread cannot block or see changes). */
+static json_t *inputs_json(const struct run *r)
+{
+	json_t *a = json_array();
+	unsigned char buf[65536], md[32];
+	char sha[65];
+
+	for (size_t i = 0; i < r->n_inputs && r->error[0] == '\0'; i++) {
+		crypto_hash_sha256_state st;
+		uint64_t off = 0;
+
+		crypto_hash_sha256_init(&st);
+		while (off < r->inputs[i].size) {
+			ssize_t n = pread(r->inputs[i].fd, buf, sizeof(buf), (off_t)off);
+			if (n <= 0)
+				break;
+			crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
+			off += (uint64_t)n;
+		}
+		crypto_hash_sha256_final(&st, md);
+		hex(md, 32, sha);
+		json_array_append_new(a, json_pack("{s:s,s:I,s:s}", "name", r->inputs[i].name, "size",
+						   (json_int_t)r->inputs[i].size, "sha256", off == r->inputs[i].size ? sha : ""));
+	}
+	return a;
 }
 
 static json_t *result_json(struct rec *c, json_t *traceback)
@@ -397,6 +433,7 @@ static json_t *result_json(struct rec *c, json_t *traceback)
 		      "session", c->r->session, "language", c->r->lang_name, "code_sha256", sha);
 	if (j == NULL)
 		return NULL;
+	json_object_set_new(j, "inputs", inputs_json(c->r));
 	json_object_set_new(j, "limit", e->limit[0] ? json_string(e->limit) : json_null());
 	json_object_set_new(j, "error", e->error[0] ? text_json(e->error, strlen(e->error)) : json_null());
 	json_object_set_new(j, "audit", json_pack("{s:I,s:I,s:s}", "start_seq", (json_int_t)c->start_seq,
@@ -466,6 +503,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 		read_end(&c);
 	}
 	collect_artifacts(&c);
+	TEST_HOOK("recorder-end");
 	if (c.s[1].len > 0)
 		tb = sbx_traceback_parse(c.s[1].buf, c.s[1].len, r->lang_name);
 

@@ -27,6 +27,7 @@
 
 #include "helper.h"
 #include "proto.h"
+#include "testhook.h"
 
 static volatile pid_t payload_pid;
 
@@ -161,7 +162,8 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 	for (i = 0; i < r->policy.n_env; i++)
 		envp[i] = (char *)r->policy.env[i];
 	envp[i] = NULL;
-	if (chdir("/tmp") < 0)
+	/* a session's files are where the payload starts */
+	if (chdir(r->work_tree >= 0 ? "/work" : "/tmp") < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
 	execve(r->argv[0], r->argv, envp);
 	dprintf(2, "sbx: cannot execute %s: %s\n", r->argv[0], strerror(errno));
@@ -218,12 +220,14 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	/* nothing of the caller's (terminal included) reaches the sandbox */
 	{
-		int keep[] = {f->sync, f->out_w, f->err_w};
+		int keep[3 + SBX_MAX_INPUTS + 2] = {f->sync, f->out_w, f->err_w};
+		size_t nk = 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2);
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
 			_exit(SBX_EXIT_FAILURE);
-		keep_fds(keep, 3);
+		keep_fds(keep, nk);
 	}
+	TEST_HOOK("sandbox-cloned");
 	if (read(f->sync, &go, 1) != 1 || go != 'G')
 		_exit(SBX_EXIT_FAILURE);
 	/* Take the caller's ids now: files we create on the sandbox's tmpfs
@@ -231,6 +235,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	 * Capabilities in the namespace are kept for the set-up below. */
 	if (become_caller(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
+	TEST_HOOK("sandbox-caller");
 	/* The id change cleared PR_SET_PDEATHSIG (prctl(2)); set it again and
 	 * make sure the supervisor did not die in between. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -247,6 +252,15 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	}
 	if (setup_mounts(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
+	{
+		/* copied to /in, moved to /work; r->work_tree stays as the marker
+		 * that /work exists */
+		int fds[SBX_MAX_INPUTS + 2];
+		size_t n = run_extra_fds(r, fds, SBX_MAX_INPUTS + 2);
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+	}
+	TEST_HOOK("sandbox-mounted");
 	if (r->policy.net == SBX_NET_LOOPBACK && loopback_up(err, sizeof(err)) < 0)
 		fail(f->sync, err);
 	/* The supervisor keeps /out's tmpfs alive through this fd and hands it
@@ -259,6 +273,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	close(outdir);
 	if (drop_privileges(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
+	TEST_HOOK("sandbox-dropped");
 	/* cleared again by the credential change (PR_SET_PDEATHSIG in prctl(2)) */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (supervisor_gone(f->sync))
@@ -266,6 +281,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	setsid();
 	if (install_seccomp(&r->policy, err, sizeof(err)) < 0)
 		fail(f->sync, err);
+	TEST_HOOK("sandbox-seccomp");
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = forward;

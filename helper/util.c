@@ -206,5 +206,11 @@ int drop_to(uid_t uid, gid_t gid, char *err, size_t errlen)
 		return -1;
 	}
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	/* An empty permitted set is not enough: the bounding set is still
+	 * full, so exec of a file-capability binary would hand some back. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		snprintf(err, errlen, "no_new_privs: %s", strerror(errno));
+		return -1;
+	}
 	return 0;
 }

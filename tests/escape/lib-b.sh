@@ -1,14 +1,16 @@
 # Shared by the escape tests 07-11 and 13-15 (sourced after
-# tests/integration/lib.sh). Test programs from tests/escape/bin/ are built
-# by the Makefile ($(B)/tests/escape/, passed as SBX_ESCAPE_BIN); a run of a
-# single script without it compiles them here.
+# tests/integration/lib.sh). The test programs from tests/escape/bin/ are
+# built by `make escape-bins` and installed by setup.sh into
+# $P/lib/sbx-escape; a run of a single script without them compiles them.
+# the system interpreter: a version manager's shim in PATH costs 0.5 s a call
+if [ -x /usr/bin/python3 ]; then python3() { /usr/bin/python3 "$@"; }; fi
 HELPER=$P/libexec/sbx/sbx-helper
 EB=$T/ebin
 mkdir -p "$EB"
 chmod 0755 "$EB"
 for prog in kobj rawexec; do
-	if [ -n "${SBX_ESCAPE_BIN:-}" ] && [ -x "$SBX_ESCAPE_BIN/$prog" ]; then
-		cp "$SBX_ESCAPE_BIN/$prog" "$EB/$prog"
+	if [ -x "$P/lib/sbx-escape/$prog" ]; then
+		cp "$P/lib/sbx-escape/$prog" "$EB/$prog"
 	else
 		cc -O2 -D_GNU_SOURCE -pthread -o "$EB/$prog" "$SBX_SRCDIR/tests/escape/bin/$prog.c" || exit 1
 	fi

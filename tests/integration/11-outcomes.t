@@ -60,7 +60,7 @@ check "16 concurrent runs: all 32 records audited" sh -c 'for id in $2; do "$1" 
 "$AUDIT" checkpoint --write --key "$P/var/lib/sbx/audit.key" >/dev/null # else the tail warns (exit 2)
 "$AUDIT" verify >"$T/v" 2>&1; vrc=$?
 check "16 concurrent runs: chain unbroken (verify OK)" [ "$vrc" = 0 ]
-check "16 concurrent runs: no cgroup left" sh -c '! find /sys/fs/cgroup -path "*/sbx/run-*" -maxdepth 4 -type d | grep -q .'
+check "16 concurrent runs: no cgroup left" no_cgroup_of $ids
 sleep 0.5
 check "no tmpfs or IPC left behind (Shmem within 16 MiB of before)" [ "$(shmem)" -lt $((shm_before + 16384)) ]
 rm -f "$POL/small.policy"

@@ -3,7 +3,7 @@
 # a run's inclusion and check the proof offline; a copy of the log with
 # its tail cut (checkpoints too) passes a plain verify but not --state.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 16
 DB=$P/var/lib/sbx/audit.db
 PUB=$P/etc/sbx/audit.pub
 KEY=$P/var/lib/sbx/audit.key
@@ -52,4 +52,18 @@ diag "$(cat "$T/v")"
 check "truncated copy with --state: exit 1" [ "$rc" = 1 ]
 check "truncated copy with --state: a truncated finding in JSON" python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); sys.exit(0 if any(f["kind"]=="truncated" and f["expected"] for f in d["findings"]) else 1)' "$T/v"
+
+# The helper checkpoints by itself (sbx.conf checkpoint_records): with 1,
+# every run leaves the log fully covered.
+CONF=$P/etc/sbx/sbx.conf
+cp -p "$CONF" "$T/conf.save"
+sed -i 's/^checkpoint_records = .*/checkpoint_records = 1/' "$CONF"
+sbx_run run -c 'print("sealed")'
+cp -p "$T/conf.save" "$CONF"
+"$AUDIT" verify >"$T/v" 2>&1; rc=$?
+diag "$(cat "$T/v")"
+check "checkpoint_records = 1: the helper checkpointed the run (verify exit 0)" [ "$rc" = 0 ]
+"$AUDIT" checkpoint >"$T/cp" 2>/dev/null
+check "checkpoint_records = 1: the newest checkpoint covers every record" \
+	[ "$(sed -n 2p "$T/cp")" = "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from records").fetchone()[0])' "$DB")" ]
 finish

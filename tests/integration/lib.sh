@@ -43,6 +43,15 @@ print("null" if d is None else d)' "$2"; }
 
 # No run-* cgroup may survive a run: the last JSON result's run when there
 # is one (other runs may be going on), else any.
+# no_cgroup_of ID...: none of these runs left a cgroup (other runs on the
+# host, such as a parallel test suite, may have theirs). Fails on no ID.
+no_cgroup_of() {
+	[ $# -gt 0 ] || return 1
+	for id; do
+		case $id in [0-9a-f]*) ;; *) return 1 ;; esac
+		! ls -d /sys/fs/cgroup/*/sbx/run-"$id" /sys/fs/cgroup/sbx/run-"$id" 2>/dev/null | grep -q . || return 1
+	done
+}
 no_cgroups_left() {
 	id=$(jget id 2>/dev/null) || id=
 	case $id in

@@ -23,9 +23,13 @@
 
 #include "../../client/artifacts.c"
 #include "../../client/errline.c"
+#include "../../client/errobj.c"
 #include "../../client/fail.c"
 #include "../../client/frames.c"
 #include "../../client/name.c"
+#include "../../client/cli.c"
+#include "../../client/inputs.c"
+#include <sys/wait.h>
 
 /* ---- helpers ---- */
 
@@ -386,6 +390,166 @@ static void test_errline(void **state)
 	assert_int_equal(strlen(e.last), ERRLINE_MAX - 1);
 }
 
+/* exit status of f(arg) run in a child (cli_die exits 125) */
+static int status_of(void (*f)(void *), void *arg)
+{
+	int st;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 2);
+		f(arg);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void parse_argv(void *arg)
+{
+	char **argv = arg;
+	struct run_opts o;
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	cli_parse_run(argc, argv, &o);
+}
+
+static void test_cli_inputs_sessions(void **state)
+{
+	char *ok[] = {"run", "--input", "a.csv", "--session", "s-1.x", "--input", "dir/b", "--dry-run", "-c", "pass", NULL};
+	char *bad_session[] = {"run", "--session", "../x", "-c", "pass", NULL};
+	char *dot_session[] = {"run", "--session", ".x", "-c", "pass", NULL};
+	char *two_sessions[] = {"run", "--session", "a", "--session", "b", "-c", "pass", NULL};
+	char *dry_fix[] = {"run", "--dry-run", "--fix", "true", "-c", "pass", NULL};
+	struct run_opts o;
+	(void)state;
+
+	assert_int_equal(cli_parse_run(10, ok, &o), 0);
+	assert_int_equal(o.n_inputs, 2);
+	assert_string_equal(o.inputs[1], "dir/b");
+	assert_string_equal(o.work_session, "s-1.x");
+	assert_true(o.dry_run);
+	assert_int_equal(o.work_fd, -1);
+	assert_int_equal(status_of(parse_argv, bad_session), 125);
+	assert_int_equal(status_of(parse_argv, dot_session), 125);
+	assert_int_equal(status_of(parse_argv, two_sessions), 125);
+	assert_int_equal(status_of(parse_argv, dry_fix), 125);
+}
+
+static void open_inputs(void *arg)
+{
+	inputs_open(arg);
+}
+
+static void test_inputs_memfds(void **state)
+{
+	char dir[] = "/tmp/sbx-unit-in.XXXXXX", a[64], b[64], sub[64], c[64];
+	struct run_opts o;
+	char buf[16];
+	int seals;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/data.csv", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	snprintf(b, sizeof(b), "%s/sub/", dir); /* a trailing slash: still a name */
+	snprintf(c, sizeof(c), "%s/sub/data.csv", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	FILE *f = fopen(a, "w");
+	fputs("1,2\n", f);
+	fclose(f);
+	f = fopen(c, "w");
+	fclose(f);
+	memset(&o, 0, sizeof(o));
+	o.inputs[0] = a;
+	o.n_inputs = 1;
+	inputs_open(&o);
+	assert_string_equal(o.input_names[0], "data.csv");
+	seals = fcntl(o.input_fds[0], F_GET_SEALS);
+	assert_true((seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW));
+	assert_int_equal(pread(o.input_fds[0], buf, sizeof(buf), 0), 4);
+	assert_memory_equal(buf, "1,2\n", 4);
+	close(o.input_fds[0]);
+	/* two files with one basename, and a directory: usage errors */
+	o.inputs[1] = c;
+	o.n_inputs = 2;
+	assert_int_equal(status_of(open_inputs, &o), 125);
+	o.inputs[0] = b;
+	o.n_inputs = 1;
+	assert_int_equal(status_of(open_inputs, &o), 125);
+	unlink(a);
+	unlink(c);
+	rmdir(sub);
+	rmdir(dir);
+}
+
+/* ---- the result's error object ---- */
+
+static json_t *error_of(const char *result_json)
+{
+	json_t *res = json_loads(result_json, 0, NULL);
+	json_t *e;
+
+	assert_non_null(res);
+	assert_int_equal(result_set_error(res), 0);
+	e = json_incref(json_object_get(res, "error"));
+	json_decref(res);
+	return e;
+}
+
+static void test_error_object(void **state)
+{
+	json_t *e;
+
+	(void)state;
+	e = error_of("{\"outcome\": \"ok\", \"error\": null}");
+	assert_true(json_is_null(e));
+	json_decref(e);
+
+	/* a parsed traceback: its type, message, line and text */
+	e = error_of("{\"outcome\": \"error\", \"traceback\": {\"type\": \"ValueError\", \"message\": \"bad\","
+		     " \"line\": 5, \"text\": \"Traceback ...\\nValueError: bad\"}}");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "ValueError");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "bad");
+	assert_int_equal(json_integer_value(json_object_get(e, "line")), 5);
+	assert_string_equal(json_string_value(json_object_get(e, "traceback")), "Traceback ...\nValueError: bad");
+	json_decref(e);
+
+	/* a limit names itself and its value */
+	e = error_of("{\"outcome\": \"timeout\", \"traceback\": null, \"limits\": {\"wall_time_ms\": 2000}}");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "timeout");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "wall-time limit of 2000 ms reached");
+	assert_true(json_is_null(json_object_get(e, "line")));
+	assert_true(json_is_null(json_object_get(e, "traceback")));
+	json_decref(e);
+	e = error_of("{\"outcome\": \"memory_limit\", \"limits\": {\"memory_bytes\": 1048576}}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "memory limit of 1048576 bytes reached");
+	json_decref(e);
+
+	e = error_of("{\"outcome\": \"signal\", \"signal_name\": \"SEGV\"}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "killed by signal SIGSEGV");
+	json_decref(e);
+
+	/* generic fallback: the last non-empty stderr line */
+	e = error_of("{\"outcome\": \"error\", \"traceback\": null, \"stderr\": \"x\\nDied at /code/a.pl line 3.\\n\\n\"}");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "error");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "Died at /code/a.pl line 3.");
+	json_decref(e);
+	e = error_of("{\"outcome\": \"error\", \"stderr\": \"\"}");
+	assert_true(json_is_null(json_object_get(e, "message")));
+	json_decref(e);
+
+	/* the helper's sandbox_error string becomes the message */
+	e = error_of("{\"outcome\": \"sandbox_error\", \"error\": \"cgroup: no space\"}");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "sandbox_error");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "cgroup: no space");
+	json_decref(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +562,9 @@ int main(void)
 		cmocka_unit_test(test_artifact_printable),
 		cmocka_unit_test(test_code_names),
 		cmocka_unit_test(test_errline),
+		cmocka_unit_test(test_cli_inputs_sessions),
+		cmocka_unit_test(test_inputs_memfds),
+		cmocka_unit_test(test_error_object),
 	};
 
 	return cmocka_run_group_tests_name("client", tests, NULL, NULL);

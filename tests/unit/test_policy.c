@@ -93,6 +93,7 @@ static void default_policy_file(void **state)
 	assert_int_equal(p.limits.tmp_bytes, 64ULL << 20);
 	assert_int_equal(p.limits.out_bytes, 64ULL << 20);
 	assert_int_equal(p.limits.output_bytes, 1ULL << 20);
+	assert_int_equal(p.limits.input_bytes, 64ULL << 20);
 	assert_int_equal(p.net, SBX_NET_NONE);
 	assert_string_equal(p.ro[0], "/usr");
 	assert_true(p.n_env >= 3);
@@ -202,6 +203,66 @@ static void tighten_only(void **state)
 	assert_int_equal(eff.memory_bytes, 512ULL << 20);
 }
 
+static void input_size(void **state)
+{
+	struct sbx_policy p;
+	struct sbx_limits req = {.input_bytes = 1};
+	(void)state;
+	assert_int_equal(parse("[limits]\npids = 3\n", &p), 0);
+	assert_int_equal(p.limits.input_bytes, 64ULL << 20); /* default */
+	assert_int_equal(parse("[limits]\ninput_size = 1K\n", &p), 0);
+	assert_int_equal(p.limits.input_bytes, 1024);
+	assert_int_equal(parse("[limits]\ninput_size = 16G\n", &p), 0);
+	assert_int_equal(parse("[limits]\ninput_size = 17G\n", &p), -1);
+	assert_non_null(strstr(err, "t.policy:2: input_size: '17G' is above the most sbx accepts (16G)"));
+	assert_int_equal(parse("[limits]\ninput_size = big\n", &p), -1);
+	assert_non_null(strstr(err, "t.policy:2: input_size: 'big' is not a size"));
+	assert_int_equal(parse("[limits]\ninput_size = 0\n", &p), -1);
+	/* tighten-only, like every other limit */
+	assert_int_equal(parse("[limits]\ninput_size = 1K\n", &p), 0);
+	assert_int_equal(sbx_limits_tighten(&p.limits, &req, err, sizeof(err)), 0);
+	assert_int_equal(p.limits.input_bytes, 1);
+	req.input_bytes = 2;
+	assert_int_equal(sbx_limits_tighten(&p.limits, &req, err, sizeof(err)), -1);
+	/* sessions: yes by default, no when the policy says so */
+	assert_int_equal(parse("[limits]\npids = 3\n", &p), 0);
+	assert_int_equal(p.sessions, 1);
+	assert_int_equal(parse("[filesystem]\nsessions = no\n", &p), 0);
+	assert_int_equal(p.sessions, 0);
+	assert_int_equal(parse("[filesystem]\nsessions = maybe\n", &p), -1);
+	assert_non_null(strstr(err, "t.policy:2: sessions: 'maybe' is not one of yes, no"));
+}
+
+/* group membership for allows(): ctx is a space-separated list */
+static int member(const char *group, void *ctx)
+{
+	char buf[128], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", (const char *)ctx);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		if (strcmp(tok, group) == 0)
+			return 1;
+	return 0;
+}
+
+static void allows(void **state)
+{
+	struct sbx_policy p;
+	(void)state;
+	assert_int_equal(parse("[limits]\npids = 3\n", &p), 0); /* groups = sbx */
+	assert_true(sbx_policy_allows(&p, "alice", member, "sbx"));
+	assert_false(sbx_policy_allows(&p, "alice", member, "staff"));
+	assert_int_equal(parse("[policy]\nusers = alice bob\n", &p), 0);
+	assert_true(sbx_policy_allows(&p, "bob", member, ""));
+	assert_false(sbx_policy_allows(&p, "bo", member, "sbx"));   /* whole words only */
+	assert_false(sbx_policy_allows(&p, "carol", member, "sbx")); /* no default group back */
+	assert_int_equal(parse("[policy]\nusers = alice\ngroups = staff\n", &p), 0);
+	assert_true(sbx_policy_allows(&p, "carol", member, "staff"));
+	assert_false(sbx_policy_allows(&p, "carol", member, "sbx"));
+	assert_int_equal(parse("[policy]\ngroups =\n", &p), 0);
+	assert_true(sbx_policy_allows(&p, "anyone", member, ""));
+}
+
 static void config(void **state)
 {
 	struct sbx_config c;
@@ -222,13 +283,38 @@ static void config(void **state)
 	assert_non_null(strstr(err, "has no command"));
 }
 
+/* The checkpoint triggers: defaults, 0 (off), and the rejects. */
+static void config_checkpoints(void **state)
+{
+	struct sbx_config c;
+	const char *t = "[sbx]\n";
+
+	(void)state;
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.checkpoint_records, 100);
+	assert_int_equal(c.checkpoint_seconds, 600);
+	t = "[sbx]\ncheckpoint_records = 0\ncheckpoint_seconds = 86400\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.checkpoint_records, 0);
+	assert_int_equal(c.checkpoint_seconds, 86400);
+	t = "[sbx]\ncheckpoint_records = -1\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: checkpoint_records: '-1' is not a whole number"));
+	t = "[sbx]\ncheckpoint_seconds = 10s\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: checkpoint_seconds: '10s'"));
+	t = "[sbx]\ncheckpoint_seconds = 99999999999999999999999\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sizes), cmocka_unit_test(durations), cmocka_unit_test(default_policy_file),
 		cmocka_unit_test(values), cmocka_unit_test(errors_name_file_and_line),
 		cmocka_unit_test(long_line_rejected), cmocka_unit_test(users_alone_restrict), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
-		cmocka_unit_test(config),
+		cmocka_unit_test(config), cmocka_unit_test(input_size), cmocka_unit_test(allows),
+		cmocka_unit_test(config_checkpoints),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,206 @@
+/*
+ * sbx-audit search: the runs that match every filter given, in the manner
+ * of ausearch. Reads the SQL columns (indexed) like list; verify is what
+ * checks them against the signed blobs.
+ */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "auditdb.h"
+#include "auditwhen.h"
+#include "runs.h"
+#include "units.h"
+
+static void help(void)
+{
+	printf("usage: " PROG " search [FILTER...] [--limit N] [--format table|csv|json|jsonl]\n"
+	       "\n"
+	       "The runs (START joined with END) that match every filter given, oldest\n"
+	       "first. Values match exactly; times are the run's START time.\n"
+	       "\n"
+	       "  --user NAME         run by this user name\n"
+	       "  --uid N             run by this numeric uid\n"
+	       "  --policy NAME       under this policy\n"
+	       "  --language NAME     in this language\n"
+	       "  --outcome NAME      ok error timeout cpu_limit memory_limit pids_limit\n"
+	       "                      output_limit signal sandbox_error, or incomplete (no END)\n"
+	       "  --failed            finished with an outcome other than ok\n"
+	       "  --success           finished with outcome ok\n"
+	       "  --since WHEN        started at or after WHEN\n"
+	       "  --until WHEN        started before WHEN\n"
+	       "  --session ID        in this session\n"
+	       "  --code-sha256 HEX   ran the code with this SHA-256 (64 hex digits)\n"
+	       "  --code-contains TEXT  ran code whose text contains TEXT (bytes, case-sensitive)\n"
+	       "  --limit N           only the N newest matching runs (default 0: all)\n"
+	       "  --format FMT        table (default), csv, json (one array), jsonl (one object a line)\n"
+	       "  --db PATH, --pubkey PATH   as for every command\n"
+	       "\n"
+	       "WHEN, in local time: now, recent (10 minutes ago), today, yesterday,\n"
+	       "this-week (Monday), this-month, this-year (each at 00:00:00), or ISO 8601\n"
+	       "YYYY-MM-DD[THH:MM[:SS[.fff]]] with an optional Z or +HH:MM offset.\n"
+	       "exit status: 0 one or more runs, 1 none, 2 usage, 3 log unreadable\n");
+}
+
+static int bad(const char *opt, const char *val, const char *why)
+{
+	char *e = out_esc(val, strlen(val), 0);
+
+	cli_err("search: %s '%s': %s", opt, e, why);
+	free(e);
+	return EXIT_USAGE;
+}
+
+static int set_when(const char *opt, const char *val, char *iso, int *has)
+{
+	char why[160];
+	int64_t ns;
+
+	if (sbx_when_parse(val, time(NULL), &ns, why, sizeof(why)) < 0)
+		return bad(opt, val, why);
+	/* The time column holds milliseconds; round down to compare. */
+	ns -= ((ns % 1000000) + 1000000) % 1000000;
+	if (sbx_iso_time(ns, iso, 48) < 0)
+		return bad(opt, val, "out of range");
+	*has = 1;
+	return -1;
+}
+
+static int set_hex(const char *val, char out[65])
+{
+	size_t i;
+
+	if (strlen(val) != 64)
+		return bad("--code-sha256", val, "not 64 hex digits");
+	for (i = 0; i < 64; i++) {
+		if (!isxdigit((unsigned char)val[i]))
+			return bad("--code-sha256", val, "not 64 hex digits");
+		out[i] = (char)tolower((unsigned char)val[i]);
+	}
+	out[64] = '\0';
+	return -1;
+}
+
+static int nonempty(const char *opt, const char *val)
+{
+	return val[0] ? -1 : bad(opt, val, "empty");
+}
+
+enum {
+	O_USER = OPT_FIRST_CMD, O_UID, O_POLICY, O_LANG, O_OUTCOME, O_FAILED,
+	O_SUCCESS, O_SINCE, O_UNTIL, O_SESSION, O_CODE_SHA, O_CODE_CONTAINS,
+	O_LIMIT, O_FORMAT,
+};
+
+int cmd_search(struct cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"user", required_argument, NULL, O_USER},
+		{"uid", required_argument, NULL, O_UID},
+		{"policy", required_argument, NULL, O_POLICY},
+		{"language", required_argument, NULL, O_LANG},
+		{"outcome", required_argument, NULL, O_OUTCOME},
+		{"failed", no_argument, NULL, O_FAILED},
+		{"success", no_argument, NULL, O_SUCCESS},
+		{"since", required_argument, NULL, O_SINCE},
+		{"until", required_argument, NULL, O_UNTIL},
+		{"session", required_argument, NULL, O_SESSION},
+		{"code-sha256", required_argument, NULL, O_CODE_SHA},
+		{"code-contains", required_argument, NULL, O_CODE_CONTAINS},
+		{"limit", required_argument, NULL, O_LIMIT},
+		{"format", required_argument, NULL, O_FORMAT},
+		CLI_COMMON_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	struct run_filter f = {.after_end_seq = -1};
+	enum run_format fmt = FMT_TABLE;
+	struct sbx_audit *a;
+	sqlite3_stmt *st;
+	uint64_t v, n;
+	int64_t last;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		rc = -1;
+		switch (opt) {
+		case 'h':
+			help();
+			return EXIT_OK;
+		case O_USER:
+			rc = nonempty("--user", f.user = optarg);
+			break;
+		case O_UID:
+			if (sbx_parse_uint(optarg, UINT32_MAX, &v) < 0)
+				return bad("--uid", optarg, "not a number from 0 to 4294967295");
+			f.has_uid = 1;
+			f.uid = (uint32_t)v;
+			break;
+		case O_POLICY:
+			rc = nonempty("--policy", f.policy = optarg);
+			break;
+		case O_LANG:
+			rc = nonempty("--language", f.language = optarg);
+			break;
+		case O_OUTCOME:
+			if (!runs_outcome_ok(optarg))
+				return bad("--outcome", optarg, "not an outcome (ok error timeout cpu_limit "
+					   "memory_limit pids_limit output_limit signal sandbox_error incomplete)");
+			f.outcome = optarg;
+			break;
+		case O_FAILED:
+			f.failed = 1;
+			break;
+		case O_SUCCESS:
+			f.success = 1;
+			break;
+		case O_SINCE:
+			rc = set_when("--since", optarg, f.since, &f.has_since);
+			break;
+		case O_UNTIL:
+			rc = set_when("--until", optarg, f.until, &f.has_until);
+			break;
+		case O_SESSION:
+			rc = nonempty("--session", f.session = optarg);
+			break;
+		case O_CODE_SHA:
+			rc = set_hex(optarg, f.code_sha256);
+			break;
+		case O_CODE_CONTAINS:
+			rc = nonempty("--code-contains", f.code_contains = optarg);
+			break;
+		case O_LIMIT:
+			if (sbx_parse_uint(optarg, INT64_MAX, &f.limit) < 0)
+				return bad("--limit", optarg, "not a number");
+			break;
+		case O_FORMAT:
+			if (runs_parse_format(optarg, &fmt) < 0)
+				return bad("--format", optarg, "not table, csv, json or jsonl");
+			break;
+		default:
+			rc = cli_common_opt(c, "search", opt, argv);
+		}
+		if (rc >= 0)
+			return rc;
+	}
+	if ((rc = cli_extra_args("search", argc, argv)) != EXIT_OK)
+		return rc;
+	if (f.failed && f.success) {
+		cli_err("search: --failed and --success exclude each other");
+		return EXIT_USAGE;
+	}
+	if (cli_open_log(c, &a) < 0)
+		return EXIT_UNREADABLE;
+	if (runs_prepare(sbx_audit_db(a), sbx_audit_path(a), &f, &st) < 0) {
+		sbx_audit_close(a);
+		return EXIT_UNREADABLE;
+	}
+	rc = runs_write(sbx_audit_db(a), sbx_audit_path(a), st, fmt, &n, &last);
+	sqlite3_finalize(st);
+	sbx_audit_close(a);
+	if (rc < 0)
+		return EXIT_UNREADABLE;
+	return n > 0 ? EXIT_OK : EXIT_FAIL;
+}

@@ -1,0 +1,91 @@
+#include "inputs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bsd/string.h>
+
+#include "fail.h"
+#include "name.h"
+#include "policy.h"
+
+static void write_all(int fd, const char *p, size_t n, const char *path)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			cli_die("--input", "%s: cannot copy: %s", path, strerror(errno));
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static int copy_file(const char *path, uint64_t *total)
+{
+	char buf[65536];
+	struct stat st;
+	int fd, mfd;
+
+	/* O_NONBLOCK: a FIFO must not hang us before fstat says what it is */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		cli_die("--input", "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		cli_die("--input", "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		cli_die("--input", "%s: not a regular file", path);
+	mfd = memfd_create("sbx-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0)
+		cli_die("memfd_create", "%s", strerror(errno));
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			cli_die("--input", "%s: cannot read: %s", path, strerror(errno));
+		if (r == 0)
+			break;
+		*total += (uint64_t)r;
+		if (*total > SBX_INPUT_SIZE_MAX)
+			cli_die("--input", "%s: input files larger than %llu bytes together", path,
+				(unsigned long long)SBX_INPUT_SIZE_MAX);
+		write_all(mfd, buf, (size_t)r, path);
+	}
+	close(fd);
+	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		cli_die("memfd", "cannot seal %s: %s", path, strerror(errno));
+	return mfd;
+}
+
+void inputs_open(struct run_opts *o)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < o->n_inputs; i++) {
+		const char *path = o->inputs[i], *base;
+		char name[256];
+		size_t len;
+
+		/* the basename, ignoring trailing slashes */
+		strlcpy(name, path, sizeof(name));
+		len = strlen(name);
+		while (len > 1 && name[len - 1] == '/')
+			name[--len] = '\0';
+		base = strrchr(name, '/');
+		base = base ? base + 1 : name;
+		if (!code_name_valid(base))
+			cli_die("--input", "%s: '%s' is not a name for /in ([A-Za-z0-9._-], 1-64 characters, "
+				"not starting with '.'); copy or link the file under another name", path, base);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(o->input_names[j], base) == 0)
+				cli_die("--input", "%s: a second file named '%s' (names under /in must differ)", path,
+					base);
+		strlcpy(o->input_names[i], base, sizeof(o->input_names[i]));
+		o->input_fds[i] = copy_file(path, &total);
+	}
+}

@@ -1,0 +1,290 @@
+/*
+ * `sbx mcp`: the server loop and the requests (calls: mcp_call.c; lines
+ * in and out: mcp_io.c). One thread, ppoll() over stdin, the running
+ * children's event pipes and the progress and kill timers. Requests are
+ * answered as they come; execute_code calls run concurrently (at most
+ * MCP_MAX_RUNNING children, later calls wait in order), so ping, tools/list
+ * and cancellation are answered while code runs. Every message goes out as
+ * one write of one line (short writes continued), never interleaved.
+ */
+#include "mcp_int.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "proto.h"
+
+struct mcp_server mcp_srv;
+volatile sig_atomic_t mcp_stop_signal;
+
+const char *mcp_negotiate(const char *asked)
+{
+	if (asked != NULL && (strcmp(asked, MCP_VERSION_NEWEST) == 0 || strcmp(asked, MCP_VERSION_OLDEST) == 0))
+		return strcmp(asked, MCP_VERSION_NEWEST) == 0 ? MCP_VERSION_NEWEST : MCP_VERSION_OLDEST;
+	return MCP_VERSION_NEWEST;
+}
+
+static json_t *initialize_result(void)
+{
+	return json_pack("{s:s,s:{s:{s:b}},s:{s:s,s:s,s:s},s:s}", "protocolVersion", mcp_srv.version,
+			 "capabilities", "tools", "listChanged", 0, "serverInfo", "name", "sbx", "title",
+			 "sbx sandbox", "version", SBX_VERSION, "instructions",
+			 "Use execute_code to run code in an isolated, audited sandbox. Write files "
+			 "to /out to return them (images come back as images); pass inputs with "
+			 "`files` (read-only under /in).");
+}
+
+static void tools_call(json_t *req, json_t *id, json_t *params)
+{
+	json_t *name = json_object_get(params, "name"), *args = json_object_get(params, "arguments");
+	json_t *meta = json_object_get(params, "_meta"), *tok = json_object_get(meta, "progressToken");
+	json_t *none;
+	struct call *c, **pp;
+	char err[512];
+
+	if (!json_is_string(name)) {
+		mcp_send_error(id, RPC_PARAMS, "tools/call: params.name: missing or not a string");
+		return;
+	}
+	if (strcmp(json_string_value(name), "execute_code") != 0) {
+		snprintf(err, sizeof(err), "Unknown tool: %.200s", json_string_value(name));
+		mcp_send_error(id, RPC_PARAMS, err);
+		return;
+	}
+	if (args != NULL && !json_is_object(args)) {
+		mcp_send_error(id, RPC_PARAMS, "tools/call: params.arguments: not an object");
+		return;
+	}
+	if (tok != NULL && !json_is_string(tok) && !json_is_integer(tok)) {
+		mcp_send_error(id, RPC_PARAMS, "tools/call: params._meta.progressToken: not a string or integer");
+		return;
+	}
+	if (mcp_calls_count(false) >= MCP_MAX_WAITING) {
+		mcp_send_result(id, mcp_tool_error("sbx mcp: too many calls waiting (64); try again when some are answered"));
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		mcp_send_error(id, -32603, "out of memory");
+		return;
+	}
+	c->ch.pid = -1;
+	c->ch.out_fd = c->ch.out_dirfd = -1;
+	none = json_object();
+	if (mcp_args_parse(args ? args : none, &c->a, err, sizeof(err)) < 0) {
+		/* 2025-11-25 (SEP-1303): bad arguments are a tool error the model
+		 * can read and correct; 2025-06-18 calls them a protocol error. */
+		if (strcmp(mcp_srv.version, MCP_VERSION_OLDEST) == 0)
+			mcp_send_error(id, RPC_PARAMS, err);
+		else
+			mcp_send_result(id, mcp_tool_error(err));
+		json_decref(none);
+		free(c);
+		return;
+	}
+	json_decref(none); /* a call without arguments failed above: code is required */
+	c->req = json_incref(req);
+	c->id = json_incref(id);
+	c->token = tok;
+	for (pp = &mcp_srv.calls; *pp != NULL; pp = &(*pp)->next)
+		;
+	*pp = c;
+	mcp_calls_start();
+}
+
+static void cancel_request(json_t *params)
+{
+	json_t *rid = json_object_get(params, "requestId");
+	struct call *c;
+
+	for (c = mcp_srv.calls; c != NULL; c = c->next)
+		if (rid != NULL && json_equal(c->id, rid))
+			mcp_call_kill(c);
+}
+
+static bool valid_id(json_t *id)
+{
+	return json_is_string(id) || json_is_integer(id);
+}
+
+static void on_request(json_t *req)
+{
+	json_t *id = json_object_get(req, "id"), *params = json_object_get(req, "params");
+	const char *method = json_string_value(json_object_get(req, "method"));
+	const char *v = json_string_value(json_object_get(req, "jsonrpc"));
+
+	if (!json_is_object(req)) {
+		mcp_send_error(NULL, RPC_INVALID, json_is_array(req) ? "batches are not supported" : "not a JSON-RPC object");
+		return;
+	}
+	if (method == NULL && id != NULL && (json_object_get(req, "result") || json_object_get(req, "error")))
+		return; /* a response: this server sends no requests, so nothing to match */
+	if (v == NULL || strcmp(v, "2.0") != 0 || method == NULL || (id != NULL && !valid_id(id))) {
+		mcp_send_error(valid_id(id) ? id : NULL, RPC_INVALID,
+			   "invalid request: needs \"jsonrpc\": \"2.0\", a string \"method\" and a string or integer \"id\"");
+		return;
+	}
+	if (params != NULL && !json_is_object(params)) {
+		if (id != NULL)
+			mcp_send_error(id, RPC_PARAMS, "params: not an object");
+		return;
+	}
+	if (id == NULL) { /* a notification: never answered */
+		if (strcmp(method, "notifications/initialized") == 0)
+			mcp_srv.initialized = true;
+		else if (strcmp(method, "notifications/cancelled") == 0)
+			cancel_request(params);
+		return;
+	}
+	if (strcmp(method, "initialize") == 0) {
+		const char *asked = json_string_value(json_object_get(params, "protocolVersion"));
+		if (asked == NULL) {
+			mcp_send_error(id, RPC_PARAMS, "initialize: params.protocolVersion: missing or not a string");
+			return;
+		}
+		mcp_srv.version = mcp_negotiate(asked);
+		mcp_send_result(id, initialize_result());
+	} else if (strcmp(method, "ping") == 0) {
+		mcp_send_result(id, json_object());
+	} else if (strcmp(method, "tools/list") == 0) {
+		mcp_send_result(id, json_pack("{s:[o]}", "tools", mcp_tool_def()));
+	} else if (strcmp(method, "tools/call") == 0) {
+		tools_call(req, id, params);
+	} else {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "Method not found: %.200s", method);
+		mcp_send_error(id, RPC_METHOD, msg);
+	}
+}
+
+static void request_line(void *arg, const char *line, size_t len)
+{
+	json_error_t jerr;
+	json_t *req;
+	char msg[300];
+
+	(void)arg;
+	if (line == NULL) {
+		mcp_send_error(NULL, RPC_PARSE, "Parse error: message longer than 64 MiB");
+		return;
+	}
+	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return; /* blank lines between messages are harmless */
+	req = json_loadb(line, len, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	if (req == NULL) {
+		snprintf(msg, sizeof(msg), "Parse error: %s (column %d)", jerr.text, jerr.column);
+		mcp_send_error(NULL, RPC_PARSE, msg);
+		return;
+	}
+	on_request(req);
+	json_decref(req);
+}
+
+static void read_stdin(void)
+{
+	char buf[65536];
+	ssize_t n = read(0, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		if (n < 0) {
+			fprintf(stderr, "sbx: mcp: standard input: %s\n", strerror(errno));
+			mcp_srv.in_failed = true;
+		}
+		mcp_srv.stdin_eof = true;
+		if (mcp_srv.in.len > 0 && !mcp_srv.in.skipping)
+			mcp_feed_lines(&mcp_srv.in, "\n", 1, LINE_MAX_BYTES, request_line, NULL); /* a last line without newline */
+		return;
+	}
+	mcp_feed_lines(&mcp_srv.in, buf, (size_t)n, LINE_MAX_BYTES, request_line, NULL);
+}
+
+static void on_signal(int sig)
+{
+	mcp_stop_signal = sig;
+}
+
+int mcp_serve(void)
+{
+	struct sigaction sa;
+	sigset_t block, old;
+
+	memset(&mcp_srv, 0, sizeof(mcp_srv));
+	mcp_srv.version = MCP_VERSION_NEWEST;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGCHLD, SIG_DFL); /* inherited SIG_IGN would reap the children for us */
+	/* Signals are only taken inside ppoll(), so none is lost between a
+	 * check of mcp_stop_signal and the wait. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sigdelset(&old, SIGTERM);
+	sigdelset(&old, SIGINT);
+	sigdelset(&old, SIGHUP);
+
+	for (;;) {
+		struct pollfd p[1 + MCP_MAX_RUNNING];
+		struct call *owner[1 + MCP_MAX_RUNNING], *c;
+		int np = 0, ms, r, i;
+		struct timespec ts, *tsp = NULL;
+
+		if (mcp_stop_signal || mcp_srv.out_broken) {
+			for (c = mcp_srv.calls; c != NULL; c = c->next)
+				mcp_call_kill(c);
+			mcp_srv.stdin_eof = true;
+		}
+		mcp_calls_drop();
+		if (mcp_srv.stdin_eof && mcp_srv.calls == NULL)
+			break;
+		if (!mcp_srv.stdin_eof) {
+			owner[np] = NULL;
+			p[np++] = (struct pollfd){.fd = 0, .events = POLLIN};
+		}
+		for (c = mcp_srv.calls; c != NULL && np < 1 + MCP_MAX_RUNNING; c = c->next)
+			if (c->running) {
+				owner[np] = c;
+				p[np++] = (struct pollfd){.fd = c->ch.out_fd, .events = POLLIN};
+			}
+		ms = mcp_calls_timeout();
+		if (ms >= 0) {
+			ts.tv_sec = ms / 1000;
+			ts.tv_nsec = (long)(ms % 1000) * 1000000;
+			tsp = &ts;
+		}
+		r = ppoll(p, (nfds_t)np, tsp, &old);
+		if (r < 0 && errno != EINTR) {
+			fprintf(stderr, "sbx: mcp: poll: %s\n", strerror(errno));
+			return SBX_EXIT_FAILURE;
+		}
+		if (r > 0) {
+			for (i = 0; i < np; i++) {
+				if (!p[i].revents)
+					continue;
+				if (owner[i] == NULL)
+					read_stdin();
+				else
+					mcp_call_read(owner[i]); /* may free the call */
+			}
+		}
+		mcp_calls_timers();
+		mcp_calls_start();
+	}
+	free(mcp_srv.in.buf);
+	return mcp_srv.out_broken || mcp_srv.in_failed ? SBX_EXIT_FAILURE : 0;
+}

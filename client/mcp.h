@@ -1,0 +1,87 @@
+/*
+ * `sbx mcp`: a Model Context Protocol server on stdin/stdout (JSON-RPC 2.0,
+ * one message per line) with one tool, execute_code. Each call runs as a
+ * child `sbx run --jsonl` (this binary, re-executed), so every run is as
+ * isolated and audited as a command-line run; the server only translates.
+ * See sbx(1), MCP SERVER.
+ */
+#ifndef SBX_CLIENT_MCP_H
+#define SBX_CLIENT_MCP_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "proto.h"
+
+/* Protocol revisions spoken, newest first. */
+#define MCP_VERSION_NEWEST "2025-11-25"
+#define MCP_VERSION_OLDEST "2025-06-18"
+
+/* Runs at the same time; further calls wait in arrival order, at most
+ * MCP_MAX_WAITING of them (then a call is refused as a tool error). */
+#define MCP_MAX_RUNNING 4
+#define MCP_MAX_WAITING 64
+
+/* Embedded artifact data (images and resources) per call, before base64;
+ * an artifact that does not fit is named in a text block instead. */
+#define MCP_EMBED_MAX (16u << 20)
+
+/* Serve until stdin ends and every call has been answered, or a signal
+ * (SIGTERM, SIGINT, SIGHUP) or a closed stdout stops it. Returns the exit
+ * status: 0, or 125 when stdin or stdout failed. */
+int mcp_serve(void);
+
+/* The revision to answer initialize with: the client's if spoken here,
+ * else the newest (the client then decides whether to go on). */
+const char *mcp_negotiate(const char *asked);
+
+/* One of `files`: content decoded, to be put under /in as name. */
+struct mcp_file {
+	const char *name;    /* borrowed from the request */
+	unsigned char *data; /* malloc'ed */
+	size_t len;
+};
+
+/* execute_code's arguments, checked. Strings are borrowed from the
+ * request JSON, which must outlive this. */
+struct mcp_args {
+	const char *code;
+	size_t code_len;
+	const char *lang;    /* "python" when not given */
+	const char *policy;  /* NULL: the configured default */
+	uint64_t timeout_ms; /* 0: the policy's */
+	const char *session; /* NULL: none */
+	struct mcp_file *files;
+	size_t nfiles;
+};
+
+#define MCP_FILES_MAX SBX_MAX_INPUTS /* what sbx run --input takes */
+
+/*
+ * Check the arguments object of a tools/call against the input schema
+ * (mcp_tool_def). Returns 0, or -1 with one line in err naming the
+ * argument and why (nothing to free then).
+ */
+int mcp_args_parse(json_t *args, struct mcp_args *a, char *err, size_t errlen);
+void mcp_args_free(struct mcp_args *a);
+
+/* The tools/list entry of execute_code: name, description, inputSchema,
+ * outputSchema, annotations. New reference. */
+json_t *mcp_tool_def(void);
+
+/*
+ * The CallToolResult for a run's result JSON (consumed; "path" members of
+ * its artifacts are removed since the files go away): structuredContent,
+ * content (the error's traceback or "type: message", stdout, stderr, a
+ * summary line, then the
+ * artifacts read from dirfd: PNG and JPEG as images, others as embedded
+ * resources, at most MCP_EMBED_MAX bytes together), isError unless the
+ * outcome is "ok". dirfd -1: no artifact files. New reference.
+ */
+json_t *mcp_tool_result(json_t *result, int dirfd);
+
+/* A CallToolResult with isError and one text block. New reference. */
+json_t *mcp_tool_error(const char *msg);
+
+#endif

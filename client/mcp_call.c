@@ -1,0 +1,245 @@
+/* `sbx mcp`: execute_code calls, from waiting through their child
+ * `sbx run --jsonl` and its progress to the answer. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mcp_int.h"
+
+static void send_note(struct call *c)
+{
+	long long now = mcp_now_ms();
+	double elapsed = (double)(now - c->start) / 1000.0;
+	char msg[256];
+
+	if (c->token == NULL || c->cancelled)
+		return;
+	/* progress MUST increase with every notification */
+	c->progress = elapsed > c->progress ? elapsed : c->progress + 0.001;
+	if (c->recent[0] != '\0')
+		snprintf(msg, sizeof(msg), "running for %.0f s; output: %s", elapsed, c->recent);
+	else
+		snprintf(msg, sizeof(msg), "running for %.0f s", elapsed);
+	mcp_send(json_pack("{s:s,s:s,s:{s:O,s:f,s:s}}", "jsonrpc", "2.0", "method", "notifications/progress",
+			   "params", "progressToken", c->token, "progress", c->progress, "message", msg));
+	c->last_note = now;
+	c->note_due = false;
+}
+
+/* Keep the last line of output (up to sizeof(recent) - 1 bytes, cut at a
+ * character boundary) for the next note. */
+static void remember_output(struct call *c, const char *data)
+{
+	size_t len = strlen(data), start;
+	const char *end = data + len;
+
+	while (end > data && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	start = (size_t)(end - data) > sizeof(c->recent) - 1 ? (size_t)(end - data) - (sizeof(c->recent) - 1) : 0;
+	while (start > 0 && ((unsigned char)data[start] & 0xC0) == 0x80)
+		start++;
+	if (end - (data + start) <= 0)
+		return;
+	snprintf(c->recent, sizeof(c->recent), "%.*s", (int)(end - (data + start)), data + start);
+	for (char *p = c->recent; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	c->note_due = true;
+}
+
+static void call_free(struct call *c)
+{
+	mcp_args_free(&c->a);
+	json_decref(c->id);
+	json_decref(c->req);
+	json_decref(c->result);
+	free(c->lb.buf);
+	free(c);
+}
+
+static void unlink_call(struct call *c)
+{
+	struct call **pp;
+
+	for (pp = &mcp_srv.calls; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			return;
+		}
+}
+
+static void start_call(struct call *c)
+{
+	char err[512];
+
+	c->running = true;
+	c->start = c->last_note = mcp_now_ms();
+	if (mcp_child_start(&c->a, &c->ch, err, sizeof(err)) < 0) {
+		c->ch.pid = -1;
+		mcp_send_result(c->id, mcp_tool_error(err));
+		c->running = false;
+		c->cancelled = true; /* answered: just drop it */
+	}
+}
+
+/* Children running (cancelled ones too: they still take a process), or
+ * calls waiting to run. */
+size_t mcp_calls_count(bool running)
+{
+	struct call *c;
+	size_t n = 0;
+
+	for (c = mcp_srv.calls; c != NULL; c = c->next)
+		n += running ? c->running : !c->running && !c->cancelled;
+	return n;
+}
+
+void mcp_calls_start(void)
+{
+	struct call *c;
+
+	for (c = mcp_srv.calls; c != NULL && mcp_calls_count(true) < MCP_MAX_RUNNING; c = c->next)
+		if (!c->running && !c->cancelled && !mcp_srv.out_broken && !mcp_stop_signal)
+			start_call(c);
+}
+
+/* One line of the child's output: a JSONL event (events.h). */
+static void on_event(struct call *c, const char *line, size_t len)
+{
+	json_t *e = json_loadb(line, len, 0, NULL);
+	const char *ev = json_string_value(json_object_get(e, "event"));
+
+	if (ev != NULL && strcmp(ev, "result") == 0 && json_is_object(json_object_get(e, "result"))) {
+		json_decref(c->result);
+		c->result = json_incref(json_object_get(e, "result"));
+	} else if (ev != NULL && (strcmp(ev, "stdout") == 0 || strcmp(ev, "stderr") == 0)) {
+		const char *data = json_string_value(json_object_get(e, "data"));
+		if (data != NULL)
+			remember_output(c, data);
+		if (c->note_due && mcp_now_ms() - c->last_note >= NOTE_MIN_MS)
+			send_note(c);
+	}
+	json_decref(e);
+}
+
+static void event_line(void *arg, const char *line, size_t len)
+{
+	if (line != NULL)
+		on_event(arg, line, len);
+}
+
+static void finish_call(struct call *c)
+{
+	int status = 0;
+	json_t *res;
+	char msg[256];
+
+	while (waitpid(c->ch.pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (c->cancelled) {
+		/* a cancelled request gets no response (MCP: cancellation) */
+	} else if (c->result != NULL) {
+		res = mcp_tool_result(c->result, c->ch.out_dirfd);
+		c->result = NULL;
+		mcp_send_result(c->id, res);
+	} else {
+		if (WIFSIGNALED(status))
+			snprintf(msg, sizeof(msg), "sbx run was killed by signal %d without a result", WTERMSIG(status));
+		else
+			snprintf(msg, sizeof(msg), "sbx run exited with status %d without a result", WEXITSTATUS(status));
+		mcp_send_result(c->id, mcp_tool_error(msg));
+	}
+	mcp_child_cleanup(&c->ch);
+	unlink_call(c);
+	call_free(c);
+}
+
+/* At most 16 reads (1 MiB) per wake-up, so that a program writing
+ * without pause cannot keep stdin and the other runs waiting. */
+void mcp_call_read(struct call *c)
+{
+	char buf[65536];
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		ssize_t n = read(c->ch.out_fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			finish_call(c);
+			return;
+		}
+		mcp_feed_lines(&c->lb, buf, (size_t)n, EVENT_MAX_BYTES, event_line, c);
+	}
+}
+
+/* Stop a run nobody waits for: SIGTERM to sbx run (passed on to the
+ * program), SIGKILL after a grace period (its helper then kills the
+ * sandbox when the control pipe closes). */
+void mcp_call_kill(struct call *c)
+{
+	c->cancelled = true;
+	if (!c->running || c->ch.pid <= 0 || c->killed)
+		return;
+	kill(c->ch.pid, SIGTERM);
+	c->killed = true;
+	c->kill_at = mcp_now_ms() + KILL_GRACE_MS;
+}
+
+int mcp_calls_timeout(void)
+{
+	long long now = mcp_now_ms(), t = -1;
+	struct call *c;
+
+	for (c = mcp_srv.calls; c != NULL; c = c->next) {
+		long long due = -1;
+		if (!c->running)
+			continue;
+		if (c->killed)
+			due = c->kill_at;
+		else if (c->token != NULL && !c->cancelled)
+			due = c->last_note + (c->note_due ? NOTE_MIN_MS : NOTE_EVERY_MS);
+		if (due >= 0 && (t < 0 || due < t))
+			t = due;
+	}
+	if (t < 0)
+		return -1;
+	return t <= now ? 0 : (int)(t - now);
+}
+
+void mcp_calls_timers(void)
+{
+	long long now = mcp_now_ms();
+	struct call *c;
+
+	for (c = mcp_srv.calls; c != NULL; c = c->next) {
+		if (!c->running)
+			continue;
+		if (c->killed && now >= c->kill_at) {
+			kill(c->ch.pid, SIGKILL);
+			c->kill_at = now + 3600000;
+		} else if (!c->killed && c->token != NULL &&
+			   now - c->last_note >= (c->note_due ? NOTE_MIN_MS : NOTE_EVERY_MS)) {
+			send_note(c);
+		}
+	}
+}
+
+void mcp_calls_drop(void)
+{
+	struct call *c = mcp_srv.calls, *next;
+
+	for (; c != NULL; c = next) {
+		next = c->next;
+		if (!c->running && c->cancelled) {
+			unlink_call(c);
+			call_free(c);
+		}
+	}
+}

@@ -1,0 +1,32 @@
+/* One execute_code call as a child `sbx run --jsonl`, in a private work
+ * directory: DIR/code (its stdin), DIR/in/NAME (--input), DIR/out
+ * (--artifacts). */
+#ifndef SBX_CLIENT_MCP_CHILD_H
+#define SBX_CLIENT_MCP_CHILD_H
+#include <sys/types.h>
+
+#include "mcp.h"
+
+struct mcp_child {
+	pid_t pid;
+	int out_fd;     /* the child's stdout (JSONL events): non-blocking, close-on-exec */
+	int out_dirfd;  /* DIR/out, where the child saved the artifacts */
+	char dir[512];  /* "" when there is none */
+};
+
+/*
+ * Make the work directory (mkdtemp in $TMPDIR if absolute and short
+ * enough, else /tmp; mode 0700), write the code
+ * and files into it, and start `/proc/self/exe run --jsonl --artifacts
+ * DIR/out [--lang L] [--policy P] [--timeout MSms] [--session S]
+ * [--input DIR/in/NAME]... -` (argv, no shell) with the code on stdin,
+ * stdout a pipe, stderr ours. Returns 0, or -1 with err set and nothing
+ * left behind.
+ */
+int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, size_t errlen);
+
+/* Close the descriptors and remove the work directory (the child must be
+ * reaped). */
+void mcp_child_cleanup(struct mcp_child *c);
+
+#endif

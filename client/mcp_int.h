@@ -1,0 +1,76 @@
+/* Inside `sbx mcp`: the state shared by the request loop (mcp.c), the
+ * calls and their children (mcp_call.c) and message framing (mcp_io.c). */
+#ifndef SBX_CLIENT_MCP_INT_H
+#define SBX_CLIENT_MCP_INT_H
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+
+#include "mcp.h"
+#include "mcp_child.h"
+
+#define LINE_MAX_BYTES (64u << 20) /* a request: 4 MiB of code plus files */
+#define EVENT_MAX_BYTES (64u << 20) /* a result event, escaped output included */
+#define NOTE_EVERY_MS 1000
+#define NOTE_MIN_MS 100            /* output notes at most this often */
+#define KILL_GRACE_MS 2000         /* SIGTERM to the child, then SIGKILL */
+
+enum { RPC_PARSE = -32700, RPC_INVALID = -32600, RPC_METHOD = -32601, RPC_PARAMS = -32602 };
+
+struct linebuf {
+	char *buf;
+	size_t len, cap;
+	bool skipping; /* an over-long line: drop bytes up to its newline */
+};
+
+/* One tools/call of execute_code: waiting, then running as a child. */
+struct call {
+	struct call *next;
+	json_t *id;        /* request id */
+	json_t *req;       /* the request: a's strings point into it */
+	json_t *token;     /* progressToken, or NULL */
+	bool running, cancelled, killed;
+	struct mcp_args a;
+	struct mcp_child ch;
+	struct linebuf lb;
+	json_t *result;    /* from the result event */
+	long long start, last_note, kill_at;
+	double progress;
+	char recent[160];  /* the end of the latest output, for the note */
+	bool note_due;
+};
+
+struct mcp_server {
+	struct call *calls;
+	const char *version;
+	bool initialized, stdin_eof, in_failed, out_broken;
+	struct linebuf in;
+};
+extern struct mcp_server mcp_srv;
+
+extern volatile sig_atomic_t mcp_stop_signal; /* the signal that asked the server to stop, or 0 */
+
+/* mcp_io.c */
+long long mcp_now_ms(void); /* CLOCK_MONOTONIC, milliseconds */
+/* Send one message (consumed) as one line on stdout; a failed write sets
+ * mcp_srv.out_broken and later messages are dropped. */
+void mcp_send(json_t *m);
+void mcp_send_error(json_t *id, int code, const char *msg); /* id NULL: null */
+void mcp_send_result(json_t *id, json_t *result);             /* result consumed */
+/* Append n bytes to lb and call fn(arg, line, len) for every complete line
+ * (NUL-terminated, without its newline). A line over max bytes is dropped
+ * whole and fn gets (arg, NULL, 0) once for it. */
+void mcp_feed_lines(struct linebuf *lb, const char *buf, size_t n, size_t max,
+		    void (*fn)(void *, const char *, size_t), void *arg);
+
+/* mcp_call.c */
+size_t mcp_calls_count(bool running); /* children running, or calls waiting */
+void mcp_calls_start(void);           /* start waiting calls while there is room */
+void mcp_call_read(struct call *c);   /* its pipe is readable; may free c */
+void mcp_call_kill(struct call *c);   /* cancel: no answer, the run stopped */
+int mcp_calls_timeout(void);          /* ms to the next timer, -1: none */
+void mcp_calls_timers(void);          /* progress notes and SIGKILLs due */
+void mcp_calls_drop(void);            /* free cancelled calls that are not running */
+
+#endif

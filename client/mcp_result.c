@@ -1,0 +1,291 @@
+/*
+ * The CallToolResult of execute_code. content is what a model reads, most
+ * useful first: the error (its traceback, or "type: message"), stdout,
+ * stderr, one summary line, then the artifacts. structuredContent is the result JSON itself, for
+ * programs.
+ *
+ * Artifacts other than PNG and JPEG images are embedded resources (type
+ * "resource" with text or a base64 blob) under sbx://run/ID/out/NAME, not
+ * resource links: a link is only useful if the client can resources/read it
+ * later, which would need a store that outlives the call; the server keeps
+ * nothing, so the data travels in the result (capped by MCP_EMBED_MAX).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "mcp.h"
+#include "textutil.h"
+
+static void add_text(json_t *content, const char *text)
+{
+	json_array_append_new(content, json_pack("{s:s,s:s}", "type", "text", "text", text));
+}
+
+static const char *str(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* "label:\n" + text (+ a note when truncated), or nothing for "". */
+static void add_stream(json_t *content, json_t *r, const char *name)
+{
+	const char *text = str(r, name);
+	char trunc_key[32];
+	size_t len;
+	char *buf;
+	bool truncated;
+
+	if (text == NULL || text[0] == '\0')
+		return;
+	snprintf(trunc_key, sizeof(trunc_key), "%s_truncated", name);
+	truncated = json_is_true(json_object_get(r, trunc_key));
+	len = strlen(name) + strlen(text) + 64;
+	buf = malloc(len);
+	if (buf == NULL)
+		return;
+	snprintf(buf, len, "%s:\n%s%s", name, text, truncated ? "\n[truncated by the output limit]" : "");
+	add_text(content, buf);
+	free(buf);
+}
+
+/* stderr that is just the traceback again says nothing new. */
+static bool stderr_is_traceback(const char *err, const char *tb)
+{
+	size_t a, b;
+
+	if (err == NULL || tb == NULL)
+		return false;
+	a = strlen(err);
+	b = strlen(tb);
+	while (a > 0 && (err[a - 1] == '\n' || err[a - 1] == ' '))
+		a--;
+	while (b > 0 && (tb[b - 1] == '\n' || tb[b - 1] == ' '))
+		b--;
+	return a == b && memcmp(err, tb, a) == 0;
+}
+
+static void add_summary(json_t *content, json_t *r)
+{
+	const char *outcome = str(r, "outcome"), *limit = str(r, "limit"), *id = str(r, "id");
+	json_t *code = json_object_get(r, "exit_code"), *sig = json_object_get(r, "signal_name");
+	char line[512];
+	int n;
+
+	n = snprintf(line, sizeof(line), "outcome: %s", outcome ? outcome : "?");
+	if (json_is_integer(code))
+		n += snprintf(line + n, sizeof(line) - (size_t)n, ", exit code %" JSON_INTEGER_FORMAT,
+			      json_integer_value(code));
+	if (json_is_string(sig))
+		n += snprintf(line + n, sizeof(line) - (size_t)n, ", killed by SIG%s", json_string_value(sig));
+	if (limit != NULL)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, ", limit: %s", limit);
+	if (json_is_integer(json_object_get(r, "wall_ms")))
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "; %" JSON_INTEGER_FORMAT " ms",
+			      json_integer_value(json_object_get(r, "wall_ms")));
+	if (id != NULL && id[0] != '\0')
+		snprintf(line + n, sizeof(line) - (size_t)n, "; run %s", id);
+	add_text(content, line);
+}
+
+static bool is_png(const unsigned char *d, size_t n)
+{
+	return n >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0;
+}
+
+static bool is_jpeg(const unsigned char *d, size_t n)
+{
+	return n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF;
+}
+
+static bool is_utf8_text(const unsigned char *d, size_t n)
+{
+	char *clean;
+	bool same;
+
+	if (memchr(d, '\0', n) != NULL)
+		return false;
+	clean = sbx_utf8_sanitize((const char *)d, n);
+	same = clean != NULL && strlen(clean) == n && memcmp(clean, d, n) == 0;
+	free(clean);
+	return same;
+}
+
+static bool textual(const char *type)
+{
+	return strncmp(type, "text/", 5) == 0 || strcmp(type, "application/json") == 0 ||
+	       strcmp(type, "image/svg+xml") == 0;
+}
+
+static char *base64(const unsigned char *d, size_t n)
+{
+	size_t len = sodium_base64_encoded_len(n, sodium_base64_VARIANT_ORIGINAL);
+	char *b = malloc(len);
+
+	if (b != NULL)
+		sodium_bin2base64(b, len, d, n, sodium_base64_VARIANT_ORIGINAL);
+	return b;
+}
+
+/* sbx://run/ID/out/NAME with NAME percent-encoded (RFC 3986 unreserved kept). */
+static char *artifact_uri(const char *id, const char *name)
+{
+	size_t len = strlen(id) + 3 * strlen(name) + 32, o;
+	char *u = malloc(len);
+	const unsigned char *p;
+
+	if (u == NULL)
+		return NULL;
+	o = (size_t)snprintf(u, len, "sbx://run/%s/out/", id);
+	for (p = (const unsigned char *)name; *p; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		    *p == '-' || *p == '.' || *p == '_' || *p == '~')
+			u[o++] = (char)*p;
+		else
+			o += (size_t)snprintf(u + o, len - o, "%%%02X", *p);
+	}
+	u[o] = '\0';
+	return u;
+}
+
+/* The artifact's bytes from dirfd, at most max; NULL with why set. */
+static unsigned char *read_artifact(int dirfd, const char *name, size_t max, size_t *n, const char **why)
+{
+	struct stat st;
+	unsigned char *d;
+	size_t got = 0;
+	int fd;
+
+	*why = "not saved";
+	if (dirfd < 0 || strchr(name, '/') != NULL || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return NULL;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > max) {
+		*why = "over the size limit for embedded data";
+		close(fd);
+		return NULL;
+	}
+	d = malloc((size_t)st.st_size + 1);
+	while (d != NULL && got < (size_t)st.st_size) {
+		ssize_t r = read(fd, d + got, (size_t)st.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (d == NULL || got != (size_t)st.st_size) {
+		free(d);
+		*why = "unreadable";
+		return NULL;
+	}
+	*n = got;
+	return d;
+}
+
+static void add_artifact(json_t *content, const char *id, json_t *a, int dirfd, size_t *budget)
+{
+	const char *name = str(a, "name"), *type = str(a, "media_type"), *why;
+	unsigned char *d;
+	char *b64 = NULL, *uri, note[512];
+	size_t n = 0;
+
+	if (name == NULL)
+		return;
+	if (type == NULL)
+		type = "application/octet-stream";
+	d = read_artifact(dirfd, name, *budget, &n, &why);
+	if (d == NULL) {
+		snprintf(note, sizeof(note), "artifact %s (%" JSON_INTEGER_FORMAT " bytes, %s): not included, %s",
+			 name, json_integer_value(json_object_get(a, "size")), type, why);
+		add_text(content, note);
+		return;
+	}
+	*budget -= n;
+	if ((strcmp(type, "image/png") == 0 && is_png(d, n)) || (strcmp(type, "image/jpeg") == 0 && is_jpeg(d, n))) {
+		b64 = base64(d, n);
+		if (b64 != NULL)
+			json_array_append_new(content, json_pack("{s:s,s:s,s:s}", "type", "image", "data", b64,
+								 "mimeType", type));
+	} else if ((uri = artifact_uri(id, name)) != NULL) {
+		if (textual(type) && is_utf8_text(d, n)) {
+			d[n] = '\0';
+			json_array_append_new(content, json_pack("{s:s,s:{s:s,s:s,s:s}}", "type", "resource",
+								 "resource", "uri", uri, "mimeType", type,
+								 "text", (char *)d));
+		} else if ((b64 = base64(d, n)) != NULL) {
+			json_array_append_new(content, json_pack("{s:s,s:{s:s,s:s,s:s}}", "type", "resource",
+								 "resource", "uri", uri, "mimeType", type,
+								 "blob", b64));
+		}
+		free(uri);
+	}
+	free(b64);
+	free(d);
+}
+
+/* The first block: what went wrong, the traceback when there is one (the
+ * result's "error" object, sbx(1) The result), else "type: message". */
+static void add_error(json_t *content, json_t *r, const char *tbtext)
+{
+	json_t *err = json_object_get(r, "error");
+	const char *type = str(err, "type"), *msg = str(err, "message");
+	char *line;
+	size_t len;
+
+	if (json_is_string(err) && json_string_length(err) > 0) { /* the form before error objects */
+		add_text(content, json_string_value(err));
+	} else if (tbtext != NULL && tbtext[0] != '\0') {
+		add_text(content, tbtext);
+	} else if (msg != NULL && msg[0] != '\0') {
+		if (type == NULL)
+			type = str(r, "outcome");
+		len = strlen(msg) + (type ? strlen(type) : 0) + 3;
+		line = malloc(len);
+		if (line == NULL)
+			return;
+		snprintf(line, len, "%s: %s", type ? type : "error", msg);
+		add_text(content, line);
+		free(line);
+	}
+}
+
+json_t *mcp_tool_result(json_t *r, int dirfd)
+{
+	json_t *content = json_array(), *arts = json_object_get(r, "artifacts"), *a;
+	const char *outcome = str(r, "outcome"), *id = str(r, "id");
+	const char *tbtext = str(json_object_get(r, "error"), "traceback");
+	size_t i, budget = MCP_EMBED_MAX;
+
+	if (tbtext == NULL)
+		tbtext = str(json_object_get(r, "traceback"), "text");
+	json_array_foreach(arts, i, a)
+		json_object_del(a, "path");
+	add_error(content, r, tbtext);
+	add_stream(content, r, "stdout");
+	if (!stderr_is_traceback(str(r, "stderr"), tbtext))
+		add_stream(content, r, "stderr");
+	add_summary(content, r);
+	json_array_foreach(arts, i, a)
+		add_artifact(content, id ? id : "unknown", a, dirfd, &budget);
+	return json_pack("{s:o,s:o,s:b}", "content", content, "structuredContent", r, "isError",
+			 outcome == NULL || strcmp(outcome, "ok") != 0);
+}
+
+json_t *mcp_tool_error(const char *msg)
+{
+	return json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text", msg, "isError", 1);
+}

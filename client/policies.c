@@ -1,0 +1,249 @@
+#include "policies.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+#include <bsd/string.h>
+
+#include "cli.h"
+#include "fail.h"
+#include "paths.h"
+#include "policy.h"
+#include "proto.h"
+
+#define FILE_MAX (256u << 10) /* as the helper's CONF_MAX */
+
+static int read_text(const char *path, char **text, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char *buf;
+	ssize_t n;
+	size_t got = 0;
+
+	if (fd < 0)
+		return -1;
+	buf = malloc(FILE_MAX + 1);
+	if (buf == NULL)
+		cli_die("policies", "out of memory");
+	while ((n = read(fd, buf + got, FILE_MAX + 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	if (n < 0 || got > FILE_MAX) {
+		free(buf);
+		errno = n < 0 ? errno : EFBIG;
+		return -1;
+	}
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	return 0;
+}
+
+static int in_gid(gid_t g)
+{
+	gid_t groups[NGROUPS_MAX];
+	int n = getgroups(NGROUPS_MAX, groups);
+
+	if (getgid() == g || getegid() == g)
+		return 1;
+	for (int i = 0; i < n; i++)
+		if (groups[i] == g)
+			return 1;
+	return 0;
+}
+
+static int group_cb(const char *name, void *ctx)
+{
+	struct group *gr = getgrnam(name);
+
+	(void)ctx;
+	return gr != NULL && in_gid(gr->gr_gid);
+}
+
+/* The name the helper uses for the caller (helper/load.c lookup_caller). */
+static void user_name(char *out, size_t len)
+{
+	struct passwd *pw = getpwuid(getuid());
+	bool ok = pw != NULL && pw->pw_name[0] != '\0' && strlen(pw->pw_name) <= 32;
+
+	for (const char *s = ok ? pw->pw_name : ""; ok && *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-' || *s == '.'))
+			ok = false;
+	if (ok)
+		strlcpy(out, pw->pw_name, len);
+	else
+		snprintf(out, len, "uid%u", (unsigned)getuid());
+}
+
+static void fmt_size(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (v >= 1024 && v % 1024 == 0 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
+}
+
+static void fmt_ms(uint64_t ms, char *buf, size_t len)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%llus", (unsigned long long)(ms / 1000));
+	else
+		snprintf(buf, len, "%llums", (unsigned long long)ms);
+}
+
+static json_t *limits_json(const struct sbx_limits *l)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "wall_time_ms",
+			 (json_int_t)l->wall_ms, "cpu_time_ms", (json_int_t)l->cpu_ms, "memory_bytes",
+			 (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids, "cpus",
+			 (double)l->cpus_milli / 1000.0, "tmp_bytes", (json_int_t)l->tmp_bytes, "out_bytes",
+			 (json_int_t)l->out_bytes, "input_bytes", (json_int_t)l->input_bytes, "output_bytes",
+			 (json_int_t)l->output_bytes, "file_size_bytes", (json_int_t)l->file_size_bytes,
+			 "open_files", (json_int_t)l->open_files, "max_attempts", (json_int_t)l->max_attempts);
+}
+
+static void default_policy(char *out, size_t len)
+{
+	const char *path = SBX_SYSCONFDIR "/sbx/sbx.conf";
+	struct sbx_config *c = calloc(1, sizeof(*c));
+	char err[SBX_ERR_LEN], *text;
+	size_t n;
+
+	strlcpy(out, "default", len);
+	if (c == NULL || read_text(path, &text, &n) < 0) {
+		free(c);
+		return;
+	}
+	if (sbx_config_parse(path, text, n, c, err, sizeof(err)) == 0)
+		strlcpy(out, c->default_policy, len);
+	free(text);
+	free(c);
+}
+
+static void print_row(const struct sbx_policy *p, bool dflt)
+{
+	const struct sbx_limits *l = &p->limits;
+	char w[24], c[24], m[24], t[24], o[24], in[24], out[24];
+
+	fmt_ms(l->wall_ms, w, sizeof(w));
+	fmt_ms(l->cpu_ms, c, sizeof(c));
+	fmt_size(l->memory_bytes, m, sizeof(m));
+	fmt_size(l->tmp_bytes, t, sizeof(t));
+	fmt_size(l->out_bytes, o, sizeof(o));
+	fmt_size(l->input_bytes, in, sizeof(in));
+	fmt_size(l->output_bytes, out, sizeof(out));
+	printf("%s%-15s %7s %7s %7s %6llu %5llu.%llu %6s %6s %6s %6s %-8s %-7s %-8s %s\n", dflt ? "*" : " ", p->name,
+	       w, c, m, (unsigned long long)l->pids, (unsigned long long)(l->cpus_milli / 1000),
+	       (unsigned long long)(l->cpus_milli % 1000 / 100), t, o, in, out,
+	       p->net == SBX_NET_LOOPBACK ? "loopback" : "none", p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default",
+	       p->sessions ? "yes" : "no", p->description);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int policies_main(int argc, char **argv)
+{
+	const char *dir = SBX_SYSCONFDIR "/sbx/policies.d";
+	struct sbx_policy *p = malloc(sizeof(*p));
+	char user[65], dflt[SBX_NAME_MAX + 1], path[PATH_MAX + 300], err[SBX_ERR_LEN];
+	struct dirent **ents;
+	struct group *sbx;
+	json_t *arr = json_array();
+	bool json = false;
+	int n;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		cli_usage_policies(stdout);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "--json") == 0)
+		json = cli_json_errors = true;
+	else if (argc != 1)
+		cli_die("policies", "unexpected argument '%s' (see sbx policies --help)", argv[1]);
+	if (p == NULL)
+		cli_die("policies", "out of memory");
+	user_name(user, sizeof(user));
+	default_policy(dflt, sizeof(dflt));
+	sbx = getgrnam("sbx");
+	if (sbx == NULL || !in_gid(sbx->gr_gid))
+		cli_warn("policies", "user %s is not in group sbx: no policy is usable", user);
+	n = scandir(dir, &ents, NULL, by_name);
+	if (n < 0)
+		cli_die("policies", "%s: %s", dir, strerror(errno));
+	if (!json)
+		printf(" %-15s %7s %7s %7s %6s %7s %6s %6s %6s %6s %-8s %-7s %-8s %s\n", "NAME", "WALL", "CPU", "MEMORY",
+		       "PIDS", "CPUS", "TMP", "OUT", "INPUT", "OUTPUT", "NETWORK", "SECCOMP", "SESSIONS", "DESCRIPTION");
+	for (int i = 0; i < n; i++) {
+		char name[SBX_NAME_MAX + 1], *text;
+		size_t len = strlen(ents[i]->d_name);
+
+		if (len <= 7 || strcmp(ents[i]->d_name + len - 7, ".policy") != 0 || len - 7 > SBX_NAME_MAX)
+			goto next;
+		memcpy(name, ents[i]->d_name, len - 7);
+		name[len - 7] = '\0';
+		if (!sbx_valid_name(name) || sbx == NULL || !in_gid(sbx->gr_gid))
+			goto next;
+		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
+		if (read_text(path, &text, &len) < 0) {
+			snprintf(err, sizeof(err), "unreadable: %s", strerror(errno));
+			goto bad;
+		}
+		memset(p, 0, sizeof(*p));
+		strlcpy(p->name, name, sizeof(p->name));
+		if (sbx_policy_parse(path, text, len, p, err, sizeof(err)) < 0) {
+			free(text);
+			goto bad;
+		}
+		free(text);
+		if (!sbx_policy_allows(p, user, group_cb, NULL))
+			goto next;
+		if (json) {
+			json_t *o = json_pack("{s:s,s:b,s:s,s:o,s:s,s:s,s:b}", "name", name, "default",
+					      strcmp(name, dflt) == 0, "description", p->description, "limits",
+					      limits_json(&p->limits), "network",
+					      p->net == SBX_NET_LOOPBACK ? "loopback" : "none", "seccomp",
+					      p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default", "sessions",
+					      p->sessions != 0);
+			json_array_append_new(arr, o);
+		} else {
+			print_row(p, strcmp(name, dflt) == 0);
+		}
+		goto next;
+bad:
+		if (json)
+			json_array_append_new(arr, json_pack("{s:s,s:b,s:s}", "name", name, "default",
+							     strcmp(name, dflt) == 0, "error", err));
+		else
+			printf("%s%-15s (%s)\n", strcmp(name, dflt) == 0 ? "*" : " ", name, err);
+next:
+		free(ents[i]);
+	}
+	free(ents);
+	free(p);
+	if (json) {
+		char *s = json_dumps(arr, JSON_INDENT(2));
+		puts(s ? s : "[]");
+		free(s);
+	}
+	json_decref(arr);
+	return 0;
+}

@@ -1,0 +1,15 @@
+/* `sbx policies`: the policies the caller may use, with their limits. */
+#ifndef SBX_CLIENT_POLICIES_H
+#define SBX_CLIENT_POLICIES_H
+
+/*
+ * The client reads SYSCONFDIR/sbx/policies.d itself: policies are installed
+ * root:root 0644 (sbx.policy(5)), so no root code is needed to list them,
+ * and it parses them with the helper's parser (common/policy.c) and the
+ * helper's access rule (sbx_policy_allows plus group sbx). A policy file
+ * the caller cannot read is listed as unreadable; sbx-helper still decides
+ * at run time. argv[0] is "policies". Returns the exit status.
+ */
+int policies_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,221 @@
+#include "session.h"
+
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "cli.h"
+#include "fail.h"
+#include "name.h"
+#include "proto.h"
+
+/* $XDG_DATA_HOME/sbx/sessions or ~/.local/share/sbx/sessions */
+static void base_path(char *out, size_t len)
+{
+	const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+
+	if (x != NULL && x[0] == '/') {
+		snprintf(out, len, "%s/sbx/sessions", x);
+		return;
+	}
+	if (home == NULL || home[0] != '/') {
+		struct passwd *pw = getpwuid(getuid());
+		if (pw == NULL || pw->pw_dir[0] != '/')
+			cli_die("session", "no home directory: set XDG_DATA_HOME");
+		home = pw->pw_dir;
+	}
+	snprintf(out, len, "%s/.local/share/sbx/sessions", home);
+}
+
+/* mkdir -p, each new level 0700 (the XDG base directory rule) */
+static void make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		cli_die("session", "%s: path too long", path);
+	for (char *p = buf + 1;; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+			*p = '\0';
+			if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+				cli_die("session", "%s: %s", buf, strerror(errno));
+			*p = c;
+			if (c == '\0')
+				break;
+		}
+	}
+}
+
+static void check_dir(int fd, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		cli_die("--session", "%s: %s", path, strerror(errno));
+	if (st.st_uid != getuid())
+		cli_die("--session", "%s: owned by uid %u, not by you: refused", path, (unsigned)st.st_uid);
+	if (st.st_mode & 022)
+		cli_die("--session", "%s: writable by group or others (mode %04o): refused; chmod go-w it",
+			path, (unsigned)(st.st_mode & 07777));
+}
+
+int session_open(const char *name)
+{
+	char base[PATH_MAX], path[PATH_MAX + 80];
+	struct stat st;
+	int bfd, fd;
+
+	base_path(base, sizeof(base));
+	make_dirs(base);
+	bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
+		cli_die("--session", "%s: %s", base, strerror(errno));
+	check_dir(bfd, base);
+	snprintf(path, sizeof(path), "%s/%s", base, name);
+	if (mkdirat(bfd, name, 0700) < 0 && errno != EEXIST)
+		cli_die("--session", "%s: %s", path, strerror(errno));
+	/* for the message only; the checks that count are on the open fd */
+	if (fstatat(bfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode))
+			cli_die("--session", "%s: is a symbolic link: refused", path);
+		if (!S_ISDIR(st.st_mode))
+			cli_die("--session", "%s: not a directory: refused", path);
+		if (st.st_uid != getuid())
+			cli_die("--session", "%s: owned by uid %u, not by you: refused", path, (unsigned)st.st_uid);
+	}
+	fd = openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		cli_die("--session", "%s: %s", path, strerror(errno));
+	close(bfd);
+	check_dir(fd, path);
+	futimens(fd, NULL); /* "last used" for sbx session ls */
+	return fd;
+}
+
+static uint64_t tree_bytes;
+
+static int add_size(const char *p, const struct stat *st, int type, struct FTW *f)
+{
+	(void)p;
+	(void)f;
+	if (type == FTW_F && S_ISREG(st->st_mode))
+		tree_bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+static int session_ls(bool json)
+{
+	char base[PATH_MAX], path[PATH_MAX + 300], when[32];
+	json_t *arr = json_array();
+	struct dirent **ents;
+	int n;
+
+	base_path(base, sizeof(base));
+	n = scandir(base, &ents, NULL, alphasort);
+	if (n < 0 && errno != ENOENT)
+		cli_die("session", "%s: %s", base, strerror(errno));
+	if (!json && n > 0)
+		printf("%-24s %14s  %s\n", "NAME", "SIZE", "LAST USED (UTC)");
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		struct tm tm;
+
+		snprintf(path, sizeof(path), "%s/%s", base, ents[i]->d_name);
+		if (ents[i]->d_name[0] == '.' || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			free(ents[i]);
+			continue;
+		}
+		tree_bytes = 0;
+		nftw(path, add_size, 16, FTW_PHYS);
+		gmtime_r(&st.st_mtime, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		if (json)
+			json_array_append_new(arr, json_pack("{s:s,s:I,s:s}", "name", ents[i]->d_name, "size_bytes",
+							     (json_int_t)tree_bytes, "last_used", when));
+		else
+			printf("%-24s %14llu  %s\n", ents[i]->d_name, (unsigned long long)tree_bytes, when);
+		free(ents[i]);
+	}
+	if (n > 0)
+		free(ents);
+	if (json) {
+		char *s = json_dumps(arr, JSON_INDENT(2));
+		puts(s ? s : "[]");
+		free(s);
+	}
+	json_decref(arr);
+	return 0;
+}
+
+/* Directories the payload left without write or search permission would
+ * stop the removal: give them back to the owner first (never following a
+ * symlink: FTW_PHYS). */
+static int open_up(const char *p, const struct stat *st, int type, struct FTW *f)
+{
+	(void)f;
+	if (type == FTW_D || type == FTW_DNR)
+		chmod(p, (st->st_mode & 07777) | 0700);
+	return 0;
+}
+
+static int rm_one(const char *p, const struct stat *st, int type, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if ((type == FTW_DP ? rmdir(p) : unlink(p)) < 0 && errno != ENOENT) {
+		cli_warn("session rm", "%s: %s", p, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int session_rm(const char *name)
+{
+	char base[PATH_MAX], path[PATH_MAX + 80];
+	struct stat st;
+
+	if (!code_name_valid(name))
+		cli_die("session rm", "'%s' is not a session name ([A-Za-z0-9._-], 1-64 characters, "
+			"not starting with '.')", name);
+	base_path(base, sizeof(base));
+	snprintf(path, sizeof(path), "%s/%s", base, name);
+	if (lstat(path, &st) < 0)
+		cli_die("session rm", "%s: no such session (%s)", name, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		cli_die("session rm", "%s: not a directory: refused", path);
+	nftw(path, open_up, 16, FTW_PHYS);
+	if (nftw(path, rm_one, 16, FTW_PHYS | FTW_DEPTH) != 0)
+		cli_die("session rm", "%s: not everything could be removed", path);
+	return 0;
+}
+
+int session_main(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		cli_usage_session(argc < 2 ? stderr : stdout);
+		return argc < 2 ? SBX_EXIT_FAILURE : 0;
+	}
+	if (strcmp(argv[1], "ls") == 0) {
+		if (argc == 2)
+			return session_ls(false);
+		if (argc == 3 && strcmp(argv[2], "--json") == 0)
+			return session_ls(true);
+		cli_die("session ls", "unexpected argument '%s' (see sbx session --help)", argv[2]);
+	}
+	if (strcmp(argv[1], "rm") == 0) {
+		if (argc != 3)
+			cli_die("session rm", "needs exactly one NAME (see sbx session --help)");
+		return session_rm(argv[2]);
+	}
+	cli_die("session", "unknown command '%s' (see sbx session --help)", argv[1]);
+}

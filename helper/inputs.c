@@ -1,0 +1,266 @@
+/*
+ * The caller's input files (/in) and session directory (/work). The client
+ * opened them as the caller, so the caller's own permissions applied; the
+ * helper only ever sees fds and never opens a path the caller names.
+ *
+ * Inputs are sealed memfds (size and content fixed: F_SEAL_WRITE | SHRINK |
+ * GROW), so a size checked here is the size copied later and nothing the
+ * caller does can block this root process in read(2).
+ *
+ * The session directory is checked with statx(AT_STATX_DONT_SYNC), which
+ * answers from the inode cache (a FUSE daemon is not asked, so it cannot
+ * stall root here), then cloned as a detached mount (open_tree(2)) while we
+ * are still in the caller's mount namespace, made private, nosuid and nodev
+ * without clearing a flag it had (read-only stays read-only). The sandbox
+ * child refuses kernel pseudo-filesystems and moves that
+ * mount to /work (move_mount(2)) inside its own namespaces, as the caller:
+ * no path inside the directory is ever resolved by root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <linux/mount.h>
+
+#include "helper.h"
+
+#define SEALS_NEEDED (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW)
+
+/* 64M, 1G, 1000 (bytes): the units a policy is written in */
+static void human(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (v >= 1024 && v % 1024 == 0 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
+}
+
+int check_inputs(struct run *r, char *err, size_t errlen)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < r->n_inputs; i++) {
+		struct run_input *in = &r->inputs[i];
+		struct stat st;
+		int seals;
+
+		/* F_GET_SEALS fails on anything but a memfd (or shmem file) */
+		seals = fcntl(in->fd, F_GET_SEALS);
+		if (fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode) || seals < 0) {
+			snprintf(err, errlen, "--input-fd %d (%s): not a memfd", in->fd, in->name);
+			return -1;
+		}
+		if ((seals & SEALS_NEEDED) != SEALS_NEEDED) {
+			snprintf(err, errlen, "--input-fd %d (%s): memfd not sealed against writing, "
+				 "shrinking and growing", in->fd, in->name);
+			return -1;
+		}
+		in->size = (uint64_t)st.st_size;
+		/* a sparse memfd can claim any size: compare before adding, so
+		 * the sum cannot wrap */
+		if (in->size > r->limits.input_bytes - total) {
+			total = UINT64_MAX;
+			break;
+		}
+		total += in->size;
+	}
+	r->inputs_bytes = total;
+	if (total > r->limits.input_bytes) {
+		char a[32];
+
+		human(r->limits.input_bytes, a, sizeof(a));
+		snprintf(err, errlen, "input files: more than input_size %s (%llu bytes) of policy '%s'",
+			 a, (unsigned long long)r->limits.input_bytes, r->policy.name);
+		return -1;
+	}
+	return 0;
+}
+
+int check_work(struct run *r, char *err, size_t errlen)
+{
+	struct statx sx;
+	int t;
+
+	if (r->work_fd < 0)
+		return 0;
+	if (!r->policy.sessions) {
+		snprintf(err, errlen, "policy '%s' does not allow sessions (sessions = no)", r->policy.name);
+		return -1;
+	}
+	if (statx(r->work_fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MODE | STATX_UID,
+		  &sx) < 0) {
+		snprintf(err, errlen, "--work-fd: %s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(sx.stx_mode)) {
+		snprintf(err, errlen, "--work-fd: session is not a directory");
+		return -1;
+	}
+	if (sx.stx_uid != r->uid) {
+		snprintf(err, errlen, "--work-fd: session directory is owned by uid %u, not by you (uid %u)",
+			 (unsigned)sx.stx_uid, (unsigned)r->uid);
+		return -1;
+	}
+	if (sx.stx_mode & 022) {
+		snprintf(err, errlen, "--work-fd: session directory is writable by group or others (mode %04o)",
+			 (unsigned)(sx.stx_mode & 07777));
+		return -1;
+	}
+	/* Only that one mount, not what is mounted below it (no AT_RECURSIVE).
+	 * open_tree refuses a mount of another mount namespace. */
+	t = (int)syscall(SYS_open_tree, r->work_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (t < 0) {
+		snprintf(err, errlen, "--work-fd: cannot clone the session directory's mount: %s", strerror(errno));
+		return -1;
+	}
+	/* Only ever add flags to the clone (attr_clr = 0): a read-only or
+	 * noexec mount stays so; a remount would clear what it does not name.
+	 * Private, so nothing mounted on the host side or in the sandbox
+	 * propagates to the other. */
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, .propagation = MS_PRIVATE};
+	if (syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {
+		snprintf(err, errlen, "--work-fd: cannot set nosuid,nodev on the session mount: %s", strerror(errno));
+		close(t);
+		return -1;
+	}
+	close(r->work_fd);
+	r->work_fd = -1;
+	r->work_tree = t;
+	return 0;
+}
+
+/* Kernel interfaces, not data: a caller-owned /proc/PID directory would
+ * hand the payload /proc/PID/root (the host's root) and friends. Checked in
+ * the sandbox child, as the caller, because statfs(2) on a FUSE mount asks
+ * its daemon, which may never answer; the supervisor can kill the child. */
+static bool pseudo_fs(long type)
+{
+	static const long deny[] = {PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+				    DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC, SELINUX_MAGIC, SMACK_MAGIC,
+				    BPF_FS_MAGIC, DEVPTS_SUPER_MAGIC, NSFS_MAGIC, PSTOREFS_MAGIC, EFIVARFS_MAGIC,
+				    BINFMTFS_MAGIC, AUTOFS_SUPER_MAGIC};
+
+	for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++)
+		if (type == deny[i])
+			return true;
+	return false;
+}
+
+/* In the sandbox child, as the caller with capabilities in its user
+ * namespace only. dir is the mount point's path in the new root. */
+int mount_inputs(const struct run *r, const char *dir, char *err, size_t errlen)
+{
+	char opts[128], path[PATH_MAX];
+	char buf[65536];
+
+	if (r->n_inputs == 0)
+		return 0;
+	/* room for the data plus a page per file of slack; pages count against
+	 * the run's memory limit (the child is already in its cgroup) */
+	snprintf(opts, sizeof(opts), "mode=0755,size=%llu,nr_inodes=%zu",
+		 (unsigned long long)(r->inputs_bytes + 4096 * (r->n_inputs + 1)), r->n_inputs + 8);
+	if (mkdir(dir, 0755) < 0 ||
+	    mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0) {
+		snprintf(err, errlen, "mounts: tmpfs on /in: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < r->n_inputs; i++) {
+		const struct run_input *in = &r->inputs[i];
+		uint64_t off = 0;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, in->name);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+		if (fd < 0)
+			goto fail;
+		while (off < in->size) {
+			ssize_t n = pread(in->fd, buf, sizeof(buf), (off_t)off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0 || write_all(fd, buf, (size_t)n) < 0) {
+				if (n == 0)
+					errno = EIO;
+				close(fd);
+				goto fail;
+			}
+			off += (uint64_t)n;
+		}
+		if (fchmod(fd, 0444) < 0) {
+			close(fd);
+			goto fail;
+		}
+		close(fd);
+	}
+	if (mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		snprintf(err, errlen, "mounts: /in read-only: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "mounts: copying input file %s: %s", strrchr(path, '/') + 1, strerror(errno));
+	return -1;
+}
+
+int mount_work(const struct run *r, const char *dir, char *err, size_t errlen)
+{
+	struct statfs sf;
+
+	if (r->work_tree < 0)
+		return 0;
+	if (fstatfs(r->work_tree, &sf) < 0) {
+		snprintf(err, errlen, "mounts: session directory: %s", strerror(errno));
+		return -1;
+	}
+	if (pseudo_fs((long)sf.f_type)) {
+		snprintf(err, errlen, "session directory is on a kernel pseudo-filesystem (type 0x%lx): refused",
+			 (unsigned long)sf.f_type);
+		return -1;
+	}
+	if (mkdir(dir, 0755) < 0 ||
+	    syscall(SYS_move_mount, r->work_tree, "", AT_FDCWD, dir, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		snprintf(err, errlen, "mounts: session directory on /work: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+size_t run_extra_fds(const struct run *r, int *fds, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_inputs && n < max; i++)
+		if (r->inputs[i].fd >= 0)
+			fds[n++] = r->inputs[i].fd;
+	if (r->work_fd >= 0 && n < max)
+		fds[n++] = r->work_fd;
+	if (r->work_tree >= 0 && n < max)
+		fds[n++] = r->work_tree;
+	return n;
+}
+
+void close_run_extra_fds(struct run *r)
+{
+	for (size_t i = 0; i < r->n_inputs; i++)
+		if (r->inputs[i].fd >= 0) {
+			close(r->inputs[i].fd);
+			r->inputs[i].fd = -1;
+		}
+	if (r->work_fd >= 0)
+		close(r->work_fd);
+	if (r->work_tree >= 0)
+		close(r->work_tree);
+	r->work_fd = r->work_tree = -1;
+}

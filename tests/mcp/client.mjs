@@ -1,0 +1,163 @@
+// Drives `sbx mcp` with the official MCP TypeScript SDK (a client nobody
+// here wrote) and prints one line per check: "PASS NAME" or
+// "FAIL NAME: why". tests/integration/19-mcp.t turns them into TAP.
+//
+// usage: node client.mjs [--with-files] [--with-session] -- CMD ARG...
+//   CMD ARG... starts the server (the test runs it as sbxtest).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError, ErrorCode, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+
+const argv = process.argv.slice(2);
+const sep = argv.indexOf('--');
+const flags = new Set(argv.slice(0, sep));
+const [command, ...args] = argv.slice(sep + 1);
+
+function report(name, ok, why) {
+  console.log(ok ? `PASS ${name}` : `FAIL ${name}: ${why}`);
+}
+
+async function check(name, fn) {
+  try {
+    const why = await fn();
+    report(name, why === undefined || why === true, why);
+  } catch (e) {
+    report(name, false, e && e.stack ? e.stack.split('\n')[0] : String(e));
+  }
+}
+
+const texts = (r) => r.content.filter((c) => c.type === 'text').map((c) => c.text);
+
+const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+let negotiated = null;
+transport.setProtocolVersion = (v) => { negotiated = v; };
+const client = new Client({ name: 'sbx-test-client', version: '1.0.0' });
+
+await check('initialize', async () => {
+  await client.connect(transport);
+  const info = client.getServerVersion();
+  if (info?.name !== 'sbx') return `serverInfo ${JSON.stringify(info)}`;
+  if (!client.getServerCapabilities()?.tools) return 'no tools capability';
+  if (negotiated !== LATEST_PROTOCOL_VERSION) return `negotiated ${negotiated}, asked ${LATEST_PROTOCOL_VERSION}`;
+});
+
+await check('tools/list', async () => {
+  const { tools } = await client.listTools();
+  const t = tools.find((x) => x.name === 'execute_code');
+  if (!t) return `tools ${JSON.stringify(tools.map((x) => x.name))}`;
+  const inp = t.inputSchema, out = t.outputSchema;
+  if (!inp?.required?.includes('code') || inp.properties.language?.default !== 'python')
+    return `inputSchema ${JSON.stringify(inp)}`;
+  for (const k of ['policy', 'timeout', 'files', 'session'])
+    if (!inp.properties[k]) return `inputSchema lacks ${k}`;
+  if (!out?.properties?.outcome || !out.required?.includes('outcome')) return `outputSchema ${JSON.stringify(out)}`;
+});
+
+// callTool validates structuredContent against the outputSchema itself.
+await check('call ok', async () => {
+  const r = await client.callTool({ name: 'execute_code', arguments: { code: 'print(6*7)' } });
+  if (r.isError) return `isError ${JSON.stringify(r)}`;
+  if (!texts(r).some((t) => t.includes('42'))) return `content ${JSON.stringify(r.content)}`;
+  if (r.structuredContent?.outcome !== 'ok' || r.structuredContent.stdout !== '42\n')
+    return `structuredContent ${JSON.stringify(r.structuredContent)}`;
+});
+
+await check('call error', async () => {
+  const r = await client.callTool({ name: 'execute_code', arguments: { code: 'x = 1\nprint("before")\nx / 0\n' } });
+  if (r.isError !== true) return `isError ${r.isError}`;
+  const first = r.content[0];
+  if (first?.type !== 'text' || !first.text.startsWith('Traceback') || !first.text.includes('ZeroDivisionError'))
+    return `first block ${JSON.stringify(first)}`;
+  if (!texts(r).some((t) => t.includes('before'))) return 'stdout missing';
+  if (r.structuredContent?.outcome !== 'error' || r.structuredContent.traceback?.type !== 'ZeroDivisionError')
+    return `structuredContent ${JSON.stringify(r.structuredContent)}`;
+});
+
+await check('image artifact', async () => {
+  const code = [
+    'import matplotlib', 'matplotlib.use("Agg")', 'import matplotlib.pyplot as plt',
+    'plt.plot([1, 2, 3], [1, 4, 9])', 'plt.savefig("/out/plot.png")',
+    'open("/out/notes.txt", "w").write("three points\\n")',
+  ].join('\n');
+  const r = await client.callTool({ name: 'execute_code', arguments: { code } });
+  if (r.isError) return `isError ${JSON.stringify(r.content)}`;
+  const img = r.content.find((c) => c.type === 'image');
+  if (!img || img.mimeType !== 'image/png') return `content ${JSON.stringify(r.content.map((c) => c.type))}`;
+  const png = Buffer.from(img.data, 'base64');
+  if (png.toString('base64') !== img.data.replace(/\s/g, '')) return 'not valid base64';
+  if (!png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'no PNG signature';
+  const art = r.structuredContent.artifacts.find((a) => a.name === 'plot.png');
+  if (!art || art.size !== png.length) return `artifact ${JSON.stringify(art)} vs ${png.length} bytes`;
+  const res = r.content.find((c) => c.type === 'resource');
+  if (!res || res.resource.text !== 'three points\n' || !res.resource.uri.endsWith('/out/notes.txt'))
+    return `resource ${JSON.stringify(res)}`;
+});
+
+await check('progress', async () => {
+  const notes = [];
+  const code = 'import time\nfor i in range(4):\n    print("tick", i, flush=True)\n    time.sleep(0.6)\n';
+  const r = await client.callTool({ name: 'execute_code', arguments: { code } }, undefined,
+    { onprogress: (p) => notes.push(p) });
+  if (r.isError) return `isError ${JSON.stringify(r.content)}`;
+  if (notes.length < 2) return `${notes.length} notifications`;
+  for (let i = 1; i < notes.length; i++)
+    if (!(notes[i].progress > notes[i - 1].progress)) return `not increasing: ${JSON.stringify(notes)}`;
+  if (!notes.some((n) => /tick/.test(n.message ?? ''))) return `no output in messages: ${JSON.stringify(notes)}`;
+});
+
+await check('ping during a run', async () => {
+  const t0 = Date.now();
+  const call = client.callTool({ name: 'execute_code', arguments: { code: 'import time; time.sleep(2)' } });
+  await client.ping();
+  const pinged = Date.now() - t0;
+  const r = await call;
+  if (r.isError) return `isError ${JSON.stringify(r.content)}`;
+  if (pinged > 1500) return `ping took ${pinged} ms`;
+});
+
+await check('timeout outcome', async () => {
+  const r = await client.callTool({ name: 'execute_code', arguments: { code: 'import time; time.sleep(30)', timeout: 1 } });
+  if (r.isError !== true || r.structuredContent?.outcome !== 'timeout') return JSON.stringify(r.structuredContent);
+});
+
+await check('malformed call', async () => {
+  try {
+    await client.callTool({ name: 'no_such_tool', arguments: {} });
+  } catch (e) {
+    if (e instanceof McpError && e.code === ErrorCode.InvalidParams) return;
+    return `threw ${e}`;
+  }
+  return 'no error';
+});
+
+await check('bad arguments', async () => {
+  // 2025-11-25 (SEP-1303): a tool error the model can read
+  const r = await client.callTool({ name: 'execute_code', arguments: { code: 'print(1)', timeout: 'soon' } });
+  if (r.isError !== true || !texts(r).some((t) => t.startsWith('timeout:'))) return JSON.stringify(r);
+});
+
+if (flags.has('--with-files')) {
+  await check('files', async () => {
+    const r = await client.callTool({
+      name: 'execute_code',
+      arguments: {
+        code: 'print(open("/in/data.csv").read().split()[1])\nprint(open("/in/blob.bin","rb").read())',
+        files: [{ name: 'data.csv', content: 'a,b\n1,2\n' }, { name: 'blob.bin', content: 'AAEC', encoding: 'base64' }],
+      },
+    });
+    if (r.isError || r.structuredContent.stdout !== "1,2\nb'\\x00\\x01\\x02'\n") return JSON.stringify(r.content);
+  });
+}
+if (flags.has('--with-session')) {
+  await check('session', async () => {
+    // the session directory at /work outlives the call
+    const w = await client.callTool({ name: 'execute_code',
+      arguments: { code: 'open("/work/state.txt", "w").write("kept")', session: 'mcp-test-1' } });
+    if (w.isError || w.structuredContent.session !== 'mcp-test-1') return JSON.stringify(w.structuredContent);
+    const r = await client.callTool({ name: 'execute_code',
+      arguments: { code: 'print(open("/work/state.txt").read())', session: 'mcp-test-1' } });
+    if (r.isError || r.structuredContent.stdout !== 'kept\n') return JSON.stringify(r.content);
+  });
+}
+
+await client.close();
