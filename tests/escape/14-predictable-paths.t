@@ -23,9 +23,10 @@
 # once the attacker lets go, or never reap a dead one).
 #
 # Defences checked by removing them:
-# - the tmpfs mounted on NEWROOT (mounts.c setup_mounts): the run failed
-#   closed ("mounts: creating /etc in the new root: Too many levels of
-#   symbolic links"), tests 7-9 failed.
+# - the tmpfs mounted on NEWROOT (mounts.c setup_mounts): every run failed
+#   (pivot_root needs a mount point) after its set-up had written the new
+#   root's skeleton into the host's /tmp as the caller (removed by hand);
+#   tests 4-8 and 10 failed.
 # - the run directory's mode (a chmod 0755 after mkdir in create_v1): the
 #   attacker opened the live run's directory in the pids hierarchy, whose
 #   sbx/ parent an earlier root `mkdir -p` had left 0755 (test 5 failed;
