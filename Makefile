@@ -8,6 +8,10 @@ LOCALSTATEDIR ?= /var
 LIBEXECDIR    ?= $(PREFIX)/libexec
 MANDIR        ?= $(PREFIX)/share/man
 BASHCOMPDIR   ?= $(PREFIX)/share/bash-completion/completions
+# systemd units (packages: /lib/systemd/system on Debian, %{_unitdir} on Fedora)
+UNITDIR       ?= $(PREFIX)/lib/systemd/system
+# where sbx-cgroup.service names its delegated cgroup (read by the helper)
+RUNSTATEDIR   ?= /run
 DESTDIR       ?=
 
 CC      ?= cc
@@ -50,14 +54,14 @@ PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
-.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape escape-bins install install-files postinst clean bench FORCE
+.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench FORCE
 all: $(PROGS) $(TOOLS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
 $(B)/paths.h: FORCE
 	@mkdir -p $(B)
-	@printf '#define SBX_SYSCONFDIR "%s"\n#define SBX_LOCALSTATEDIR "%s"\n#define SBX_LIBEXECDIR "%s"\n#define SBX_BINDIR "%s"\n' \
-	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' > $@.tmp
+	@printf '#define SBX_SYSCONFDIR "%s"\n#define SBX_LOCALSTATEDIR "%s"\n#define SBX_LIBEXECDIR "%s"\n#define SBX_BINDIR "%s"\n#define SBX_RUNSTATEDIR "%s"\n' \
+	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' '$(RUNSTATEDIR)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 $(B)/%.o: %.c $(B)/paths.h $(wildcard common/*.h helper/*.h client/*.h audit/*.h)
@@ -122,7 +126,7 @@ man: $(MAN_OUT)
 $(B)/man/%: man/% $(B)/paths.h
 	@mkdir -p $(dir $@)
 	sed -e 's|/usr/libexec/sbx|$(LIBEXECDIR)/sbx|g' -e 's|/etc/sbx|$(SYSCONFDIR)/sbx|g' \
-	    -e 's|/var/lib/sbx|$(LOCALSTATEDIR)/lib/sbx|g' $< > $@
+	    -e 's|/var/lib/sbx|$(LOCALSTATEDIR)/lib/sbx|g' -e 's|/run/sbx/|$(RUNSTATEDIR)/sbx/|g' $< > $@
 
 install-man: man
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
@@ -135,7 +139,15 @@ install-completion:
 	install -m 0644 packaging/completion/sbx $(DESTDIR)$(BASHCOMPDIR)/sbx
 	install -m 0644 packaging/completion/sbx-audit $(DESTDIR)$(BASHCOMPDIR)/sbx-audit
 
-install-files: all install-man install-completion
+# sbx-cgroup.service: a delegated cgroup v2 subtree on systemd hosts
+install-systemd:
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBEXECDIR)/sbx
+	install -m 0755 packaging/systemd/sbx-cgroup-keeper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-cgroup-keeper
+	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@RUNSTATEDIR@|$(RUNSTATEDIR)|g' \
+	    packaging/systemd/sbx-cgroup.service.in > $(DESTDIR)$(UNITDIR)/sbx-cgroup.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/sbx-cgroup.service
+
+install-files: all install-man install-completion install-systemd
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(SYSCONFDIR)/sbx/policies.d \
 	  $(DESTDIR)$(LOCALSTATEDIR)/lib/sbx $(DESTDIR)$(PREFIX)/share/sbx
 	install -m 0755 $(B)/sbx $(B)/sbx-audit $(DESTDIR)$(BINDIR)/

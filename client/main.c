@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "doctor.h"
 #include "fail.h"
 #include "proto.h"
 #include "loop.h"
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
 		return policies_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "session") == 0)
 		return session_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "doctor") == 0)
+		return doctor_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") != 0)
 		cli_die(argv[1], "unknown command (see sbx --help)");
 	if (cli_parse_run(argc - 1, argv + 1, &o) == 1)

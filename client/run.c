@@ -120,12 +120,45 @@ static void read_frames(struct run_state *rs)
 	}
 }
 
-/* Drain a pipe of the helper; stdout is discarded (the result carries it)
- * except as --jsonl events,
- * stderr is watched for the helper's error line. Closes it at EOF. */
+/* Write all of p to our fd (blocking: it is the caller's own terminal); a
+ * terminal that went away only loses the rest of the output. */
+static void put_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Plain mode with a terminal: what the program wrote, shown safely
+ * (ttysafe.h) on the terminal, unchanged elsewhere. */
+static void show(struct run_state *rs, int which, const char *buf, size_t n, bool eof)
+{
+	static char out[65536 * TTYSAFE_GROWTH + 2];
+	size_t o;
+
+	if (!rs->h.tty[which]) {
+		put_all(1 + which, buf, n);
+		return;
+	}
+	o = ttysafe_escape(&rs->tty[which], buf, n, out);
+	if (eof)
+		o += ttysafe_finish(&rs->tty[which], out + o);
+	put_all(1 + which, out, o);
+}
+
+/* Drain a pipe of the helper. With --json, stdout is discarded (the result
+ * carries it) except as --jsonl events, and stderr is watched for the
+ * helper's error line; in plain mode (piped because of a terminal) both are
+ * shown. Closes it at EOF. */
 static void drain(struct run_state *rs, int *fd, bool watch)
 {
-	char buf[65536];
+	static char buf[65536];
 
 	for (;;) {
 		ssize_t n = read(*fd, buf, sizeof(buf));
@@ -134,6 +167,8 @@ static void drain(struct run_state *rs, int *fd, bool watch)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
 		if (n <= 0) {
+			if (!rs->o->json)
+				show(rs, watch, NULL, 0, true);
 			if (watch)
 				errline_finish(&rs->el);
 			if (rs->o->jsonl)
@@ -142,6 +177,8 @@ static void drain(struct run_state *rs, int *fd, bool watch)
 			*fd = -1;
 			return;
 		}
+		if (!rs->o->json)
+			show(rs, watch, buf, (size_t)n, false);
 		if (watch)
 			errline_feed(&rs->el, buf, (size_t)n);
 		if (rs->o->jsonl)

@@ -12,6 +12,7 @@
 #include "events.h"
 #include "frames.h"
 #include "spawn.h"
+#include "ttysafe.h"
 
 #define MAX_ARTIFACTS 4096 /* far above any policy's cap: a guard, not a limit */
 
@@ -40,6 +41,7 @@ struct run_state {
 	bool arts_dropped;
 	struct errline el;         /* --json: the helper's error line */
 	struct utf8_carry carry[2]; /* --jsonl: stdout, stderr */
+	struct ttysafe tty[2];      /* plain mode on a terminal: stdout, stderr */
 	json_t **keep;             /* the retry loop takes the result here instead of printing it */
 };
 

@@ -146,14 +146,18 @@ void helper_spawn(const struct run_opts *o, int code_fd, struct helper *h, sigse
 {
 	struct argv_buf a;
 	int sv[2], ctl[2], out[2] = {-1, -1}, err[2] = {-1, -1}, ep[2], child_errno;
+	bool piped;
 	ssize_t n;
 
 	build_argv(o, &a);
+	h->tty[0] = !o->json && isatty(1);
+	h->tty[1] = !o->json && isatty(2);
+	piped = o->json || h->tty[0] || h->tty[1];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		cli_die("socketpair", "%s", strerror(errno));
 	make_pipe(ctl);
 	make_pipe(ep);
-	if (o->json) {
+	if (piped) {
 		make_pipe(out);
 		make_pipe(err);
 	}
@@ -163,12 +167,12 @@ void helper_spawn(const struct run_opts *o, int code_fd, struct helper *h, sigse
 	if (h->pid < 0)
 		cli_die("fork", "%s", strerror(errno));
 	if (h->pid == 0)
-		exec_child(o, &a, o->json, code_fd, sv[1], ctl[0], out[1], err[1], ep[1], old_mask);
+		exec_child(o, &a, piped, code_fd, sv[1], ctl[0], out[1], err[1], ep[1], old_mask);
 	close(code_fd);
 	close(sv[1]);
 	close(ctl[0]);
 	close(ep[1]);
-	if (o->json) {
+	if (piped) {
 		close(out[1]);
 		close(err[1]);
 	}
@@ -187,7 +191,7 @@ void helper_spawn(const struct run_opts *o, int code_fd, struct helper *h, sigse
 	set_nonblock(h->result_fd);
 	/* A signal handler writes here: it must never block on a full pipe. */
 	set_nonblock(h->control_fd);
-	if (o->json) {
+	if (piped) {
 		set_nonblock(h->out_fd);
 		set_nonblock(h->err_fd);
 	}

@@ -2,6 +2,7 @@
 #ifndef SBX_CLIENT_SPAWN_H
 #define SBX_CLIENT_SPAWN_H
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "cli.h"
@@ -25,15 +26,18 @@ struct helper {
 	pid_t pid;
 	int result_fd;   /* our end of the result socket, non-blocking */
 	int control_fd;  /* write end of the control pipe, non-blocking */
-	int out_fd;      /* --json: read ends of the helper's stdout/stderr pipes, non-blocking; else -1 */
-	int err_fd;
+	int out_fd;      /* read ends of the helper's stdout/stderr pipes, non-blocking, or -1: */
+	int err_fd;      /* with --json, or when our stdout or stderr is a terminal */
+	bool tty[2];     /* plain mode: our stdout, stderr is a terminal (ttysafe.h) */
 };
 
 /*
  * Fork and exec the helper: code_fd (consumed) at fd 3, the result socket
  * at 4, the control pipe at 5, o->input_fds and o->work_fd (kept open in
- * this process, for the next attempt) from 6; in --json mode pipes as its fds 1 and 2,
- * otherwise it shares ours so the output streams straight through. The
+ * this process, for the next attempt) from 6. With --json, or when our
+ * stdout or stderr is a terminal, pipes as its fds 1 and 2 (we forward
+ * terminal output through ttysafe.h); otherwise it shares ours so the
+ * output streams straight through. The
  * environment is passed as is (the helper clears it). With SIGINT, SIGTERM
  * and SIGHUP blocked across the fork, *old_mask gets the mask to restore.
  * Dies with "sbx: PATH: why" (exit 125) if the helper cannot be executed.

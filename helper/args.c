@@ -53,7 +53,7 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 	r->attempt = 1;
 	if (argc < 2 || strcmp(argv[1], "run") != 0) {
 		snprintf(err, errlen, "usage: sbx-helper run --lang NAME --code-fd N --result-fd N "
-			 "--control-fd N [--policy NAME] [...] (it is started by sbx(1))");
+			 "--control-fd N [--policy NAME] [...] (it is started by sbx(1)), or sbx-helper --check");
 		return -1;
 	}
 	for (i = 2; i < argc; i++) {

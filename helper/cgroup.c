@@ -166,12 +166,19 @@ static int create_v2(struct cgroup *cg, const char *root, const char *name,
 {
 	char sbx[PATH_MAX], buf[64];
 
-	snprintf(sbx, sizeof(sbx), "%s/sbx", root);
+	if (snprintf(sbx, sizeof(sbx), "%s/sbx", root) >= (int)sizeof(sbx)) {
+		snprintf(err, errlen, "cgroup: path too long under %.100s", root);
+		return -1;
+	}
 	reap_stale(root, true, sbx);
 	/* Controllers must be enabled on the way down; an error here means the
 	 * subtree is not delegated to us. */
-	if (cg_write(root, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0 ||
-	    mkdir_ok(sbx, err, errlen) < 0 ||
+	if (cg_write(root, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0) {
+		snprintf(err, errlen, "cgroup v2: cannot enable memory, pids and cpu in %.80s (%s): "
+			 "not a delegated subtree; %s", root, strerror(errno), cgroup_fix_hint());
+		return -1;
+	}
+	if (mkdir_ok(sbx, err, errlen) < 0 ||
 	    cg_write(sbx, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0)
 		return -1;
 	if (snprintf(cg->dir[0], sizeof(cg->dir[0]), "%s/%s", sbx, name) >= (int)sizeof(cg->dir[0]) ||
@@ -201,7 +208,10 @@ static int create_v1(struct cgroup *cg, const char *root, const char *name,
 	char hier[PATH_MAX], sbx[PATH_MAX + 8], buf[64];
 
 	for (int i = 0; i < C_N; i++) {
-		snprintf(hier, sizeof(hier), "%s/%s", root, ctrl_name[i]);
+		if (snprintf(hier, sizeof(hier), "%s/%s", root, ctrl_name[i]) >= (int)sizeof(hier)) {
+			snprintf(err, errlen, "cgroup: path too long under %.100s", root);
+			return -1;
+		}
 		if (stat(hier, &seen[i]) < 0) {
 			if (i == C_FREEZER)
 				continue;
@@ -250,25 +260,23 @@ static int create_v1(struct cgroup *cg, const char *root, const char *name,
 int cgroup_create(const struct sbx_config *c, const char *run_id, const struct sbx_limits *l,
 		  struct cgroup **out, char *err, size_t errlen)
 {
-	const char *root = c->cgroup_root[0] ? c->cgroup_root : "/sys/fs/cgroup";
-	struct cgroup *cg = calloc(1, sizeof(*cg));
-	struct statfs sf;
-	char name[64];
+	char root[PATH_MAX], name[64];
+	struct cgroup *cg;
+	bool v2;
 	int rc;
 
+	*out = NULL;
+	if (cgroup_place(c, root, sizeof(root), &v2, err, errlen) < 0)
+		return -1;
+	cg = calloc(1, sizeof(*cg));
 	if (cg == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (int i = 0; i < C_N; i++)
 		cg->lock[i] = -1;
+	cg->v2 = v2;
 	snprintf(name, sizeof(name), "run-%s", run_id);
-	if (statfs(root, &sf) < 0) {
-		snprintf(err, errlen, "cgroup: %s: %s", root, strerror(errno));
-		free(cg);
-		return -1;
-	}
-	cg->v2 = sf.f_type == CGROUP2_SUPER_MAGIC;
 	rc = cg->v2 ? create_v2(cg, root, name, l, err, errlen) : create_v1(cg, root, name, l, err, errlen);
 	*out = cg;
 	if (rc < 0) {

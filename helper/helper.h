@@ -85,7 +85,10 @@ struct run_end {
 	char limit[16];
 	uint64_t wall_ms, cpu_ms, memory_peak_bytes, pids_peak;
 	char error[HELPER_ERR_LEN];
+	uint8_t disk_full;        /* DISK_FULL_* bits: tmpfs left full at the payload's exit */
 };
+#define DISK_FULL_TMP 1u
+#define DISK_FULL_OUT 2u
 #define RUN_END_MAGIC 0x53425845u
 
 /* recorder -> supervisor messages (one byte each on the control socket) */
@@ -101,12 +104,22 @@ int raise_rlimits(char *err, size_t errlen);
 int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen);
 
 /* load.c */
+int load_sbx_conf(struct sbx_config *conf, char *err, size_t errlen); /* sbx.conf only */
 int load_config(struct run *r, char *err, size_t errlen);
 int load_policy(struct run *r, char *err, size_t errlen);
 int caller_may_use(const struct run *r, char *err, size_t errlen);
 int read_code(struct run *r, char *err, size_t errlen);
 int lookup_caller(struct run *r, char *err, size_t errlen);
 
+/* load.c: open a root-owned file not writable by others, walking from "/"
+ * without following symlinks. fd, -1 (err set), -2 missing (err set). */
+int open_trusted(const char *path, char *err, size_t errlen);
+
+/* cgplace.c: the directory under which run cgroups go, and whether it is
+ * cgroup v2. -1 with one actionable line in err when there is none. */
+int cgroup_place(const struct sbx_config *c, char *root, size_t len, bool *v2, char *err, size_t errlen);
+const char *cgroup_marker_path(void);
+const char *cgroup_fix_hint(void);
 /* inputs.c: the caller's input files and session directory, checked as
  * root but only through the fds the client passed (never by path). */
 int check_inputs(struct run *r, char *err, size_t errlen);
@@ -131,6 +144,11 @@ struct cgroup_usage {
 int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u);
 void cgroup_kill(struct cgroup *cg);
 int cgroup_destroy(struct cgroup *cg);
+
+/* check.c: `sbx-helper --check`: print the root-side facts of this host
+ * and install, one "ok: NAME: ..." or "problem: NAME: ...; fix: ..." line
+ * each, and exit 0 (all ok) or 1. Runs no payload. */
+_Noreturn void check_main(void);
 
 /* sandbox.c: runs in the cloned child, never returns. */
 struct sandbox_fds {

@@ -43,7 +43,7 @@ static int dir_ok(int fd, const char *path, bool last, char *err, size_t errlen)
  * symlinks, so no component can be swapped under us. Returns an fd, -1 with
  * err set, or -2 if the file does not exist (err set too).
  */
-static int open_trusted(const char *path, char *err, size_t errlen)
+int open_trusted(const char *path, char *err, size_t errlen)
 {
 	char buf[PATH_MAX], sofar[PATH_MAX] = "";
 	char *comp, *next, *save = NULL;
@@ -140,7 +140,7 @@ static int load_file(const char *path, char **text, size_t *len, char *err, size
 	return rc;
 }
 
-int load_config(struct run *r, char *err, size_t errlen)
+int load_sbx_conf(struct sbx_config *conf, char *err, size_t errlen)
 {
 	const char *path = SBX_SYSCONFDIR "/sbx/sbx.conf";
 	char *text;
@@ -149,9 +149,16 @@ int load_config(struct run *r, char *err, size_t errlen)
 
 	if (load_file(path, &text, &len, err, errlen) < 0)
 		return -1;
-	rc = sbx_config_parse(path, text, len, &r->conf, err, errlen);
+	rc = sbx_config_parse(path, text, len, conf, err, errlen);
 	free(text);
-	if (rc < 0)
+	return rc < 0 ? -1 : 0;
+}
+
+int load_config(struct run *r, char *err, size_t errlen)
+{
+	const char *path = SBX_SYSCONFDIR "/sbx/sbx.conf";
+
+	if (load_sbx_conf(&r->conf, err, errlen) < 0)
 		return -1;
 	if (r->policy_name[0] == '\0')
 		strlcpy(r->policy_name, r->conf.default_policy, sizeof(r->policy_name));

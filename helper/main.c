@@ -16,10 +16,12 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <linux/sched.h>
 #include <bsd/string.h>
 #include <sodium.h>
@@ -51,7 +53,8 @@ struct sup {
 	pid_t recorder;
 	struct cgroup *cg;
 	pid_t child;
-	int pidfd, sync, outdir;
+	int pipe_w[2];       /* write ends of the payload's stdout/stderr pipes, until the sandbox has them */
+	int pidfd, sync, outdir, tmpdir; /* outdir, tmpdir: O_PATH fds of the sandbox's /out and /tmp */
 	struct run_end end;
 	bool have_status;
 	int status;
@@ -165,6 +168,13 @@ static _Noreturn void finish(struct sup *s, int code)
 
 static _Noreturn void fail_run(struct sup *s, const char *msg)
 {
+	/* the recorder reads the payload's output pipes to their end before
+	 * it takes the END record: our write ends must go first */
+	for (int i = 0; i < 2; i++)
+		if (s->pipe_w[i] >= 0) {
+			close(s->pipe_w[i]);
+			s->pipe_w[i] = -1;
+		}
 	if (s->cg) {
 		cgroup_kill(s->cg);
 		cgroup_destroy(s->cg);
@@ -219,6 +229,10 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 	buf[n] = '\0';
 	if (buf[0] == 'O' && fd >= 0 && s->outdir < 0) {
 		s->outdir = fd;
+		return true;
+	}
+	if (buf[0] == 'T' && fd >= 0 && s->tmpdir < 0) {
+		s->tmpdir = fd;
 		return true;
 	}
 	if (fd >= 0)
@@ -371,6 +385,33 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 	return code;
 }
 
+/* Which of the size-capped tmpfs mounts /tmp and /out the sandbox left
+ * without a free block or inode: the program met ENOSPC there (or stopped
+ * just short of it). Read once every sandboxed process is dead, through
+ * the O_PATH fds the sandbox init passed before the payload started, so
+ * a killed run is covered too. A full mount does not end the run: the
+ * program sees ENOSPC and its outcome stays its own. When no other limit
+ * fired, the limit field (result JSON and the audit END record) names the
+ * cap it ran into. */
+static void note_disk_full(struct sup *s)
+{
+	static const char *const names[] = {"", "tmp_size", "out_size", "tmp+out_size"};
+	const int fds[] = {s->tmpdir, s->outdir};
+	const uint8_t bits[] = {DISK_FULL_TMP, DISK_FULL_OUT};
+	struct run_end *e = &s->end;
+	struct statfs sf;
+
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0 && fstatfs(fds[i], &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
+		    (sf.f_bavail == 0 || sf.f_ffree == 0))
+			e->disk_full |= bits[i];
+	if (s->tmpdir >= 0)
+		close(s->tmpdir);
+	s->tmpdir = -1;
+	if (e->limit[0] == '\0' && e->disk_full)
+		strlcpy(e->limit, names[e->disk_full & 3], sizeof(e->limit));
+}
+
 static void start_collector(struct sup *s)
 {
 	pid_t pid;
@@ -468,9 +509,15 @@ int main(int argc, char **argv)
 	int code;
 
 	sanitize_process(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "--check") == 0) {
+		if (argc != 2)
+			die("usage: sbx-helper --check (no other argument)");
+		check_main();
+	}
 	TEST_HOOK_INIT();
 	s->r = &run;
-	s->pidfd = s->sync = s->outdir = s->art = -1;
+	s->pidfd = s->sync = s->outdir = s->tmpdir = s->art = -1;
+	s->pipe_w[0] = s->pipe_w[1] = -1;
 	prepare(&run, argc, argv);
 	TEST_HOOK("supervisor-prepared");
 	if (run.dry_run) {
@@ -481,11 +528,10 @@ int main(int argc, char **argv)
 	}
 
 	s->recorder = start_recorder(s, &f.out_w, &f.err_w);
-	if (run.error[0]) {
-		close(f.out_w);
-		close(f.err_w);
+	s->pipe_w[0] = f.out_w;
+	s->pipe_w[1] = f.err_w;
+	if (run.error[0])
 		fail_run(s, run.error);
-	}
 	int verdict = await_start(s);
 	if (verdict == REC_START_FAIL)
 		_exit(SBX_EXIT_FAILURE); /* the recorder said why, in one line */
@@ -511,6 +557,7 @@ int main(int argc, char **argv)
 	close(sv[1]);
 	close(f.out_w);
 	close(f.err_w);
+	s->pipe_w[0] = s->pipe_w[1] = -1;
 	close_run_extra_fds(&run); /* the sandbox child has its copies */
 	s->sync = sv[0];
 	if (map_ids(&run, s->child, err, sizeof(err)) < 0 ||
@@ -533,6 +580,7 @@ int main(int argc, char **argv)
 	s->end.wall_ms = mono_ms() - start;
 	cgroup_usage(s->cg, &u);
 	code = classify(s, &u, err);
+	note_disk_full(s);
 	s->end.cpu_ms = u.cpu_ms;
 	s->end.memory_peak_bytes = u.memory_peak_bytes;
 	s->end.pids_peak = u.pids_peak;

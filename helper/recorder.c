@@ -435,6 +435,14 @@ static json_t *result_json(struct rec *c, json_t *traceback)
 		return NULL;
 	json_object_set_new(j, "inputs", inputs_json(c->r));
 	json_object_set_new(j, "limit", e->limit[0] ? json_string(e->limit) : json_null());
+	{
+		json_t *full = json_array();
+		if (e->disk_full & DISK_FULL_TMP)
+			json_array_append_new(full, json_string("/tmp"));
+		if (e->disk_full & DISK_FULL_OUT)
+			json_array_append_new(full, json_string("/out"));
+		json_object_set_new(j, "disk_full", full);
+	}
 	json_object_set_new(j, "error", e->error[0] ? text_json(e->error, strlen(e->error)) : json_null());
 	json_object_set_new(j, "audit", json_pack("{s:I,s:I,s:s}", "start_seq", (json_int_t)c->start_seq,
 						  "end_seq", (json_int_t)c->end_seq, "chain", chain));

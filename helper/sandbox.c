@@ -271,6 +271,13 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 		fail(f->sync, err);
 	}
 	close(outdir);
+	/* and /tmp's, so it can tell whether the payload filled it (fstatfs) */
+	outdir = open("/tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (outdir < 0 || send_fd(f->sync, "T", 1, outdir) < 0) {
+		snprintf(err, sizeof(err), "passing /tmp: %s", strerror(errno));
+		fail(f->sync, err);
+	}
+	close(outdir);
 	if (drop_privileges(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
 	TEST_HOOK("sandbox-dropped");

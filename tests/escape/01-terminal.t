@@ -14,8 +14,11 @@
 #     -> test 2 fails: the high-bit variants pass the filter (ENOTTY)
 #   both setsid() calls removed (sandbox_main and exec_payload)
 #     -> test 8 fails: the sandbox shares the caller's session and tty
+#   plain output sent to a terminal unfiltered (h->tty[] forced false in
+#   client/spawn.c)
+#     -> tests 11-12 fail: the escape sequences reach the terminal
 . "$(dirname "$0")/lib.sh"
-plan 10
+plan 13
 
 cat > "$T/inject.py" <<'PY'
 import ctypes, errno, json, os, time
@@ -69,4 +72,25 @@ check "no sandboxed process shares the caller's session or has a controlling tty
 	[ "$(pj "$T/procs.json" 'all(p["stat"]["sid"] != d["supervisor"]["stat"]["sid"] and p["stat"]["tty_nr"] == 0 for p in d["sandbox"])')" = True ]
 check "host unchanged" host_unchanged
 check "the run is audited" audited "$(jget id)" ok
+
+# Escape sequences are the other way to a terminal: a title change, a
+# cursor-position report (which the terminal answers as if typed), OSC 52
+# clipboard, and the 8-bit CSI (U+009B). Shown on a terminal, the plain
+# output carries them in caret/\u notation, never as raw controls.
+cat > "$T/esc.py" <<'PY'
+import sys
+sys.stdout.write("A\x1b]0;pwned\x07B\x1b[6nC\x1b]52;c;ZWNobyBwd25lZA==\x07D\u009b6nE\n")
+sys.stderr.write("F\x1b[2JG\n")
+PY
+chmod 644 "$T/esc.py"
+run_as sbxtest python3 "$T/ptyrun.py" "$T/tty2.out" "$SBX" run "$T/esc.py" > "$T/pty2.json"
+diag "$(od -c "$T/tty2.out" | head -8)"
+check "terminal: no ESC, BEL or C1 control reached it" \
+	python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.exit(any(b in d for b in (b"\x1b", b"\x07", b"\xc2\x9b")))' "$T/tty2.out"
+check "terminal: the sequences are shown instead (stdout and stderr)" \
+	python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.exit(not all(s in d for s in (b"A^[]0;pwned^GB^[[6nC", b"D\\u009b6nE", b"F^[[2JG")))' "$T/tty2.out"
+# the same output into a pipe is left alone
+sbx_run run "$T/esc.py"
+check "pipe: the bytes unchanged" \
+	python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.exit(d != "A\x1b]0;pwned\x07B\x1b[6nC\x1b]52;c;ZWNobyBwd25lZA==\x07D\u009b6nE\n".encode())' "$T/out"
 finish

@@ -17,7 +17,7 @@ check "make install installed the five pages" [ -z "$missing" ]
 # references to each other are STYLE messages; so are those to base-system
 # pages that minimal images leave out. Those, and only those, are tolerated.
 (cd "$M" && mandoc -Tlint $pages) >"$T/lint" 2>&1; lrc=$?
-xr='(sbx|sbx-audit|env|timeout|sqlite3) 1|(seccomp|rename) 2|(syslog) 3|(sbx.conf|sbx.policy) 5|(cgroups|namespaces) 7|(sbx-helper|ausearch) 8'
+xr='(sbx|sbx-audit|env|timeout|sqlite3) 1|(seccomp|rename) 2|(syslog) 3|(sbx.conf|sbx.policy|systemd.resource-control) 5|(cgroups|namespaces) 7|(sbx-helper|ausearch) 8'
 grep -E '^mandoc: man[0-9]/' "$T/lint" |
 	grep -Ev "STYLE: referenced manual not found: Xr ($xr)( \\([0-9]+ times\\))?\$" >"$T/findings"
 diag "$(grep -v 'outdated mandoc.db' "$T/lint")"
@@ -39,10 +39,10 @@ undocumented() {
 	options | while read -r o; do grep -qe "$o\\b" "$T/page" || echo "$o"; done
 }
 
-{ "$SBX" --help; "$SBX" run --help; "$SBX" mcp --help; } >"$T/help" 2>&1
+{ "$SBX" --help; "$SBX" run --help; "$SBX" mcp --help; "$SBX" doctor --help; } >"$T/help" 2>&1
 u=$(undocumented man1/sbx.1 <"$T/help"); diag "sbx.1 lacks: ${u:-nothing}"
 check "sbx --help and sbx run --help show options" grep -q -- '--json' "$T/help"
-check "sbx(1) documents every option of sbx --help, sbx run --help and sbx mcp --help" [ -z "$u" ]
+check "sbx(1) documents every option of sbx --help, sbx run --help, sbx mcp --help and sbx doctor --help" [ -z "$u" ]
 
 "$AUDIT" --help >"$T/help" 2>&1
 cmds=$(sed -n '/^commands:/,/^$/p' "$T/help" | awk 'NF > 1 { print $1 }')

@@ -10,12 +10,12 @@ prefix=${SBX_CHECK_PREFIX:?}
 rm -rf "$prefix"
 install -d -m 0755 "$prefix"
 make -C "$src" --no-print-directory -s B="build-check-$(basename "$prefix")" PREFIX="$prefix" SYSCONFDIR="$prefix/etc" \
-	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" ${SBX_MAKEFLAGS:-} install >/dev/null
+	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" RUNSTATEDIR="$prefix/run" ${SBX_MAKEFLAGS:-} install >/dev/null
 # For tests/escape: the attacker programs, and the test-only helper with
 # pause points (never part of an install), setuid under its own name.
 build="$src/build-check-$(basename "$prefix")"
 make -C "$src" --no-print-directory -s B="build-check-$(basename "$prefix")" PREFIX="$prefix" SYSCONFDIR="$prefix/etc" \
-	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" ${SBX_MAKEFLAGS:-} escape-bins >/dev/null
+	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" RUNSTATEDIR="$prefix/run" ${SBX_MAKEFLAGS:-} escape-bins >/dev/null
 install -o root -g sbx -m 4754 "$build/sbx-helper-hooked" "$prefix/libexec/sbx/sbx-helper-hooked"
 install -d -m 0755 "$prefix/lib/sbx-escape"
 for f in "$build"/tests/escape/*; do install -m 0755 "$f" "$prefix/lib/sbx-escape/"; done

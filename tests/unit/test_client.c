@@ -27,6 +27,7 @@
 #include "../../client/fail.c"
 #include "../../client/frames.c"
 #include "../../client/name.c"
+#include "../../client/ttysafe.c"
 #include "../../client/cli.c"
 #include "../../client/inputs.c"
 #include <sys/wait.h>
@@ -550,6 +551,38 @@ static void test_error_object(void **state)
 	json_decref(e);
 }
 
+/* ---- output shown on a terminal ---- */
+
+static void tty_expect(const char *const *chunks, size_t nchunks, const char *want, size_t wantlen)
+{
+	struct ttysafe st = {0};
+	char out[1024];
+	size_t o = 0;
+
+	for (size_t i = 0; i < nchunks; i++)
+		o += ttysafe_escape(&st, chunks[i], strlen(chunks[i]), out + o);
+	o += ttysafe_finish(&st, out + o);
+	assert_int_equal(o, wantlen);
+	assert_memory_equal(out, want, wantlen);
+}
+
+static void test_ttysafe(void **state)
+{
+	(void)state;
+	/* text, tab, newline, CR and backspace pass; UTF-8 passes */
+	const char *plain[] = {"a\tb\r\n\bz \xc3\xa9 \xc2\xa0"};
+	tty_expect(plain, 1, "a\tb\r\n\bz \xc3\xa9 \xc2\xa0", 13);
+	/* ESC, BEL, NUL-free C0 and DEL in caret notation */
+	const char *c0[] = {"\x1b]0;t\x07\x01\x7f"};
+	tty_expect(c0, 1, "^[]0;t^G^A^?", 12);
+	/* C1 controls (U+0080..U+009F), also when split across chunks */
+	const char *c1[] = {"x\xc2\x9b" "6n", "y\xc2", "\x85" "z"};
+	tty_expect(c1, 3, "x\\u009b6ny\\u0085z", 17);
+	/* a 0xC2 at the very end is kept */
+	const char *tail[] = {"q\xc2"};
+	tty_expect(tail, 1, "q\xc2", 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_cli_inputs_sessions),
 		cmocka_unit_test(test_inputs_memfds),
 		cmocka_unit_test(test_error_object),
+		cmocka_unit_test(test_ttysafe),
 	};
 
 	return cmocka_run_group_tests_name("client", tests, NULL, NULL);

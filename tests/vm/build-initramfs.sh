@@ -15,7 +15,7 @@ make -C "$src" -s --no-print-directory B=$b PREFIX=/usr SYSCONFDIR=/etc LOCALSTA
 	LIBEXECDIR=/usr/libexec DESTDIR="$root" install-files >/dev/null
 
 mkdir -p "$root/bin" "$root/sbin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/root" \
-	"$root/usr/lib/sbx-vm" "$root/etc" "$root/var/lib/sbx" "$root/home/tester"
+	"$root/usr/lib/sbx-vm" "$root/etc" "$root/var/lib/sbx" "$root/home/tester" "$root/run"
 cp /bin/busybox "$root/bin/busybox"
 for a in $(/bin/busybox --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
@@ -51,8 +51,8 @@ printf 'passwd: files\ngroup: files\n' > "$root/etc/nsswitch.conf"
 cp "$src/tests/vm/policy-vm.policy" "$root/etc/sbx/policies.d/vm.policy"
 cp "$src/tests/vm/init" "$root/init"
 cp "$src/tests/vm/init2" "$root/init2"
-cp "$src/tests/vm/outcomes.t" "$root/usr/lib/sbx-vm/outcomes.t"
-chmod 755 "$root/init" "$root/init2" "$root/usr/lib/sbx-vm/outcomes.t"
+cp "$src/tests/vm/outcomes.t" "$src/tests/vm/delegation.t" "$root/usr/lib/sbx-vm/"
+chmod 755 "$root/init" "$root/init2" "$root/usr/lib/sbx-vm/outcomes.t" "$root/usr/lib/sbx-vm/delegation.t"
 chown 1000:101 "$root/home/tester"
 chown root:101 "$root/usr/libexec/sbx/sbx-helper"
 chmod 4754 "$root/usr/libexec/sbx/sbx-helper"

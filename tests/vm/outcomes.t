@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs inside the cgroup v2 VM as an unprivileged member of group sbx:
-# every outcome on the v2 code path, with its exit status and accounting.
+# every outcome on the v2 code path, with its exit status and accounting,
+# in the subtree delegation.t set up the way sbx-cgroup.service does.
 cd /home/tester || exit 1
 n=0; fails=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fails=$((fails + 1)); fi; }
@@ -9,7 +10,7 @@ field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" out.json | head -1 | tr -d '"'
 run() { sbx run --json --policy vm "$@" > out.json 2> err.txt; rc=$?; }
 show() { echo "# rc=$rc outcome=$(field outcome) wall_ms=$(field wall_ms) cpu_ms=$(field cpu_ms) peak=$(field memory_peak_bytes) limit=$(field limit)"; }
 P=/usr/lib/sbx-vm
-echo "1..16"
+echo "1..17"
 
 check "host is cgroup v2 only" sh -c 'grep -q memory /sys/fs/cgroup/cgroup.controllers && [ "$(cat /proc/self/cgroup)" = "0::/" ]'
 
@@ -51,6 +52,12 @@ show
 check "output flood: outcome output_limit" [ "$(field outcome)" = output_limit ]
 check "output flood: stdout_truncated" [ "$(field stdout_truncated)" = true ]
 
-check "no run-* cgroup left under /sys/fs/cgroup/sbx" sh -c '! ls -d /sys/fs/cgroup/sbx/run-* 2>/dev/null | grep -q .'
+run --lang sh -c 'i=0; while head -c 1048576 /dev/zero > /tmp/f$i 2>/dev/null; do i=$((i+1)); done; exit 2'
+show
+check "/tmp filled: outcome stays error (exit 2), limit tmp_size, disk_full [/tmp]" \
+	sh -c '[ "$0" = "2/error/tmp_size" ] && grep -A1 "\"disk_full\"" out.json | grep -q "\"/tmp\""' "$rc/$(field outcome)/$(field limit)"
+
+D=$(cat /run/sbx/cgroup)
+check "no run-* cgroup left under the delegated subtree ($D/sbx)" sh -c "[ -d $D/sbx ] && ! ls -d $D/sbx/run-* /sys/fs/cgroup/sbx/run-* 2>/dev/null | grep -q ."
 check "the sandbox sees its own cgroup namespace root" sh -c 'sbx run --policy vm --lang sh -c "cat /proc/self/cgroup" | grep -qx "0::/"'
 [ "$fails" = 0 ]
