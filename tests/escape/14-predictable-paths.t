@@ -9,6 +9,9 @@
 #     (recorder, as _sbx; directory _sbx:sbx-audit 2750)
 #   /tmp of a new mount namespace, where the sandbox's root is built
 #     (mounts.c NEWROOT; a fresh tmpfs is mounted on it first)
+#   $RUNSTATEDIR/sbx/cgroup, read on cgroup v2 hosts without cgroup_root
+#     (cgplace.c; the same root-owned walk as sbx.conf; its attacks are in
+#     tests/vm/delegation.t, here only that the attacker cannot create it)
 # No temporary files, sockets or lock files by name otherwise (sockets are
 # socketpairs, code and artifacts memfds). SQLite temporary files would go
 # to /var/tmp or /tmp with random names opened O_EXCL; the audit appends do
@@ -34,7 +37,7 @@
 #   in the window between mkdir and flock the attacker would have won).
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
-plan 11
+plan 12
 att() { run_as sbxtest sh -c "$1" >/dev/null 2>&1; }
 created=
 cleanup() { for x in $created; do rm -rf "/tmp/$x"; done; rm -rf "$T"; }
@@ -58,6 +61,8 @@ for f in audit.db-wal audit.db-shm audit.db-journal audit.db.tmp; do
 done
 att "echo x >> $V/audit.db" && bad="$bad audit.db-writable"
 check "the attacker cannot pre-create or write the audit log's files ($bad)" [ -z "$bad" ]
+check "the attacker cannot create the cgroup v2 marker" \
+	sh -c '! setpriv --reuid=sbxtest --regid=sbxtest --init-groups sh -c "mkdir -p $1/run/sbx && echo /sys/fs/cgroup/x > $1/run/sbx/cgroup" 2>/dev/null' _ "$P"
 
 # a live run's cgroup directory
 name=live-$$
