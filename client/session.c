@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "fail.h"
 #include "name.h"
 #include "proto.h"
+#include "rmtree.h"
 
 /* $XDG_DATA_HOME/sbx/sessions or ~/.local/share/sbx/sessions */
 static void base_path(char *out, size_t len)
@@ -69,18 +71,13 @@ static void check_dir(int fd, const char *path)
 			path, (unsigned)(st.st_mode & 07777));
 }
 
-int session_open(const char *name)
+/* Open NAME in BFD (checked, created if missing); dies on refusal. */
+static int open_one(int bfd, const char *base, const char *name)
 {
-	char base[PATH_MAX], path[PATH_MAX + 80];
+	char path[PATH_MAX + 80];
 	struct stat st;
-	int bfd, fd;
+	int fd;
 
-	base_path(base, sizeof(base));
-	make_dirs(base);
-	bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (bfd < 0)
-		cli_die("--session", "%s: %s", base, strerror(errno));
-	check_dir(bfd, base);
 	snprintf(path, sizeof(path), "%s/%s", base, name);
 	if (mkdirat(bfd, name, 0700) < 0 && errno != EEXIST)
 		cli_die("--session", "%s: %s", path, strerror(errno));
@@ -96,8 +93,46 @@ int session_open(const char *name)
 	fd = openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		cli_die("--session", "%s: %s", path, strerror(errno));
-	close(bfd);
 	check_dir(fd, path);
+	return fd;
+}
+
+/* Is FD still the directory NAME of BFD (not removed meanwhile)? */
+static bool still_there(int bfd, const char *name, int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && fstatat(bfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+int session_open(const char *name)
+{
+	char base[PATH_MAX];
+	int bfd, fd;
+
+	base_path(base, sizeof(base));
+	make_dirs(base);
+	bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
+		cli_die("--session", "%s: %s", base, strerror(errno));
+	check_dir(bfd, base);
+	for (int tries = 0;; tries++) {
+		fd = open_one(bfd, base, name);
+		/* Shared with other runs, exclusive to `sbx session rm`, which
+		 * may hold it (briefly for `sbx session ls`): wait for it, then
+		 * make sure the directory was not removed while we waited. */
+		while (flock(fd, LOCK_SH) < 0)
+			if (errno != EINTR)
+				cli_die("--session", "%s/%s: cannot lock: %s", base, name, strerror(errno));
+		if (still_there(bfd, name, fd))
+			break;
+		close(fd);
+		if (tries == 2)
+			cli_die("--session", "%s/%s: removed while starting (by sbx session rm?): try again", base,
+				name);
+	}
+	close(bfd);
 	futimens(fd, NULL); /* "last used" for sbx session ls */
 	return fd;
 }
@@ -157,45 +192,57 @@ static int session_ls(bool json)
 	return 0;
 }
 
-/* Directories the payload left without write or search permission would
- * stop the removal: give them back to the owner first (never following a
- * symlink: FTW_PHYS). */
-static int open_up(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-	(void)f;
-	if (type == FTW_D || type == FTW_DNR)
-		chmod(p, (st->st_mode & 07777) | 0700);
-	return 0;
-}
-
-static int rm_one(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-	(void)st;
-	(void)f;
-	if ((type == FTW_DP ? rmdir(p) : unlink(p)) < 0 && errno != ENOENT) {
-		cli_warn("session rm", "%s: %s", p, strerror(errno));
-		return 1;
-	}
-	return 0;
-}
-
 static int session_rm(const char *name)
 {
 	char base[PATH_MAX], path[PATH_MAX + 80];
+	struct rmtree_report r;
 	struct stat st;
+	int bfd, fd;
 
 	if (!code_name_valid(name))
 		cli_die("session rm", "'%s' is not a session name ([A-Za-z0-9._-], 1-64 characters, "
 			"not starting with '.')", name);
 	base_path(base, sizeof(base));
 	snprintf(path, sizeof(path), "%s/%s", base, name);
-	if (lstat(path, &st) < 0)
-		cli_die("session rm", "%s: no such session (%s)", name, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		cli_die("session rm", "%s: not a directory: refused", path);
-	nftw(path, open_up, 16, FTW_PHYS);
-	if (nftw(path, rm_one, 16, FTW_PHYS | FTW_DEPTH) != 0)
-		cli_die("session rm", "%s: not everything could be removed", path);
+	bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
+		cli_die("session rm", "%s: no such session (%s: %s)", name, base, strerror(errno));
+	fd = rmtree_opendir(bfd, name);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			cli_die("session rm", "%s: no such session (%s)", name, strerror(errno));
+		if (errno == ELOOP || errno == ENOTDIR)
+			cli_die("session rm", "%s: not a directory: refused", path);
+		cli_die("session rm", "%s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0)
+		cli_die("session rm", "%s: %s", path, strerror(errno));
+	if (st.st_uid != getuid())
+		cli_die("session rm", "%s: owned by uid %u, not by you: refused", path, (unsigned)st.st_uid);
+	/* Every `sbx run --session` holds a shared lock for its whole run: its
+	 * payload must not be changing the tree while it is removed. The lock
+	 * is held until the directory itself is gone. */
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			cli_die("session rm", "%s: cannot lock: %s", path, strerror(errno));
+		cli_warn("session rm", "%s is in use by a running sbx run", name);
+		exit(SESSION_EXIT_IN_USE);
+	}
+	if (rmtree_contents(fd, &r) < 0) {
+		if (r.too_deep)
+			cli_die("session rm", "%s/%s: directories nested deeper than %d levels: not removed "
+				"(%lu entries left; remove them with rm -rf)", path, r.first_path, RMTREE_MAX_DEPTH,
+				r.failed);
+		cli_die("session rm", "%s/%s: %s (%lu entries could not be removed)", path, r.first_path,
+			strerror(r.first_errno), r.failed);
+	}
+	/* still the directory we emptied (it was never the payload's to move) */
+	if (!still_there(bfd, name, fd))
+		cli_die("session rm", "%s: moved or replaced while it was removed: left alone", path);
+	if (unlinkat(bfd, name, AT_REMOVEDIR) < 0)
+		cli_die("session rm", "%s: %s", path, strerror(errno));
+	close(fd);
+	close(bfd);
 	return 0;
 }
 
