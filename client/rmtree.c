@@ -103,7 +103,7 @@ fail:
 	return -1;
 }
 
-static void fail(struct walk *w, const char *name, int err)
+static void note_fail(struct walk *w, const char *name, int err)
 {
 	struct rmtree_report *r = w->r;
 	size_t n = 0;
@@ -128,7 +128,7 @@ static bool push(struct walk *w, int fd, const char *name)
 		struct level *st = realloc(w->st, cap * sizeof(*st));
 		if (st == NULL) {
 			close(fd);
-			fail(w, name, ENOMEM);
+			note_fail(w, name, ENOMEM);
 			return false;
 		}
 		w->st = st;
@@ -141,7 +141,7 @@ static bool push(struct walk *w, int fd, const char *name)
 	if (l->d == NULL) {
 		int e = errno;
 		close(fd);
-		fail(w, name, e);
+		note_fail(w, name, e);
 		return false;
 	}
 	w->depth++;
@@ -159,7 +159,7 @@ static void one_entry(struct walk *w, const char *name)
 	for (int t = 0; t < MAX_TRIES; t++) {
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno != ENOENT)
-				fail(w, name, errno);
+				note_fail(w, name, errno);
 			return;
 		}
 		if (!S_ISDIR(st.st_mode)) {
@@ -173,12 +173,12 @@ static void one_entry(struct walk *w, const char *name)
 			last = errno;
 			if (errno == EISDIR || errno == EPERM) /* became a directory? look again */
 				continue;
-			fail(w, name, errno);
+			note_fail(w, name, errno);
 			return;
 		}
 		if (w->depth >= RMTREE_MAX_DEPTH) {
 			w->r->too_deep = true;
-			fail(w, name, ELOOP);
+			note_fail(w, name, ELOOP);
 			return;
 		}
 		int fd = rmtree_opendir(dfd, name);
@@ -191,10 +191,10 @@ static void one_entry(struct walk *w, const char *name)
 		last = errno;
 		if (errno == ELOOP || errno == ENOTDIR) /* became a link or a file */
 			continue;
-		fail(w, name, errno);
+		note_fail(w, name, errno);
 		return;
 	}
-	fail(w, name, last);
+	note_fail(w, name, last);
 }
 
 /* The current directory is read to its end: read it again, or leave it
@@ -226,7 +226,7 @@ static void end_of_dir(struct walk *w)
 	} else if (errno == ENOTDIR) {
 		up->progress = true; /* swapped for a link meanwhile: next pass */
 	} else if (errno != ENOENT) {
-		fail(w, l->name, errno);
+		note_fail(w, l->name, errno);
 	}
 }
 
@@ -271,7 +271,7 @@ int rmtree_contents(int dirfd, struct rmtree_report *r)
 		e = readdir(w.st[w.depth].d);
 		if (e == NULL) {
 			if (errno != 0)
-				fail(&w, ".", errno);
+				note_fail(&w, ".", errno);
 			end_of_dir(&w);
 			continue;
 		}
