@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "name.h"
 #include "proto.h"
 #include "rmtree.h"
+#include "treesize.h"
 
 /* $XDG_DATA_HOME/sbx/sessions or ~/.local/share/sbx/sessions */
 static void base_path(char *out, size_t len)
@@ -137,52 +137,63 @@ int session_open(const char *name)
 	return fd;
 }
 
-static uint64_t tree_bytes;
-
-static int add_size(const char *p, const struct stat *st, int type, struct FTW *f)
+/* Held by a running `sbx run --session`? Probes with a non-blocking
+ * exclusive lock, dropped at once (a run starting meanwhile waits for it). */
+static bool in_use(int fd)
 {
-	(void)p;
-	(void)f;
-	if (type == FTW_F && S_ISREG(st->st_mode))
-		tree_bytes += (uint64_t)st->st_size;
-	return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		flock(fd, LOCK_UN);
+		return false;
+	}
+	return errno == EWOULDBLOCK;
 }
 
 static int session_ls(bool json)
 {
-	char base[PATH_MAX], path[PATH_MAX + 300], when[32];
+	char base[PATH_MAX], when[32];
 	json_t *arr = json_array();
 	struct dirent **ents;
-	int n;
+	int n, bfd = -1;
 
 	base_path(base, sizeof(base));
 	n = scandir(base, &ents, NULL, alphasort);
 	if (n < 0 && errno != ENOENT)
 		cli_die("session", "%s: %s", base, strerror(errno));
+	if (n > 0 && (bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		cli_die("session", "%s: %s", base, strerror(errno));
 	if (!json && n > 0)
-		printf("%-24s %14s  %s\n", "NAME", "SIZE", "LAST USED (UTC)");
+		printf("%-24s %14s  %-20s  %s\n", "NAME", "SIZE", "LAST USED (UTC)", "STATE");
 	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
 		struct stat st;
 		struct tm tm;
+		uint64_t bytes;
+		bool busy;
+		int fd = name[0] == '.' ? -1 : openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-		snprintf(path, sizeof(path), "%s/%s", base, ents[i]->d_name);
-		if (ents[i]->d_name[0] == '.' || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
 			free(ents[i]);
 			continue;
 		}
-		tree_bytes = 0;
-		nftw(path, add_size, 16, FTW_PHYS);
+		busy = in_use(fd);
+		bytes = tree_size_bytes(fd);
+		close(fd);
 		gmtime_r(&st.st_mtime, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		if (json)
-			json_array_append_new(arr, json_pack("{s:s,s:I,s:s}", "name", ents[i]->d_name, "size_bytes",
-							     (json_int_t)tree_bytes, "last_used", when));
+			json_array_append_new(arr, json_pack("{s:s,s:I,s:s,s:b}", "name", name, "size_bytes",
+							     (json_int_t)bytes, "last_used", when, "in_use", busy));
 		else
-			printf("%-24s %14llu  %s\n", ents[i]->d_name, (unsigned long long)tree_bytes, when);
+			printf("%-24s %14llu  %-20s  %s\n", name, (unsigned long long)bytes, when,
+			       busy ? "in use" : "idle");
 		free(ents[i]);
 	}
 	if (n > 0)
 		free(ents);
+	if (bfd >= 0)
+		close(bfd);
 	if (json) {
 		char *s = json_dumps(arr, JSON_INDENT(2));
 		puts(s ? s : "[]");
