@@ -9,11 +9,14 @@
 # directory outside the session must stay intact. Part 2 removes the
 # session after the run, with links to the victim planted at every level.
 #
-# Verified to fail on the old code: with client/session.c's session_rm()
-# as it was before this branch (nftw + chmod/unlink by path, no lock; the
-# old sbx binary copied over $P/bin/sbx), checks 2-4 fail: rm ran during
-# the payload (exit 0), and in that run 2,987 of the victim's 3,000 files
-# were deleted, its 0700 directory made 0777.
+# Verified to fail on the old code: with the sbx client built from 1b5151b
+# (session_rm() as nftw + chmod()/unlink() by full path, no lock; that
+# binary copied over $P/bin/sbx), checks 2-4 fail: every rm attempt ran
+# during the payload instead of being refused, and the walk, sent through
+# the swapped-in symlink, deleted the caller's victim files (two runs: 2,618
+# and 2,966 of 3,000 deleted); the later checks fail with it (no in-use
+# state, no lock). The remover alone, racing without the lock, is tested in
+# tests/unit/test_rmtree.c.
 . "$(dirname "$0")/lib.sh"
 plan 16
 X=$T/xdg
@@ -75,6 +78,7 @@ rrc=$?
 diag "rm attempted $tries times while the payload ran, refused $refused" ${other:+"other:$other"}
 check "rm while the run holds the session: every attempt refused, exit 75, one line" \
 	sh -c '[ "$1" -gt 0 ] && [ "$2" = "$1" ]' _ "$tries" "$refused"
+diag "victim after part 1: $(find "$V" -mindepth 1 | wc -l) of 3001 entries, mode $(stat -c %a "$V"), sub $(stat -c %a "$V/sub")"
 check "rm while running: the victim outside the session is intact (3000 files, 0700)" victim_intact
 check "rm while running: the session is still there" [ -d "$S/x" ]
 check "the run itself finished normally" sh -c '[ "$1" = 0 ] && grep -q done "$2"' _ "$rrc" "$T/race.out"
