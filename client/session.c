@@ -122,9 +122,15 @@ int session_open(const char *name)
 		/* Shared with other runs, exclusive to `sbx session rm`, which
 		 * may hold it (briefly for `sbx session ls`): wait for it, then
 		 * make sure the directory was not removed while we waited. */
-		while (flock(fd, LOCK_SH) < 0)
-			if (errno != EINTR)
-				cli_die("--session", "%s/%s: cannot lock: %s", base, name, strerror(errno));
+		while (flock(fd, LOCK_SH) < 0) {
+			if (errno == EINTR)
+				continue;
+			/* a file system without flock: rm cannot see this run,
+			 * but its walk stays inside the session all the same */
+			cli_warn("--session", "%s/%s: cannot lock (%s): sbx session rm will not see this run",
+				 base, name, strerror(errno));
+			break;
+		}
 		if (still_there(bfd, name, fd))
 			break;
 		close(fd);
@@ -234,10 +240,12 @@ static int session_rm(const char *name)
 	 * payload must not be changing the tree while it is removed. The lock
 	 * is held until the directory itself is gone. */
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK)
-			cli_die("session rm", "%s: cannot lock: %s", path, strerror(errno));
-		cli_warn("session rm", "%s is in use by a running sbx run", name);
-		exit(SESSION_EXIT_IN_USE);
+		if (errno == EWOULDBLOCK) {
+			cli_warn("session rm", "%s is in use by a running sbx run", name);
+			exit(SESSION_EXIT_IN_USE);
+		}
+		cli_warn("session rm", "%s: cannot lock (%s): removing it without knowing whether it is in use",
+			 path, strerror(errno));
 	}
 	if (rmtree_contents(fd, &r) < 0) {
 		if (r.too_deep)
