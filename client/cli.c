@@ -187,11 +187,13 @@ void cli_usage_session(FILE *out)
 	      "~/.local/share/sbx/sessions), on your own disk and quota.\n"
 	      "\n"
 	      "Commands:\n"
-	      "  ls          list sessions: name, size in bytes (regular files), last use\n"
-	      "  rm NAME     remove session NAME and everything in it\n"
+	      "  ls          list sessions: name, size in bytes (regular files), last use,\n"
+	      "              and whether a running `sbx run --session` holds it (in use)\n"
+	      "  rm NAME     remove session NAME and everything in it, never following a\n"
+	      "              symbolic link; refused (exit 75) while NAME is in use\n"
 	      "\n"
 	      "Options:\n"
-	      "  --json      ls: print a JSON array of {name, size_bytes, last_used}\n"
+	      "  --json      ls: print a JSON array of {name, size_bytes, last_used, in_use}\n"
 	      "  -h, --help  show this help\n",
 	      out);
 }

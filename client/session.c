@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +17,8 @@
 #include "fail.h"
 #include "name.h"
 #include "proto.h"
+#include "rmtree.h"
+#include "treesize.h"
 
 /* $XDG_DATA_HOME/sbx/sessions or ~/.local/share/sbx/sessions */
 static void base_path(char *out, size_t len)
@@ -69,18 +71,13 @@ static void check_dir(int fd, const char *path)
 			path, (unsigned)(st.st_mode & 07777));
 }
 
-int session_open(const char *name)
+/* Open NAME in BFD (checked, created if missing); dies on refusal. */
+static int open_one(int bfd, const char *base, const char *name)
 {
-	char base[PATH_MAX], path[PATH_MAX + 80];
+	char path[PATH_MAX + 80];
 	struct stat st;
-	int bfd, fd;
+	int fd;
 
-	base_path(base, sizeof(base));
-	make_dirs(base);
-	bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (bfd < 0)
-		cli_die("--session", "%s: %s", base, strerror(errno));
-	check_dir(bfd, base);
 	snprintf(path, sizeof(path), "%s/%s", base, name);
 	if (mkdirat(bfd, name, 0700) < 0 && errno != EEXIST)
 		cli_die("--session", "%s: %s", path, strerror(errno));
@@ -96,58 +93,113 @@ int session_open(const char *name)
 	fd = openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		cli_die("--session", "%s: %s", path, strerror(errno));
-	close(bfd);
 	check_dir(fd, path);
+	return fd;
+}
+
+/* Is FD still the directory NAME of BFD (not removed meanwhile)? */
+static bool still_there(int bfd, const char *name, int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && fstatat(bfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+int session_open(const char *name)
+{
+	char base[PATH_MAX];
+	int bfd, fd;
+
+	base_path(base, sizeof(base));
+	make_dirs(base);
+	bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
+		cli_die("--session", "%s: %s", base, strerror(errno));
+	check_dir(bfd, base);
+	for (int tries = 0;; tries++) {
+		fd = open_one(bfd, base, name);
+		/* Shared with other runs, exclusive to `sbx session rm`, which
+		 * may hold it (briefly for `sbx session ls`): wait for it, then
+		 * make sure the directory was not removed while we waited. */
+		while (flock(fd, LOCK_SH) < 0) {
+			if (errno == EINTR)
+				continue;
+			/* a file system without flock: rm cannot see this run,
+			 * but its walk stays inside the session all the same */
+			cli_warn("--session", "%s/%s: cannot lock (%s): sbx session rm will not see this run",
+				 base, name, strerror(errno));
+			break;
+		}
+		if (still_there(bfd, name, fd))
+			break;
+		close(fd);
+		if (tries == 2)
+			cli_die("--session", "%s/%s: removed while starting (by sbx session rm?): try again", base,
+				name);
+	}
+	close(bfd);
 	futimens(fd, NULL); /* "last used" for sbx session ls */
 	return fd;
 }
 
-static uint64_t tree_bytes;
-
-static int add_size(const char *p, const struct stat *st, int type, struct FTW *f)
+/* Held by a running `sbx run --session`? Probes with a non-blocking
+ * exclusive lock, dropped at once (a run starting meanwhile waits for it). */
+static bool in_use(int fd)
 {
-	(void)p;
-	(void)f;
-	if (type == FTW_F && S_ISREG(st->st_mode))
-		tree_bytes += (uint64_t)st->st_size;
-	return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		flock(fd, LOCK_UN);
+		return false;
+	}
+	return errno == EWOULDBLOCK;
 }
 
 static int session_ls(bool json)
 {
-	char base[PATH_MAX], path[PATH_MAX + 300], when[32];
+	char base[PATH_MAX], when[32];
 	json_t *arr = json_array();
 	struct dirent **ents;
-	int n;
+	int n, bfd = -1;
 
 	base_path(base, sizeof(base));
 	n = scandir(base, &ents, NULL, alphasort);
 	if (n < 0 && errno != ENOENT)
 		cli_die("session", "%s: %s", base, strerror(errno));
+	if (n > 0 && (bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		cli_die("session", "%s: %s", base, strerror(errno));
 	if (!json && n > 0)
-		printf("%-24s %14s  %s\n", "NAME", "SIZE", "LAST USED (UTC)");
+		printf("%-24s %14s  %-20s  %s\n", "NAME", "SIZE", "LAST USED (UTC)", "STATE");
 	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
 		struct stat st;
 		struct tm tm;
+		uint64_t bytes;
+		bool busy;
+		int fd = name[0] == '.' ? -1 : openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-		snprintf(path, sizeof(path), "%s/%s", base, ents[i]->d_name);
-		if (ents[i]->d_name[0] == '.' || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			if (fd >= 0)
+				close(fd);
 			free(ents[i]);
 			continue;
 		}
-		tree_bytes = 0;
-		nftw(path, add_size, 16, FTW_PHYS);
+		busy = in_use(fd);
+		bytes = tree_size_bytes(fd);
+		close(fd);
 		gmtime_r(&st.st_mtime, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		if (json)
-			json_array_append_new(arr, json_pack("{s:s,s:I,s:s}", "name", ents[i]->d_name, "size_bytes",
-							     (json_int_t)tree_bytes, "last_used", when));
+			json_array_append_new(arr, json_pack("{s:s,s:I,s:s,s:b}", "name", name, "size_bytes",
+							     (json_int_t)bytes, "last_used", when, "in_use", busy));
 		else
-			printf("%-24s %14llu  %s\n", ents[i]->d_name, (unsigned long long)tree_bytes, when);
+			printf("%-24s %14llu  %-20s  %s\n", name, (unsigned long long)bytes, when,
+			       busy ? "in use" : "idle");
 		free(ents[i]);
 	}
 	if (n > 0)
 		free(ents);
+	if (bfd >= 0)
+		close(bfd);
 	if (json) {
 		char *s = json_dumps(arr, JSON_INDENT(2));
 		puts(s ? s : "[]");
@@ -157,45 +209,59 @@ static int session_ls(bool json)
 	return 0;
 }
 
-/* Directories the payload left without write or search permission would
- * stop the removal: give them back to the owner first (never following a
- * symlink: FTW_PHYS). */
-static int open_up(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-	(void)f;
-	if (type == FTW_D || type == FTW_DNR)
-		chmod(p, (st->st_mode & 07777) | 0700);
-	return 0;
-}
-
-static int rm_one(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-	(void)st;
-	(void)f;
-	if ((type == FTW_DP ? rmdir(p) : unlink(p)) < 0 && errno != ENOENT) {
-		cli_warn("session rm", "%s: %s", p, strerror(errno));
-		return 1;
-	}
-	return 0;
-}
-
 static int session_rm(const char *name)
 {
 	char base[PATH_MAX], path[PATH_MAX + 80];
+	struct rmtree_report r;
 	struct stat st;
+	int bfd, fd;
 
 	if (!code_name_valid(name))
 		cli_die("session rm", "'%s' is not a session name ([A-Za-z0-9._-], 1-64 characters, "
 			"not starting with '.')", name);
 	base_path(base, sizeof(base));
 	snprintf(path, sizeof(path), "%s/%s", base, name);
-	if (lstat(path, &st) < 0)
-		cli_die("session rm", "%s: no such session (%s)", name, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		cli_die("session rm", "%s: not a directory: refused", path);
-	nftw(path, open_up, 16, FTW_PHYS);
-	if (nftw(path, rm_one, 16, FTW_PHYS | FTW_DEPTH) != 0)
-		cli_die("session rm", "%s: not everything could be removed", path);
+	bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
+		cli_die("session rm", "%s: no such session (%s: %s)", name, base, strerror(errno));
+	fd = rmtree_opendir(bfd, name);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			cli_die("session rm", "%s: no such session (%s)", name, strerror(errno));
+		if (errno == ELOOP || errno == ENOTDIR)
+			cli_die("session rm", "%s: not a directory: refused", path);
+		cli_die("session rm", "%s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0)
+		cli_die("session rm", "%s: %s", path, strerror(errno));
+	if (st.st_uid != getuid())
+		cli_die("session rm", "%s: owned by uid %u, not by you: refused", path, (unsigned)st.st_uid);
+	/* Every `sbx run --session` holds a shared lock for its whole run: its
+	 * payload must not be changing the tree while it is removed. The lock
+	 * is held until the directory itself is gone. */
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK) {
+			cli_warn("session rm", "%s is in use by a running sbx run", name);
+			exit(SESSION_EXIT_IN_USE);
+		}
+		cli_warn("session rm", "%s: cannot lock (%s): removing it without knowing whether it is in use",
+			 path, strerror(errno));
+	}
+	if (rmtree_contents(fd, &r) < 0) {
+		if (r.too_deep)
+			cli_die("session rm", "%s/%s: directories nested deeper than %d levels: not removed "
+				"(%lu entries left; remove them with rm -rf)", path, r.first_path, RMTREE_MAX_DEPTH,
+				r.failed);
+		cli_die("session rm", "%s/%s: %s (%lu entries could not be removed)", path, r.first_path,
+			strerror(r.first_errno), r.failed);
+	}
+	/* still the directory we emptied (it was never the payload's to move) */
+	if (!still_there(bfd, name, fd))
+		cli_die("session rm", "%s: moved or replaced while it was removed: left alone", path);
+	if (unlinkat(bfd, name, AT_REMOVEDIR) < 0)
+		cli_die("session rm", "%s: %s", path, strerror(errno));
+	close(fd);
+	close(bfd);
 	return 0;
 }
 

@@ -10,9 +10,16 @@
  * at sbx/, sessions/ or NAME. Refuses (dies, exit 125, naming the path) a
  * directory that is a symlink, not owned by the caller, or writable by
  * group or others. Marks it used now (its mtime). Returns an O_RDONLY
- * O_DIRECTORY fd, close-on-exec.
+ * O_DIRECTORY fd, close-on-exec, holding flock(LOCK_SH) on the directory
+ * until it is closed (keep it open for the whole run, every attempt):
+ * `sbx session rm` refuses a session so locked. Waits while rm holds its
+ * exclusive lock, and starts again when rm removed the directory meanwhile.
  */
 int session_open(const char *name);
+
+/* Exit status of `sbx session rm NAME` when NAME is in use by a running
+ * `sbx run --session NAME` (sysexits.h EX_TEMPFAIL: try again later). */
+#define SESSION_EXIT_IN_USE 75
 
 /* `sbx session ARGS...` (argv[0] is "session"); returns the exit status. */
 int session_main(int argc, char **argv);
