@@ -292,7 +292,7 @@ static int conn_open(struct conn *c, struct sbx_audit *a)
 	if (sbx_audit_open(sbx_audit_path(a), 1, &c->own, err, sizeof(err)) < 0)
 		return -1;
 	c->db = sbx_audit_db(c->own);
-	if (sqlite3_exec(c->db, "PRAGMA mmap_size=2147418112", NULL, NULL, NULL) != SQLITE_OK ||
+	if (sqlite3_exec(c->db, "PRAGMA mmap_size=0", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(c->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
 	    conn_prepare(c, err, sizeof(err), sbx_audit_path(a)) < 0) {
 		conn_close(c);
