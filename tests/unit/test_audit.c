@@ -363,6 +363,8 @@ static void test_columns(void **state)
 	struct sbx_artifact arts[2];
 	struct sbx_record r;
 	struct sbx_cols c;
+	char hex[65];
+	int i;
 
 	(void)state;
 	fill(&r, SBX_REC_END, 1, arts);
@@ -371,6 +373,14 @@ static void test_columns(void **state)
 	assert_string_equal(c.v[SBX_COL_KIND].s, "end");
 	assert_int_equal(c.v[SBX_COL_LIMIT_FIRED].type, SBX_COL_NULL);
 	assert_non_null(strstr(c.artifacts_json, "\"name\":\"bad\xef\xbf\xbd name.bin\""));
+	/* every byte value in the digest: hex as sodium_bin2hex writes it */
+	for (i = 0; i < 32; i++)
+		r.code_sha256[i] = (unsigned char)(i * 8 + 7 * (i & 1));
+	sodium_bin2hex(hex, sizeof(hex), r.code_sha256, 32);
+	sbx_cols_free(&c);
+	assert_int_equal(sbx_record_columns(&r, &c, NULL, 0), 0);
+	assert_int_equal(c.v[SBX_COL_CODE_SHA256].n, 64);
+	assert_string_equal(c.v[SBX_COL_CODE_SHA256].s, hex);
 	sbx_cols_free(&c);
 }
 
