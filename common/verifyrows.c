@@ -19,6 +19,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,9 +421,16 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* The processors this process may run on (taskset, cpusets), not all. */
 static int auto_threads(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	else
+		n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (n < 2)
 		return 1;
