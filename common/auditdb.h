@@ -43,7 +43,7 @@ struct sbx_cols {
 	struct sbx_colval v[SBX_NCOLS];
 	char time[48];
 	char code_hex[65];
-	char *artifacts_json; /* malloc'd */
+	char *artifacts_json; /* malloc'd; NULL when there are none ("[]") */
 };
 
 /*

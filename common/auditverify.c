@@ -21,9 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Result columns after the derived ones. */
-enum { C_BLOB = SBX_NCOLS, C_LEAF, C_CHAIN, C_SIG, C_ORIGIN, C_TOTAL };
-
 struct walk {
 	struct sbx_audit *a;
 	const unsigned char *pk;
@@ -128,133 +125,23 @@ static void ea(struct sbx_verify_report *rep, const char *expected, const char *
 	snprintf(f->actual, sizeof(f->actual), "%s", actual);
 }
 
-/* Printable ASCII rendering of stored bytes for a finding, cut short. */
-static void show(char *out, size_t outlen, const unsigned char *s, size_t n)
-{
-	size_t o = 0, i;
-
-	for (i = 0; i < n && o + 8 < outlen; i++) {
-		if (i == 40) {
-			o += (size_t)snprintf(out + o, outlen - o, "...");
-			break;
-		}
-		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\'' && s[i] != '\\')
-			out[o++] = (char)s[i];
-		else
-			o += (size_t)snprintf(out + o, outlen - o, "\\x%02x", s[i]);
-	}
-	out[o] = '\0';
-}
-
-static void show_expected(char *out, size_t outlen, const struct sbx_colval *v)
-{
-	char tmp[200];
-
-	if (v->type == SBX_COL_INT) {
-		snprintf(out, outlen, "%" PRId64, v->i);
-	} else if (v->type == SBX_COL_TEXT) {
-		show(tmp, sizeof(tmp), (const unsigned char *)v->s, v->n);
-		snprintf(out, outlen, "'%s'", tmp);
-	} else {
-		snprintf(out, outlen, "NULL");
-	}
-}
-
-static void show_stored(char *out, size_t outlen, sqlite3_stmt *st, int i)
-{
-	char tmp[200];
-
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		snprintf(out, outlen, "%" PRId64, (int64_t)sqlite3_column_int64(st, i));
-		break;
-	case SQLITE_TEXT:
-		show(tmp, sizeof(tmp), sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
-		snprintf(out, outlen, "'%s'", tmp);
-		break;
-	case SQLITE_NULL:
-		snprintf(out, outlen, "NULL");
-		break;
-	case SQLITE_FLOAT:
-		snprintf(out, outlen, "%g", sqlite3_column_double(st, i));
-		break;
-	default:
-		snprintf(out, outlen, "a %d-byte blob", sqlite3_column_bytes(st, i));
-		break;
-	}
-}
-
-static int col_equal(sqlite3_stmt *st, int i, const struct sbx_colval *v)
-{
-	int t = sqlite3_column_type(st, i);
-
-	switch (v->type) {
-	case SBX_COL_INT:
-		return t == SQLITE_INTEGER && sqlite3_column_int64(st, i) == v->i;
-	case SBX_COL_TEXT:
-		if (t != SQLITE_TEXT)
-			return 0;
-		{
-			const unsigned char *s = sqlite3_column_text(st, i);
-			size_t n = (size_t)sqlite3_column_bytes(st, i);
-			return n == v->n && (n == 0 || memcmp(s, v->s, n) == 0);
-		}
-	default:
-		return t == SQLITE_NULL;
-	}
-}
-
-static void check_columns(struct walk *w, sqlite3_stmt *st, int64_t seq,
-			  const struct sbx_record *rec)
-{
-	struct sbx_cols cols;
-	char stored[256], want[256], more[200] = "";
-	int i, first = -1;
-	size_t mo = 0;
-
-	if (sbx_record_columns(rec, &cols, NULL, 0) < 0) {
-		w->oom = 1;
-		return;
-	}
-	for (i = 0; i < SBX_NCOLS; i++) {
-		if (col_equal(st, i, &cols.v[i]))
-			continue;
-		if (first < 0) {
-			first = i;
-			show_stored(stored, sizeof(stored), st, i);
-			show_expected(want, sizeof(want), &cols.v[i]);
-		} else if (mo + 40 < sizeof(more)) {
-			mo += (size_t)snprintf(more + mo, sizeof(more) - mo, "%s%s",
-					       mo ? ", " : "; also ", sbx_audit_colnames[i]);
-		}
-	}
-	if (first >= 0)
-		add(w->rep, &w->oom, seq, SBX_FIND_COLUMNS_MISMATCH,
-		    "column %s is %s but the blob says %s%s",
-		    sbx_audit_colnames[first], stored, want, more);
-	if (first >= 0)
-		ea(w->rep, want, stored);
-	sbx_cols_free(&cols);
-}
-
 /* Returns 1 if the blob is intact (decode and columns can be checked). */
-static int check_leaf(struct walk *w, sqlite3_stmt *st, int64_t seq,
-		      const unsigned char *blob, size_t blen, unsigned char use_leaf[32])
+static int check_leaf(struct walk *w, const struct vfy_row *row, unsigned char use_leaf[32])
 {
-	const unsigned char *leaf = sqlite3_column_blob(st, C_LEAF);
-	const unsigned char *chain = sqlite3_column_blob(st, C_CHAIN);
-	int leaf_len = sqlite3_column_bytes(st, C_LEAF);
-	unsigned char computed[32], via[32];
+	const unsigned char *leaf = row->sleaf;
+	const unsigned char *computed = row->leaf;
+	int64_t seq = row->seq;
+	unsigned char via[32];
 
-	sbx_audit_leaf(blob, blen, computed);
-	if (leaf_len == 32 && sodium_memcmp(computed, leaf, 32) == 0) {
+	/* memcmp: every value here is public, no secret to time */
+	if (row->leaf_len == 32 && memcmp(computed, leaf, 32) == 0) {
 		memcpy(use_leaf, leaf, 32);
 		return 1;
 	}
 	/* Which one changed? If the blob still extends the stored chain, the
 	 * blob is original and only the stored leaf column was edited. */
 	sbx_audit_chain(w->prev, computed, via);
-	if (sqlite3_column_bytes(st, C_CHAIN) == 32 && sodium_memcmp(via, chain, 32) == 0) {
+	if (row->chain_len == 32 && memcmp(via, row->chain, 32) == 0) {
 		add(w->rep, &w->oom, seq, SBX_FIND_RECORD_MODIFIED,
 		    "stored leaf hash altered (the blob still matches the chain)");
 		memcpy(use_leaf, computed, 32);
@@ -264,37 +151,48 @@ static int check_leaf(struct walk *w, sqlite3_stmt *st, int64_t seq,
 	    "blob does not match its leaf hash (record contents altered)");
 	{
 		char e[80], g[80];
-		vfy_hex(e, sizeof(e), leaf_len == 32 ? leaf : computed, 32);
+		vfy_hex(e, sizeof(e), row->leaf_len == 32 ? leaf : computed, 32);
 		vfy_hex(g, sizeof(g), computed, 32);
 		ea(w->rep, e, g);
 	}
-	memcpy(use_leaf, leaf_len == 32 ? leaf : computed, 32);
+	memcpy(use_leaf, row->leaf_len == 32 ? leaf : computed, 32);
 	return 0;
 }
 
-static void check_chain_sig(struct walk *w, sqlite3_stmt *st, int64_t seq,
+/* The link from w->prev over leaf; the reader's precomputed one when it
+ * started from the same values. */
+static void next_link(const struct walk *w, const struct vfy_row *row,
+		      const unsigned char leaf[32], unsigned char out[32])
+{
+	if (row->has_spec && memcmp(w->prev, row[-1].chain, 32) == 0 &&
+	    memcmp(leaf, row->leaf, 32) == 0)
+		memcpy(out, row->spec, 32);
+	else
+		sbx_audit_chain(w->prev, leaf, out);
+}
+
+static void check_chain_sig(struct walk *w, const struct vfy_row *row,
 			    const unsigned char leaf[32])
 {
-	const unsigned char *chain = sqlite3_column_blob(st, C_CHAIN);
-	const unsigned char *sig = sqlite3_column_blob(st, C_SIG);
-	const char *origin = (const char *)sqlite3_column_text(st, C_ORIGIN);
-	size_t olen = (size_t)sqlite3_column_bytes(st, C_ORIGIN);
-	int chain_len = sqlite3_column_bytes(st, C_CHAIN);
-	int sig_len = sqlite3_column_bytes(st, C_SIG);
+	const unsigned char *chain = row->chain;
+	const unsigned char *sig = row->sig;
+	const char *origin = row->origin;
+	size_t olen = row->olen;
+	int chain_len = row->chain_len;
+	int sig_len = row->sig_len;
+	int64_t seq = row->seq;
 	unsigned char expected[32];
 	const unsigned char *stored_ok = NULL; /* chain, when it extends prev */
 	int sig_done = 0;
 
-	if (origin == NULL)
-		origin = "";
-	sbx_audit_chain(w->prev, leaf, expected);
-	if (chain_len == 32 && sodium_memcmp(expected, chain, 32) == 0)
+	next_link(w, row, leaf, expected);
+	if (chain_len == 32 && memcmp(expected, chain, 32) == 0)
 		stored_ok = chain;
 	if (chain_len != 32) {
 		add(w->rep, &w->oom, seq, SBX_FIND_CHAIN_BROKEN,
 		    "stored chain value is %d bytes, not 32", chain_len);
 		chain = expected;
-	} else if (sodium_memcmp(expected, chain, 32) != 0) {
+	} else if (memcmp(expected, chain, 32) != 0) {
 		if (sig_len == crypto_sign_BYTES &&
 		    sbx_audit_sig_ok(w->pk, origin, olen, (uint64_t)seq, expected, sig)) {
 			add(w->rep, &w->oom, seq, SBX_FIND_CHAIN_BROKEN,
@@ -317,11 +215,12 @@ static void check_chain_sig(struct walk *w, sqlite3_stmt *st, int64_t seq,
 		if (w->full) {
 			vfy_sigs_queue(&w->sigs, seq, chain, sig, origin, olen, w->rep, &w->oom);
 		} else {
+			/* the row holds the origin already cut as the job wants it */
 			w->have_last = 1;
 			w->last.seq = seq;
 			memcpy(w->last.chain, chain, 32);
 			memcpy(w->last.sig, sig, crypto_sign_BYTES);
-			w->last.olen = olen > SBX_ORIGIN_MAX ? SBX_ORIGIN_MAX + 1 : olen;
+			w->last.olen = olen;
 			memcpy(w->last.origin, origin, olen > SBX_ORIGIN_MAX ? SBX_ORIGIN_MAX : olen);
 		}
 	} else if (!sig_done) {
@@ -368,87 +267,62 @@ static void check_seq(struct walk *w, int64_t seq)
  * time is taken before its append waits for the lock (busy timeout 10 s),
  * so concurrent runs legitimately land up to that much out of order. */
 #define TIME_SLACK_NS (10LL * 1000000000)
-static void check_time(struct walk *w, int64_t seq, const struct sbx_record *rec)
+static void check_time(struct walk *w, const struct vfy_row *row)
 {
-	if (strcmp(rec->boot_id, w->last_boot) == 0 && rec->realtime_ns < w->last_rt - TIME_SLACK_NS) {
+	if (strcmp(row->boot_id, w->last_boot) == 0 && row->realtime_ns < w->last_rt - TIME_SLACK_NS) {
 		char e[48], g[48];
 		sbx_iso_time(w->last_rt, e, sizeof(e));
-		sbx_iso_time(rec->realtime_ns, g, sizeof(g));
-		vfy_add(w->rep, &w->oom, seq, SBX_FIND_TIME_BACKWARDS, e, g,
+		sbx_iso_time(row->realtime_ns, g, sizeof(g));
+		vfy_add(w->rep, &w->oom, row->seq, SBX_FIND_TIME_BACKWARDS, e, g,
 			"realtime is %.3f s earlier than the previous record's in the same boot",
-			(double)(w->last_rt - rec->realtime_ns) / 1e9);
+			(double)(w->last_rt - row->realtime_ns) / 1e9);
 	}
-	snprintf(w->last_boot, sizeof(w->last_boot), "%s", rec->boot_id);
-	w->last_rt = rec->realtime_ns;
+	memcpy(w->last_boot, row->boot_id, sizeof(w->last_boot));
+	w->last_rt = row->realtime_ns;
 }
 
-static void check_row(struct walk *w, sqlite3_stmt *st)
+/* Copy a finding the reader made for this record. */
+static void add_found(struct walk *w, const struct vfy_chunk *c, const struct vfy_row *row)
 {
-	int64_t seq = sqlite3_column_int64(st, 0);
-	const unsigned char *blob = sqlite3_column_blob(st, C_BLOB);
-	size_t blen = (size_t)sqlite3_column_bytes(st, C_BLOB);
+	const struct sbx_finding *f = &c->found.findings[row->finding];
+
+	vfy_add(w->rep, &w->oom, f->seq, f->kind, f->expected, f->actual, "%s", f->what);
+}
+
+static void check_row(struct walk *w, const struct vfy_chunk *c, const struct vfy_row *row)
+{
 	unsigned char leaf[32];
-	struct sbx_record rec;
-	char why[200];
 
 	w->rep->n_records++;
-	check_seq(w, seq);
-	if (blob == NULL)
-		blob = (const unsigned char *)"";
-	if (check_leaf(w, st, seq, blob, blen, leaf)) {
-		if (sbx_record_decode(blob, blen, &rec, why, sizeof(why)) < 0) {
-			add(w->rep, &w->oom, seq, SBX_FIND_UNDECODABLE, "%s", why);
-		} else {
-			check_columns(w, st, seq, &rec);
-			check_time(w, seq, &rec);
-			sbx_record_free(&rec);
-		}
+	check_seq(w, row->seq);
+	if (check_leaf(w, row, leaf)) {
+		if (row->finding >= 0)
+			add_found(w, c, row);
+		if (row->decoded)
+			check_time(w, row);
 	}
-	check_chain_sig(w, st, seq, leaf);
-	vfy_ckpt_leaf(&w->ckpt, seq, leaf, w->rep, &w->oom);
+	check_chain_sig(w, row, leaf);
+	vfy_ckpt_leaf(&w->ckpt, row->seq, leaf, w->rep, &w->oom);
 }
 
-static char *select_sql(void)
+static int walk_records(struct walk *w, const struct sbx_verify_opts *opts,
+			char *err, size_t errlen)
 {
+	struct vfy_reader *r;
+	const struct vfy_chunk *c;
 	size_t i;
-	char *sql = malloc(1024), *p;
 
-	if (sql == NULL)
-		return NULL;
-	p = sql + sprintf(sql, "SELECT ");
-	for (i = 0; i < SBX_NCOLS; i++)
-		p += sprintf(p, "%s,", sbx_audit_colnames[i]);
-	sprintf(p, "blob,leaf,chain,sig,origin FROM records ORDER BY seq");
-	return sql;
-}
-
-static int walk_records(struct walk *w, char *err, size_t errlen)
-{
-	sqlite3 *db = sbx_audit_db(w->a);
-	sqlite3_stmt *st = NULL;
-	char *sql = select_sql();
-	int rc;
-
-	if (sql == NULL || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: read records: %s", sbx_audit_path(w->a),
-			 sql ? sqlite3_errmsg(db) : "out of memory");
-		free(sql);
+	if (vfy_reader_start(&r, w->a, opts->threads, opts->chunk_rows, err, errlen) < 0)
 		return -1;
-	}
-	free(sql);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !w->oom)
-		check_row(w, st);
-	sqlite3_finalize(st);
+	while (!w->oom && (c = vfy_reader_next(r, err, errlen)) != NULL)
+		for (i = 0; i < c->n && !w->oom; i++)
+			check_row(w, c, &c->rows[i]);
+	vfy_reader_free(r);
 	if (w->oom) {
 		snprintf(err, errlen, "%s: verify: out of memory", sbx_audit_path(w->a));
 		return -1;
 	}
-	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "%s: read records: %s", sbx_audit_path(w->a),
-			 sqlite3_errmsg(db));
-		return -1;
-	}
-	return 0;
+	return err[0] ? -1 : 0;
 }
 
 /* seq of the first START that ran this code, for naming the finding. */
@@ -490,7 +364,7 @@ static int walk_code(struct walk *w, struct sbx_verify_report *found,
 		size_t binlen = 0;
 		char shown[200];
 
-		show(shown, sizeof(shown), key ? key : (const unsigned char *)"", (size_t)keylen);
+		vfy_show(shown, sizeof(shown), key ? key : (const unsigned char *)"", (size_t)keylen);
 		if (key == NULL || keylen != 64 ||
 		    sodium_hex2bin(want, 32, (const char *)key, 64, NULL, &binlen, NULL) != 0 ||
 		    binlen != 32) {
@@ -621,7 +495,7 @@ int sbx_audit_verify_opts(struct sbx_audit *a, const unsigned char *pk,
 	}
 	if (vfy_ckpt_load(&w->ckpt, a, pk, opts, rep, &w->oom, err, errlen) == 0 &&
 	    vfy_ckpt_base(&w->ckpt, a, pk, rep, &w->oom) == 0 &&
-	    walk_records(w, err, errlen) == 0 && walk_code(w, &code, err, errlen) == 0) {
+	    walk_records(w, opts, err, errlen) == 0 && walk_code(w, &code, err, errlen) == 0) {
 		rep->last_seq = (uint64_t)(w->expect - 1);
 		memcpy(rep->last_chain, w->prev, 32);
 		sbx_mtree_root(&w->ckpt.tree, rep->root);

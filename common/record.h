@@ -238,6 +238,13 @@ struct sbx_verify_opts {
 	 * by pk. state_len bytes. */
 	const char *state_note;
 	size_t state_len;
+	/* Reader threads, each with its own read-only connection to the same
+	 * file: 0 picks one per CPU (at most 4; none on one CPU), 1 reads on
+	 * the caller's connection only. The findings are the same either way. */
+	int threads;
+	/* Records per unit of work handed to a reader (0: 4096). Small values
+	 * only for tests of the boundaries between units. */
+	unsigned chunk_rows;
 };
 
 /*

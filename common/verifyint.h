@@ -19,6 +19,66 @@ void vfy_add(struct sbx_verify_report *rep, int *oom, int64_t seq,
 /* First n bytes of h as lower-case hex with "..." (for expected/actual). */
 void vfy_hex(char *out, size_t outlen, const unsigned char *h, size_t n);
 
+/* Printable ASCII rendering of stored bytes for a finding, cut short. */
+void vfy_show(char *out, size_t outlen, const unsigned char *s, size_t n);
+
+/*
+ * One record as read, with the work that needs no walk state already done
+ * by a reader (verifyrows.c): the leaf recomputed from the blob, the blob
+ * decoded and the SQL columns compared with it. Stored values are kept
+ * only as far as the walk uses them: leaf, chain and sig when they have
+ * their right length (the walk looks at nothing else), the origin cut
+ * after SBX_ORIGIN_MAX + 1 bytes (longer never verifies).
+ */
+struct vfy_row {
+	int64_t seq;
+	unsigned char leaf[32];       /* recomputed: SHA-256(0x00 || blob) */
+	unsigned char sleaf[32];      /* stored leaf, when leaf_len is 32 */
+	unsigned char chain[32];      /* stored chain, when chain_len is 32 */
+	/* SHA-256 chain link from the previous row's stored chain and leaf:
+	 * what the walk computes whenever it continues from that stored value
+	 * with the recomputed leaf (the usual case), so it need not hash. */
+	unsigned char spec[32];
+	unsigned char sig[crypto_sign_BYTES];
+	int leaf_len, chain_len, sig_len;
+	int has_spec;                 /* spec is set (previous row in this chunk, chain 32 bytes) */
+	int decoded;                  /* blob decoded: boot_id and realtime_ns are set */
+	int finding;                  /* index into the chunk's findings (undecodable or
+				       * columns-mismatch, reported if the blob is intact), or -1 */
+	size_t olen;                  /* origin bytes, SBX_ORIGIN_MAX + 1 when longer */
+	int64_t realtime_ns;
+	char boot_id[40];
+	char origin[SBX_ORIGIN_MAX + 1];
+};
+
+/* Consecutive records in seq order. */
+struct vfy_chunk {
+	struct vfy_row *rows;
+	size_t n, cap;
+	struct sbx_verify_report found; /* findings of single records (see finding) */
+	int oom;
+};
+
+/*
+ * Readers: the records with seq up to the largest seq in the caller's read
+ * transaction (begun on a's connection), cut into chunks of consecutive seq
+ * ranges of at most chunk_rows records, read and prepared by `threads`
+ * threads on their own read-only connections (1: by the caller, on a's
+ * connection, inside vfy_reader_next) and handed back in seq order. A
+ * thread whose connection cannot be opened is not started; with none the
+ * caller reads. Each reader opens its own snapshot: rows that a writer
+ * appends meanwhile lie above the range; rows edited meanwhile are seen
+ * as one reader saw them, and everything verified is what was read.
+ */
+struct vfy_reader;
+int vfy_reader_start(struct vfy_reader **out, struct sbx_audit *a, int threads,
+		     unsigned chunk_rows, char *err, size_t errlen);
+/* The next chunk (valid until the next call), or NULL: the end when
+ * err[0] is '\0', else a read error or out of memory in err. */
+const struct vfy_chunk *vfy_reader_next(struct vfy_reader *r, char *err, size_t errlen);
+/* Stops and joins the threads, closes their connections, frees r. */
+void vfy_reader_free(struct vfy_reader *r);
+
 /* Checkpoints: verified against pk before the walk, then compared with the
  * root of each prefix of the leaves as the walk reaches its size. */
 struct vfy_ckpt {

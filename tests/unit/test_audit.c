@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "auditdb.h"
 #include "record.h"
@@ -360,6 +363,8 @@ static void test_columns(void **state)
 	struct sbx_artifact arts[2];
 	struct sbx_record r;
 	struct sbx_cols c;
+	char hex[65];
+	int i;
 
 	(void)state;
 	fill(&r, SBX_REC_END, 1, arts);
@@ -368,7 +373,96 @@ static void test_columns(void **state)
 	assert_string_equal(c.v[SBX_COL_KIND].s, "end");
 	assert_int_equal(c.v[SBX_COL_LIMIT_FIRED].type, SBX_COL_NULL);
 	assert_non_null(strstr(c.artifacts_json, "\"name\":\"bad\xef\xbf\xbd name.bin\""));
+	/* every byte value in the digest: hex as sodium_bin2hex writes it */
+	for (i = 0; i < 32; i++)
+		r.code_sha256[i] = (unsigned char)(i * 8 + 7 * (i & 1));
+	sodium_bin2hex(hex, sizeof(hex), r.code_sha256, 32);
 	sbx_cols_free(&c);
+	assert_int_equal(sbx_record_columns(&r, &c, NULL, 0), 0);
+	assert_int_equal(c.v[SBX_COL_CODE_SHA256].n, 64);
+	assert_string_equal(c.v[SBX_COL_CODE_SHA256].s, hex);
+	sbx_cols_free(&c);
+}
+
+/* The columns of a record without artifacts: "[]", as jansson writes an
+ * empty array (the writer's own columns come from the same function). */
+static void test_columns_no_artifacts(void **state)
+{
+	struct sbx_record r;
+	struct sbx_cols c;
+	json_t *arr = json_array();
+	char *want = json_dumps(arr, JSON_COMPACT);
+
+	(void)state;
+	fill(&r, SBX_REC_END, 1, NULL);
+	assert_int_equal(sbx_record_columns(&r, &c, NULL, 0), 0);
+	assert_int_equal(c.v[SBX_COL_ARTIFACTS].type, SBX_COL_TEXT);
+	assert_int_equal(c.v[SBX_COL_ARTIFACTS].n, strlen(want));
+	assert_memory_equal(c.v[SBX_COL_ARTIFACTS].s, want, strlen(want));
+	sbx_cols_free(&c);
+	free(want);
+	json_decref(arr);
+}
+
+/* What sbx_iso_time did with gmtime_r and snprintf (log format 1: the
+ * time column must not change). */
+static int iso_ref(int64_t ns, char *buf, size_t len)
+{
+	int64_t sec = ns / 1000000000, rem = ns % 1000000000;
+	struct tm tm;
+	time_t t;
+
+	if (rem < 0) {
+		rem += 1000000000;
+		sec--;
+	}
+	t = (time_t)sec;
+	if (gmtime_r(&t, &tm) == NULL || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900)
+		return -1;
+	if (snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+		     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		     (int)(rem / 1000000)) >= (int)len)
+		return -1;
+	return 0;
+}
+
+static void iso_same(int64_t ns)
+{
+	char a[48], b[48];
+	int ra = sbx_iso_time(ns, a, sizeof(a)), rb = iso_ref(ns, b, sizeof(b));
+
+	if (ra != rb || (ra == 0 && strcmp(a, b) != 0))
+		fail_msg("sbx_iso_time(%lld): %d '%s', gmtime %d '%s'", (long long)ns,
+			 ra, ra == 0 ? a : "", rb, rb == 0 ? b : "");
+}
+
+static void test_iso_time(void **state)
+{
+	const int64_t s = 1000000000;
+	/* edges: 1970, leap days, centuries, the ends of int64 nanoseconds
+	 * (1677 and 2262: years outside 0..9999 cannot occur) */
+	const int64_t edge[] = {
+		0, -1, 1, s - 1, -s, -s - 1, 86400 * s - 1, 86400 * s, -86400 * s,
+		951782400 * s, 951868800 * s, 951868800 * s - 1, 4107542400 * s,
+		4107628800 * s, -2208988800 * s, -2208988800 * s - 1,
+		1714564800123456789LL, INT64_MIN, INT64_MAX, INT64_MIN + 1, INT64_MAX - 1,
+	};
+	char buf[24];
+	size_t i;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	(void)state;
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		iso_same(edge[i]);
+	for (i = 0; i < 200000; i++) {
+		/* xorshift over all of int64, and over years 0..9999 */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		iso_same((int64_t)x);
+		iso_same((int64_t)(x % 4000000000ULL) * s); /* whole seconds, 1970..2096 */
+	}
+	assert_int_equal(sbx_iso_time(0, buf, sizeof(buf)), -1); /* no room for the NUL */
 }
 
 /* ---- the log ---- */
@@ -695,6 +789,8 @@ int main(void)
 		cmocka_unit_test(test_decode_rejects),
 		cmocka_unit_test(test_encode_rejects),
 		cmocka_unit_test(test_columns),
+		cmocka_unit_test(test_columns_no_artifacts),
+		cmocka_unit_test(test_iso_time),
 		T(test_verify_clean),
 		T(test_file_mode),
 		T(test_tamper_column),
