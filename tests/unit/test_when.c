@@ -1,5 +1,6 @@
 /*
- * sbx-audit search --since/--until: keywords relative to the local day,
+ * sbx-audit search and report --since/--until (common/auditwhen.c), and
+ * rotate --older-than ages (common/units.c): keywords relative to the local day,
  * ISO 8601 dates and date-times in local time or with an offset, and the
  * values that must be refused. Local time is fixed per test through TZ
  * (POSIX rules, so no tzdata is needed).
@@ -15,6 +16,7 @@
 #include <time.h>
 
 #include "auditwhen.h"
+#include "units.h"
 
 #define NS 1000000000LL
 #define CET "CET-1CEST,M3.5.0,M10.5.0/3"
@@ -109,6 +111,42 @@ static void test_iso(void **state)
 	assert_int_equal(parse("2026-01-14", now), (int64_t)utc(2026, 1, 14, 0, 0, 0) * NS);
 }
 
+/* A second, independent set of expected values (epoch seconds worked out
+ * by hand) for the same parser, in UTC. Wednesday 2026-01-07T15:30:45Z. */
+#define WED 1767799845LL
+
+static void test_utc_fixed(void **state)
+{
+	time_t now = (time_t)WED;
+
+	(void)state;
+	tz("UTC0");
+	assert_int_equal(parse("1970-01-01", now), 0);
+	assert_int_equal(parse("2026-01-07", now), 1767744000LL * NS);
+	assert_int_equal(parse("2026-01-07T15:30", now), 1767799800LL * NS);
+	assert_int_equal(parse("2026-01-07 15:30:45", now), WED * NS);
+	assert_int_equal(parse("2026-01-07T15:30:45Z", now), WED * NS);
+	assert_int_equal(parse("2026-01-07T15:30:45.25Z", now), WED * NS + NS / 4);
+	assert_int_equal(parse("2026-01-07T15:30:45.123456789Z", now), WED * NS + 123456789);
+	assert_int_equal(parse("2026-01-07T16:30:45+01:00", now), WED * NS);
+	assert_int_equal(parse("2026-01-07T14:00:45-01:30", now), WED * NS);
+	assert_int_equal(parse("2024-02-29", now), 1709164800LL * NS); /* leap day */
+	assert_int_equal(parse("now", now), WED * NS);
+	assert_int_equal(parse("today", now), 1767744000LL * NS);
+	assert_int_equal(parse("yesterday", now), (1767744000LL - 86400) * NS);
+	assert_int_equal(parse("this-week", now), (1767744000LL - 2 * 86400) * NS); /* Monday 5th */
+	assert_int_equal(parse("this-month", now), 1767225600LL * NS);
+	/* 1970-01-01 local in CET is 23:00Z the day before: before the epoch */
+	tz(CET);
+	{
+		char err[256];
+		int64_t ns = 7;
+		assert_int_equal(sbx_when_parse("1970-01-01", now, &ns, err, sizeof(err)), -1);
+		assert_int_equal(ns, 7);
+	}
+	tz("UTC0");
+}
+
 static void test_refused(void **state)
 {
 	static const char *const bad[] = {
@@ -118,6 +156,7 @@ static void test_refused(void **state)
 		"2026-01-14T10:00:00.", "2026-01-14T10:00:00.1234567890Z", "2026-01-14T10:00+5",
 		"2026-01-14T10:00+24:00", "1969-12-31", "2026-01-14T10:00Z junk",
 		"123456789012345678901234567890123456789012345678901234567890123456789",
+		"2026-01-07T12:00:00ZZ", "NOW", "2026-01-07Z", "1970-01-01T00:00+01:00",
 	};
 	char err[256];
 	int64_t ns;
@@ -135,13 +174,38 @@ static void test_refused(void **state)
 	assert_int_equal(sbx_when_parse(NULL, 0, &ns, err, sizeof(err)), -1);
 }
 
+static void test_age(void **state)
+{
+	static const char *const bad[] = {"", "90", "0d", "d", "1y", "1.5d", "-1d", "1dd",
+					  "99999999999999999999s", "40000d", NULL};
+	int64_t v;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(sbx_parse_age("45s", &v), 0);
+	assert_true(v == 45);
+	assert_int_equal(sbx_parse_age("90m", &v), 0);
+	assert_true(v == 5400);
+	assert_int_equal(sbx_parse_age("12h", &v), 0);
+	assert_true(v == 43200);
+	assert_int_equal(sbx_parse_age("90d", &v), 0);
+	assert_true(v == 90 * 86400);
+	assert_int_equal(sbx_parse_age("2w", &v), 0);
+	assert_true(v == 14 * 86400);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (sbx_parse_age(bad[i], &v) == 0)
+			fail_msg("accepted '%s'", bad[i] ? bad[i] : "(null)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keywords_utc),
 		cmocka_unit_test(test_keywords_local),
 		cmocka_unit_test(test_iso),
+		cmocka_unit_test(test_utc_fixed),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_age),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
