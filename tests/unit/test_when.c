@@ -45,6 +45,46 @@ static int64_t parse(const char *s, time_t now)
 	return ns;
 }
 
+/* A keyword at a given UTC now, and the UTC instant it must name. */
+struct kcase {
+	const char *s;
+	int now[6], want[6];
+};
+
+static void expect_table(const struct kcase *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		time_t now = utc(c[i].now[0], c[i].now[1], c[i].now[2], c[i].now[3],
+				 c[i].now[4], c[i].now[5]);
+		time_t want = utc(c[i].want[0], c[i].want[1], c[i].want[2], c[i].want[3],
+				  c[i].want[4], c[i].want[5]);
+		if (parse(c[i].s, now) != (int64_t)want * NS)
+			fail_msg("case %zu: '%s'", i, c[i].s);
+	}
+}
+
+static const struct kcase utc_cases[] = {
+	/* yesterday across a month and a year boundary */
+	{"yesterday", {2026, 1, 1, 8, 0, 0}, {2025, 12, 31, 0, 0, 0}},
+	/* weeks start on Monday: a Sunday belongs to the week before */
+	{"this-week", {2026, 1, 18, 12, 0, 0}, {2026, 1, 12, 0, 0, 0}},
+	/* on Monday itself, this-week is today */
+	{"this-week", {2026, 1, 12, 0, 0, 1}, {2026, 1, 12, 0, 0, 0}},
+};
+
+static const struct kcase cet_cases[] = {
+	/* 15:30Z is 16:30 CET: local midnight is 23:00Z the day before */
+	{"today", {2026, 1, 14, 15, 30, 0}, {2026, 1, 13, 23, 0, 0}},
+	/* 23:30Z on the 14th is already the 15th in CET */
+	{"today", {2026, 1, 14, 23, 30, 0}, {2026, 1, 14, 23, 0, 0}},
+	/* summer time: midnight CEST is 22:00Z */
+	{"yesterday", {2026, 7, 2, 12, 0, 0}, {2026, 6, 30, 22, 0, 0}},
+	/* this-month across the switch to summer time (29 March 2026) */
+	{"this-month", {2026, 3, 30, 12, 0, 0}, {2026, 2, 28, 23, 0, 0}},
+};
+
 /* 2026-01-14 is a Wednesday. */
 static void test_keywords_utc(void **state)
 {
@@ -59,15 +99,7 @@ static void test_keywords_utc(void **state)
 	assert_int_equal(parse("this-week", now), (int64_t)utc(2026, 1, 12, 0, 0, 0) * NS);
 	assert_int_equal(parse("this-month", now), (int64_t)utc(2026, 1, 1, 0, 0, 0) * NS);
 	assert_int_equal(parse("this-year", now), (int64_t)utc(2026, 1, 1, 0, 0, 0) * NS);
-	/* yesterday across a month and a year boundary */
-	assert_int_equal(parse("yesterday", utc(2026, 1, 1, 8, 0, 0)),
-			 (int64_t)utc(2025, 12, 31, 0, 0, 0) * NS);
-	/* weeks start on Monday: a Sunday belongs to the week before */
-	assert_int_equal(parse("this-week", utc(2026, 1, 18, 12, 0, 0)),
-			 (int64_t)utc(2026, 1, 12, 0, 0, 0) * NS);
-	/* on Monday itself, this-week is today */
-	assert_int_equal(parse("this-week", utc(2026, 1, 12, 0, 0, 1)),
-			 (int64_t)utc(2026, 1, 12, 0, 0, 0) * NS);
+	expect_table(utc_cases, sizeof(utc_cases) / sizeof(utc_cases[0]));
 }
 
 /* Keywords follow the local day, not the UTC one. */
@@ -75,18 +107,7 @@ static void test_keywords_local(void **state)
 {
 	(void)state;
 	tz(CET);
-	/* 15:30Z is 16:30 CET: local midnight is 23:00Z the day before */
-	assert_int_equal(parse("today", utc(2026, 1, 14, 15, 30, 0)),
-			 (int64_t)utc(2026, 1, 13, 23, 0, 0) * NS);
-	/* 23:30Z on the 14th is already the 15th in CET */
-	assert_int_equal(parse("today", utc(2026, 1, 14, 23, 30, 0)),
-			 (int64_t)utc(2026, 1, 14, 23, 0, 0) * NS);
-	/* summer time: midnight CEST is 22:00Z */
-	assert_int_equal(parse("yesterday", utc(2026, 7, 2, 12, 0, 0)),
-			 (int64_t)utc(2026, 6, 30, 22, 0, 0) * NS);
-	/* this-month across the switch to summer time (29 March 2026) */
-	assert_int_equal(parse("this-month", utc(2026, 3, 30, 12, 0, 0)),
-			 (int64_t)utc(2026, 2, 28, 23, 0, 0) * NS);
+	expect_table(cet_cases, sizeof(cet_cases) / sizeof(cet_cases[0]));
 	tz("UTC0");
 }
 
