@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "auditdb.h"
-#include "timespec.h"
+#include "auditwhen.h"
 #include "units.h"
 
 #define DEFAULT_TOP 10
@@ -31,14 +31,12 @@ static void help(void)
 	       "its START when it has no END (outcome \"incomplete\"). Without a section\n"
 	       "option the summary is printed.\n"
 	       "\n"
-	       "  --since WHEN    runs at or after WHEN; --until WHEN: before WHEN.\n"
-	       "                  WHEN: YYYY-MM-DD[THH:MM[:SS[.frac]]][Z|+HH:MM] (no\n"
-	       "                  zone: UTC), now, today, yesterday, this-week (Monday),\n"
-	       "                  this-month; days start at 00:00 UTC\n"
+	       "  --since WHEN    runs at or after WHEN; --until WHEN: before WHEN\n"
 	       "  --summary       runs, complete, incomplete, failed, distinct users,\n"
 	       "                  first and last run time, and runs per outcome\n"
 	       "  --by KEY        runs per user, policy, outcome, language, day or hour\n"
-	       "                  (of day, UTC) with one column per outcome; may repeat\n"
+	       "                  (of day), days and hours in local time, with one\n"
+	       "                  column per outcome; may repeat\n"
 	       "                  or list keys with commas\n"
 	       "  --failed        runs whose outcome is not ok, newest --limit N, oldest\n"
 	       "                  first\n"
@@ -56,16 +54,9 @@ static void help(void)
 	       "                  replaced atomically); nothing is printed\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
 	       "\n"
+	       SBX_WHEN_HELP
 	       "exit status: 0 ok, 1 FILE cannot be written, 2 usage, 3 log unreadable\n",
 	       DEFAULT_FAILED, DEFAULT_TOP);
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static int parse_by(const char *arg, unsigned *by)
@@ -95,12 +86,13 @@ static int parse_by(const char *arg, unsigned *by)
 
 static int parse_when(const char *opt, const char *arg, int64_t *out)
 {
-	if (sbx_parse_when(arg, now_ns(), out) == 0)
+	char why[160];
+
+	if (sbx_when_parse(arg, time(NULL), out, why, sizeof(why)) == 0)
 		return 0;
 	{
 		char *e = out_esc(arg, strlen(arg), 0);
-		cli_err("report: %s: '%s' is not a date (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]) or one "
-			"of now, today, yesterday, this-week, this-month", opt, e);
+		cli_err("report: %s '%s': %s", opt, e, why);
 		free(e);
 	}
 	return -1;

@@ -16,7 +16,7 @@
 #include "auditdb.h"
 #include "paths.h"
 #include "rotate.h"
-#include "timespec.h"
+#include "units.h"
 
 #define DEFAULT_KEY SBX_LOCALSTATEDIR "/lib/sbx/audit.key"
 

@@ -39,9 +39,7 @@ static void help(void)
 	       "  --format FMT        table (default), csv, json (one array), jsonl (one object a line)\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
 	       "\n"
-	       "WHEN, in local time: now, recent (10 minutes ago), today, yesterday,\n"
-	       "this-week (Monday), this-month, this-year (each at 00:00:00), or ISO 8601\n"
-	       "YYYY-MM-DD[THH:MM[:SS[.fff]]] with an optional Z or +HH:MM offset.\n"
+	       SBX_WHEN_HELP
 	       "exit status: 0 one or more runs, 1 none, 2 usage, 3 log unreadable\n");
 }
 

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "auditdb.h"
 
@@ -199,9 +200,26 @@ static const char css[] =
 	".legend span{margin-right:1em}.legend i{display:inline-block;width:.9em;height:.9em;"
 	"margin-right:.3em;vertical-align:middle}p.meta{color:#555}";
 
+/* "CET, UTC+01:00": the zone that days and hours are counted in (its
+ * offset now; the tables follow the zone's rules across DST changes). */
+static void local_zone(char *buf, size_t n)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	long off;
+
+	if (localtime_r(&now, &tm) == NULL) {
+		snprintf(buf, n, "local time");
+		return;
+	}
+	off = tm.tm_gmtoff;
+	snprintf(buf, n, "%s, UTC%c%02ld:%02ld", tm.tm_zone ? tm.tm_zone : "?",
+		 off < 0 ? '-' : '+', labs(off) / 3600, labs(off) % 3600 / 60);
+}
+
 int report_html(FILE *f, const struct report *r, const struct ropts *o)
 {
-	char since[48] = "the beginning", until[48] = "now";
+	char since[48] = "the beginning", until[48] = "now", zone[64];
 	size_t i;
 
 	if (o->since_ns != 0)
@@ -217,14 +235,17 @@ int report_html(FILE *f, const struct report *r, const struct ropts *o)
 	html_str(f, since);
 	fputs(" until ", f);
 	html_str(f, until);
-	fputs(" (UTC). Counts come from the log's columns; run <code>sbx-audit verify</code> "
+	fputs(" (UTC). Days and hours are counted in local time (", f);
+	local_zone(zone, sizeof(zone));
+	html_str(f, zone);
+	fputs("). Counts come from the log's columns; run <code>sbx-audit verify</code> "
 	      "to check them against the signed records.</p>\n", f);
 	for (i = 0; i < r->n; i++) {
 		if (strcmp(r->t[i].name, "days") == 0)
 			continue;
 		table(f, &r->t[i]);
 		if (strcmp(r->t[i].name, "summary") == 0) {
-			fputs("<section id=\"chart\"><h2>Runs per day by outcome (UTC)</h2>\n", f);
+			fputs("<section id=\"chart\"><h2>Runs per day by outcome (local time)</h2>\n", f);
 			chart(f, report_find(r, "days"));
 			fputs("</section>\n", f);
 		}

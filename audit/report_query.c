@@ -249,15 +249,15 @@ static int by_table(struct q *q, enum rby by)
 {
 	static const char *const key[BY_N] = {
 		"user", "policy", "outcome", "language",
-		"strftime('%Y-%m-%d', realtime_ns / 1000000000, 'unixepoch')",
-		"strftime('%H', realtime_ns / 1000000000, 'unixepoch')",
+		"strftime('%Y-%m-%d', realtime_ns / 1000000000, 'unixepoch', 'localtime')",
+		"strftime('%H', realtime_ns / 1000000000, 'unixepoch', 'localtime')",
 	};
 	static const char *const names[BY_N] = {
 		"by_user", "by_policy", "by_outcome", "by_language", "by_day", "by_hour",
 	};
 	static const char *const titles[BY_N] = {
 		"Runs by user", "Runs by policy", "Runs by outcome", "Runs by language",
-		"Runs by day (UTC)", "Runs by hour of day (UTC)",
+		"Runs by day (local time)", "Runs by hour of day (local time)",
 	};
 	/* Time keys in time order; the others busiest first. */
 	const char *order = by == BY_DAY || by == BY_HOUR ? "1" : "runs DESC, 1";
@@ -366,7 +366,7 @@ static int sessions(struct q *q)
 static int days(struct q *q)
 {
 	static const char sql[] = RUNS_CTE
-		"SELECT strftime('%Y-%m-%d', realtime_ns / 1000000000, 'unixepoch') AS day,"
+		"SELECT strftime('%Y-%m-%d', realtime_ns / 1000000000, 'unixepoch', 'localtime') AS day,"
 		" outcome, count(*) AS runs FROM runs GROUP BY 1, 2 ORDER BY 1, 2";
 
 	return table(q, "days", "Runs per day by outcome", 0, sql, -2);

@@ -1,4 +1,4 @@
-/* Command-line times for sbx-audit search (see auditwhen.h). */
+/* Command-line times for sbx-audit search and report (see auditwhen.h). */
 #include "auditwhen.h"
 
 #include <ctype.h>
@@ -185,6 +185,10 @@ int sbx_when_parse(const char *s, time_t now, int64_t *ns, char *err, size_t err
 		why = "local time cannot be represented";
 	else if (rc > 0)
 		rc = iso(s, &v, &why);
+	if (rc == 0 && v < 0) {
+		rc = -1;
+		why = "before 1970-01-01T00:00Z";
+	}
 	if (rc != 0) {
 		snprintf(err, errlen, "%s", why);
 		return -1;

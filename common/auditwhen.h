@@ -1,5 +1,6 @@
 /*
- * Times on the sbx-audit command line (search --since/--until), in the
+ * Times on the sbx-audit command line (--since/--until of search and
+ * report: one parser, so the same words name the same instant), in the
  * manner of ausearch: keywords relative to the current local day, or an
  * ISO 8601 date or date-time. Local time means the TZ of the caller.
  */
@@ -23,9 +24,16 @@
  *   YYYY-MM-DD                    00:00:00 local time that day
  *   YYYY-MM-DDTHH:MM[:SS[.fff]]   local time ('T' or one space)
  *   ... followed by Z or +HH:MM / -HH:MM (or +HHMM): that offset, not local
+ * Instants before 1970-01-01T00:00Z are refused.
  * Returns 0, or -1 with err (why, without s: the caller names and
  * escapes it); *ns is then untouched.
  */
+/* What --help says about WHEN, for every command taking one. */
+#define SBX_WHEN_HELP \
+	"WHEN, in local time: now, recent (10 minutes ago), today, yesterday,\n" \
+	"this-week (Monday), this-month, this-year (each at 00:00:00), or ISO 8601\n" \
+	"YYYY-MM-DD[THH:MM[:SS[.fff]]] with an optional Z or +HH:MM offset.\n"
+
 int sbx_when_parse(const char *s, time_t now, int64_t *ns, char *err, size_t errlen);
 
 #endif

@@ -113,3 +113,26 @@ int sbx_parse_duration_ms(const char *s, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+int sbx_parse_age(const char *s, int64_t *out)
+{
+	const uint64_t max = 100ULL * 366 * 86400;
+	uint64_t milli, unit;
+	const char *suf;
+
+	if (s == NULL || parse_milli(s, &milli, &suf) < 0 || milli % 1000 != 0)
+		return -1;
+	switch (*suf) {
+	case 's': unit = 1; break;
+	case 'm': unit = 60; break;
+	case 'h': unit = 3600; break;
+	case 'd': unit = 86400; break;
+	case 'w': unit = 7 * 86400; break;
+	default: return -1;
+	}
+	milli /= 1000;
+	if (suf[1] != '\0' || milli == 0 || milli > max / unit)
+		return -1;
+	*out = (int64_t)(milli * unit);
+	return 0;
+}

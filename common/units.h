@@ -18,6 +18,14 @@ int sbx_parse_size(const char *s, uint64_t *out);
 int sbx_parse_duration_ms(const char *s, uint64_t *out);
 
 /*
+ * Parse an age (sbx-audit rotate --older-than): a positive decimal integer
+ * and a unit s, m, h, d (86400 s) or w (7 d): "90d", "12h". No bare number
+ * (a forgotten unit must not mean seconds) and no fraction.
+ * Returns 0 and *out in seconds, or -1 (no unit, zero, junk, past 100 years).
+ */
+int sbx_parse_age(const char *s, int64_t *out);
+
+/*
  * Parse a non-negative decimal integer with no suffix, at most max.
  * Returns 0 and stores the value; -1 on junk or out of range.
  */

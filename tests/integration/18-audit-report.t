@@ -4,11 +4,15 @@
 # csv/json that parse, the HTML page (escaped, self-contained, rendered by
 # headless Chromium into a non-blank PNG), and runs of the real install.
 . "$(dirname "$0")/lib.sh"
-plan 61
+plan 66
 DB=$P/var/lib/sbx/audit.db
 KEY=$P/var/lib/sbx/audit.key
 PUB=$P/etc/sbx/audit.pub
 FX=$T/fixture.db
+# --since/--until and --by day/hour are in local time: the fixture's
+# expectations are written for UTC; TZ_REPORT picks another zone for rj.
+TZ=UTC0
+export TZ
 ART=${SBX_ARTIFACT_DIR:-$SBX_SRCDIR/build-check-artifacts}
 
 start=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)
@@ -40,7 +44,7 @@ rj() {
 	while [ "$1" != -- ]; do args="$args $1"; shift; done
 	shift
 	# shellcheck disable=SC2086
-	"$AUDIT" --db "$FX" report --format json $args >"$T/r.json" 2>"$T/r.err" || return 1
+	TZ=${TZ_REPORT:-UTC0} "$AUDIT" --db "$FX" report --format json $args >"$T/r.json" 2>"$T/r.err" || return 1
 	python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
 r=eval(sys.argv[2])
@@ -71,7 +75,7 @@ check "--by outcome" rj --by outcome -- \
 	'{r["outcome"]:r["runs"] for r in d["by_outcome"]}=={"ok":4,"error":2,"output_limit":2,"memory_limit":2,"timeout":1,"incomplete":1}'
 check "--by day: END-dated, in time order" rj --by day -- \
 	'[(r["day"],r["runs"]) for r in d["by_day"]]==[("2026-01-05",5),("2026-01-06",5),("2026-01-07",2)]'
-check "--by hour: hour of day (UTC)" rj --by hour -- \
+check "--by hour: hour of day (local time, here UTC)" rj --by hour -- \
 	'[(r["hour"],r["runs"]) for r in d["by_hour"]]==[("00",1),("08",2),("09",4),("10",4),("23",1)]'
 check "--by user,policy and --summary together" rj --by user,policy --summary -- \
 	'"by_user" in d and "by_policy" in d and "summary" in d'
@@ -95,6 +99,18 @@ check "--since/--until: one day" rj --since 2026-01-06 --until 2026-01-07 -- \
 check "--since with a time and zone" rj --since 2026-01-07T09:00+01:00 -- \
 	'd["summary"]["runs"]==2 and d["summary"]["incomplete"]==1'
 check "--until is exclusive" rj --until 2026-01-05T09:00:01Z -- 'd["summary"]["runs"]==0 and d["summary"]["users"]==0'
+# Japan (UTC+9, no DST): days and hours move with the zone, and a date
+# without an offset is local midnight, as for search.
+TZ_REPORT=JST-9
+check "JST: --by day counts local days" rj --by day -- \
+	'[(r["day"],r["runs"]) for r in d["by_day"]]==[("2026-01-05",4),("2026-01-06",6),("2026-01-07",2)]'
+check "JST: --by hour counts local hours" rj --by hour -- \
+	'[(r["hour"],r["runs"]) for r in d["by_hour"]]==[("08",1),("09",1),("17",2),("18",4),("19",4)]'
+check "JST: --since DATE is local midnight" rj --since 2026-01-06 --until 2026-01-07 -- \
+	'd["since"]=="2026-01-05T15:00:00.000Z" and d["summary"]["runs"]==6'
+check "JST: --since this-year (search's keywords) is local 1 January" rj --since this-year --until recent -- \
+	'd["since"].endswith("-12-31T15:00:00.000Z")'
+TZ_REPORT=
 check "--since today: none of the fixture" rj --since today -- 'd["summary"]["runs"]==0'
 check "--since this-month --until now accepted" rj --since this-month --until now -- 'd["summary"]["runs"]==0'
 
@@ -115,7 +131,7 @@ check "text: a row per user" grep -Eq '^alice +5 +2 +2 ' "$T/r.txt"
 
 # Bad input: one line naming the option, exit 2, nothing on stdout.
 for bad in "--since 2026-13-01" "--since tomorrow" "--until 2026-01-01T25:00" "--by nobody" \
-	"--format xml" "--top-code 0" "--since 2026-01-02 --until 2026-01-01"; do
+	"--format xml" "--top-code 0" "--since 2026-01-02 --until 2026-01-01" "--since 1970-01-01T00:00+01:00"; do
 	# shellcheck disable=SC2086
 	"$AUDIT" --db "$FX" report $bad >"$T/o" 2>"$T/e"; rc=$?
 	check "refused: $bad (exit 2, one line)" sh -c "[ $rc = 2 ] && [ ! -s '$T/o' ] && [ \$(wc -l <'$T/e') = 1 ]"
