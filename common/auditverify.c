@@ -228,12 +228,12 @@ static void check_columns(struct walk *w, sqlite3_stmt *st, int64_t seq,
 					       mo ? ", " : "; also ", sbx_audit_colnames[i]);
 		}
 	}
-	if (first >= 0)
+	if (first >= 0) {
 		add(w->rep, &w->oom, seq, SBX_FIND_COLUMNS_MISMATCH,
 		    "column %s is %s but the blob says %s%s",
 		    sbx_audit_colnames[first], stored, want, more);
-	if (first >= 0)
 		ea(w->rep, want, stored);
+	}
 	sbx_cols_free(&cols);
 }
 
@@ -290,7 +290,7 @@ static void check_chain_sig(struct walk *w, sqlite3_stmt *st, int64_t seq,
 	sbx_audit_chain(w->prev, leaf, expected);
 	if (chain_len == 32 && sodium_memcmp(expected, chain, 32) == 0)
 		stored_ok = chain;
-	if (chain_len != 32) {
+	if (chain_len != 32 || chain == NULL) {
 		add(w->rep, &w->oom, seq, SBX_FIND_CHAIN_BROKEN,
 		    "stored chain value is %d bytes, not 32", chain_len);
 		chain = expected;
@@ -311,7 +311,7 @@ static void check_chain_sig(struct walk *w, sqlite3_stmt *st, int64_t seq,
 			ea(w->rep, e, g);
 		}
 	}
-	if (!sig_done && sig_len == crypto_sign_BYTES && chain == stored_ok) {
+	if (!sig_done && sig_len == crypto_sign_BYTES && sig != NULL && chain == stored_ok) {
 		/* The usual case: the chain holds. --full checks this signature
 		 * in a batch; by default only the last record's is checked. */
 		if (w->full) {

@@ -60,6 +60,11 @@ int open_trusted(const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	comp = strtok_r(buf, "/", &save);
+	if (comp == NULL) { /* "/" alone names no file */
+		snprintf(err, errlen, "%s: bad path", path);
+		close(dfd);
+		return -1;
+	}
 	while (comp != NULL) {
 		next = strtok_r(NULL, "/", &save);
 		if (dir_ok(dfd, sofar[0] ? sofar : "/", next == NULL, err, errlen) < 0)

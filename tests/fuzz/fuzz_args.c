@@ -48,7 +48,7 @@ static void check_run(const struct run *r)
 			REQUIRE(isdigit((unsigned char)r->parent_id[i]) ||
 				(r->parent_id[i] >= 'a' && r->parent_id[i] <= 'f'));
 	}
-	REQUIRE(r->request.wall_ms == 0 || r->request.wall_ms <= (1ULL << 40));
+	REQUIRE(r->request.wall_ms <= (1ULL << 40));
 	REQUIRE(r->request.memory_bytes == 0 || r->request.memory_bytes >= (1U << 20));
 	REQUIRE(r->request.pids <= (1U << 22));
 }

@@ -27,6 +27,20 @@ static const char *language(uint8_t b)
 	}
 }
 
+/* "All strings are valid UTF-8 without NULs" (jansson checks the UTF-8). */
+static void no_nuls(json_t *v) // NOLINT(misc-no-recursion): the parser nests 3 deep
+{
+	void *it;
+	size_t i;
+
+	if (json_is_string(v))
+		REQUIRE(strlen(json_string_value(v)) == json_string_length(v));
+	for (it = json_object_iter(v); it != NULL; it = json_object_iter_next(v, it))
+		no_nuls(json_object_iter_value(it));
+	for (i = 0; i < json_array_size(v); i++)
+		no_nuls(json_array_get(v, i));
+}
+
 static void check(json_t *tb)
 {
 	json_t *frames = json_object_get(tb, "frames"), *chain = json_object_get(tb, "chain");
@@ -38,10 +52,9 @@ static void check(json_t *tb)
 	REQUIRE(json_is_array(chain) && json_array_size(chain) <= SBX_TB_MAX_CHAIN);
 	REQUIRE(json_is_null(msg) || (json_is_string(msg) && json_string_length(msg) <= SBX_TB_MESSAGE_MAX));
 	REQUIRE(json_is_string(text) && json_string_length(text) <= SBX_TB_TEXT_MAX);
+	no_nuls(tb);
 	dump = json_dumps(tb, JSON_COMPACT);
 	REQUIRE(dump != NULL);
-	/* "All strings are valid UTF-8 without NULs": no \u0000 escapes. */
-	REQUIRE(strstr(dump, "\\u0000") == NULL);
 	free(dump);
 }
 

@@ -78,6 +78,8 @@ static void test_utf8_incomplete_tail(void **state)
 	assert_int_equal(utf8_incomplete_tail("\xe2\x82\xac", 3), 0);
 	assert_int_equal(utf8_incomplete_tail("\xf0\x9f\x98", 3), 3);  /* 3 of 4 */
 	assert_int_equal(utf8_incomplete_tail("x\x80\x80\x80", 4), 0); /* garbage: passed on, replaced later */
+	assert_int_equal(utf8_incomplete_tail("a\xf5", 2), 0);         /* never a lead byte: nothing to wait for */
+	assert_int_equal(utf8_incomplete_tail("a\xff\x80", 3), 0);
 	assert_int_equal(utf8_incomplete_tail("", 0), 0);
 }
 
