@@ -54,7 +54,7 @@ PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
-.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint FORCE
+.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint ci FORCE
 all: $(PROGS) $(TOOLS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
@@ -240,6 +240,17 @@ install: install-files
 deps:
 	tools/install-deps
 
+# What CI runs (README's test command, .ci/run): dependencies, the whole
+# suite, static analysis, the whole suite again under ASan+UBSan (its own
+# build directory and install prefix), and a short fuzzing pass.
+CI_FUZZ_SECONDS ?= 10
+ci:
+	$(MAKE) deps
+	$(MAKE) check
+	$(MAKE) -j2 lint
+	$(MAKE) check SANITIZE=1 B=$(B)-san CHECK_PREFIX=$(CHECK_PREFIX)-san
+	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
+
 # Packages (packaging/debian, packaging/rpm); the files land in build-pkg/.
 deb:
 	packaging/build-deb
@@ -251,4 +262,4 @@ bench: all
 	B=$(B) bench/audit
 
 clean:
-	rm -rf $(B) build-check* build-vm build-man
+	rm -rf $(B) $(B)-san build-check* build-vm build-man
