@@ -168,24 +168,25 @@ fuzz: fuzz-build
 	done
 
 # Static analysis, both must be clean: cppcheck (options here, suppressions
-# with their reasons in tools/cppcheck.supp) and clang-tidy (checks in
-# .clang-tidy and tests/.clang-tidy), over every C source.
+# with their reasons in tools/cppcheck.supp, jansson's macros in
+# tools/cppcheck.cfg) and clang-tidy (checks in .clang-tidy, tests/.clang-tidy
+# and bench/.clang-tidy), over every C source.
 LINT_SRC   = $(COMMON_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(UNIT_SRC) \
-	     $(wildcard tests/fuzz/*.c) tests/fake-helper.c
+	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) tests/fake-helper.c
 LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -I$(B) -Icommon -Ihelper -Iclient \
 	     $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka)
 TIDY_OUT   = $(LINT_SRC:%.c=$(B)/lint/%.tidy)
 lint: $(B)/lint/cppcheck.ok $(TIDY_OUT)
 	@echo "lint: cppcheck and clang-tidy clean"
-$(B)/lint/cppcheck.ok: $(LINT_SRC) $(wildcard */*.h) tools/cppcheck.supp $(B)/paths.h
+$(B)/lint/cppcheck.ok: $(LINT_SRC) $(wildcard */*.h) tools/cppcheck.supp tools/cppcheck.cfg $(B)/paths.h
 	@mkdir -p $(dir $@)
 	cppcheck -q --std=c11 --enable=warning,style,portability,performance --error-exitcode=1 \
-	  --inline-suppr --suppressions-list=tools/cppcheck.supp -D_GNU_SOURCE -DSBX_SRCDIR='"."' \
+	  --inline-suppr --library=tools/cppcheck.cfg --suppressions-list=tools/cppcheck.supp -D_GNU_SOURCE -DSBX_SRCDIR='"."' \
 	  -I$(B) -Icommon -Ihelper -Iclient -j2 $(LINT_SRC)
 	@touch $@
 # One stamp per source (make -j runs them in parallel; reruns check only
 # what changed).
-$(B)/lint/%.tidy: %.c $(wildcard */*.h) .clang-tidy tests/.clang-tidy $(B)/paths.h
+$(B)/lint/%.tidy: %.c $(wildcard */*.h) .clang-tidy tests/.clang-tidy bench/.clang-tidy $(B)/paths.h
 	@mkdir -p $(dir $@)
 	@clang-tidy -quiet $< -- $(LINT_FLAGS) 2>/dev/null
 	@touch $@

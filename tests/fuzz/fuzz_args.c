@@ -49,6 +49,17 @@ static void check_run(const struct run *r)
 				(r->parent_id[i] >= 'a' && r->parent_id[i] <= 'f'));
 	}
 	REQUIRE(r->request.wall_ms <= (1ULL << 40));
+	/* inputs: named pairs, every descriptor named once */
+	REQUIRE(r->n_inputs <= SBX_MAX_INPUTS);
+	for (i = 0; i < r->n_inputs; i++) {
+		int fd = r->inputs[i].fd;
+		REQUIRE(fd >= 3 && fd <= 1023 && token_ok(r->inputs[i].name, 64));
+		REQUIRE(fd != r->code_fd && fd != r->result_fd && fd != r->control_fd && fd != r->work_fd);
+		for (size_t j = 0; j < i; j++)
+			REQUIRE(fd != r->inputs[j].fd && strcmp(r->inputs[i].name, r->inputs[j].name) != 0);
+	}
+	REQUIRE(r->work_fd == -1 || (r->work_fd >= 3 && r->work_fd <= 1023 && r->work_fd != r->code_fd &&
+				     r->work_fd != r->result_fd && r->work_fd != r->control_fd));
 	REQUIRE(r->request.memory_bytes == 0 || r->request.memory_bytes >= (1U << 20));
 	REQUIRE(r->request.pids <= (1U << 22));
 }
