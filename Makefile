@@ -172,7 +172,8 @@ fuzz: fuzz-build
 # tools/cppcheck.cfg) and clang-tidy (checks in .clang-tidy, tests/.clang-tidy
 # and bench/.clang-tidy), over every C source.
 LINT_SRC   = $(COMMON_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(UNIT_SRC) \
-	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) tests/fake-helper.c
+	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) $(wildcard tests/escape/bin/*.c) \
+	     $(wildcard tests/vm/payloads/*.c) tests/fake-helper.c
 LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -I$(B) -Icommon -Ihelper -Iclient \
 	     $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka)
 TIDY_OUT   = $(LINT_SRC:%.c=$(B)/lint/%.tidy)

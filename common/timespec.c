@@ -75,7 +75,7 @@ static int parse_iso(const char *p, int64_t *out)
 		if ((zh = digits(&p, 2)) < 0 || zh > 23 || *p++ != ':' ||
 		    (zm = digits(&p, 2)) < 0 || zm > 59)
 			return -1;
-		secs -= sign * (zh * 3600 + zm * 60);
+		secs -= sign * ((int64_t)zh * 3600 + (int64_t)zm * 60);
 	}
 	if (*p != '\0' || secs < 0)
 		return -1;
@@ -99,7 +99,7 @@ int sbx_parse_when(const char *s, int64_t now_ns, int64_t *out)
 	else if (strcmp(s, "yesterday") == 0)
 		*out = (day - 86400) * NS;
 	else if (strcmp(s, "this-week") == 0)
-		*out = (day - 86400 * ((tm.tm_wday + 6) % 7)) * NS; /* back to Monday */
+		*out = (day - (int64_t)86400 * ((tm.tm_wday + 6) % 7)) * NS; /* back to Monday */
 	else if (strcmp(s, "this-month") == 0)
 		*out = utc(tm.tm_year + 1900, tm.tm_mon + 1, 1, 0, 0, 0) * NS;
 	else
@@ -125,7 +125,7 @@ int sbx_parse_age(const char *s, int64_t *out)
 	case 'm': unit = 60; break;
 	case 'h': unit = 3600; break;
 	case 'd': unit = 86400; break;
-	case 'w': unit = 7 * 86400; break;
+	case 'w': unit = (int64_t)7 * 86400; break;
 	default: return -1;
 	}
 	if (p[1] != '\0' || v == 0 || v > max / unit)
