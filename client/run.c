@@ -259,7 +259,7 @@ static void event_loop(struct run_state *rs)
 
 		snprintf(line, sizeof(line), "sbx: output: %llu bytes not shown: the terminal stopped "
 			 "taking output\n",
-			 (unsigned long long)(rs->show[0].dropped + rs->show[1].dropped));
+			 (unsigned long long)rs->show[0].dropped + rs->show[1].dropped);
 		ttyout_add(&warn, line, strlen(line));
 		ttyout_finish(&warn, 200);
 	}
