@@ -54,7 +54,7 @@ PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
-.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench FORCE
+.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint ci FORCE
 all: $(PROGS) $(TOOLS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
@@ -78,9 +78,12 @@ $(B)/hooked/%.o: %.c $(B)/paths.h $(wildcard common/*.h helper/*.h)
 	$(CC) $(CFLAGS) -DSBX_TEST_HOOKS -c -o $@ $<
 $(B)/sbx-helper-hooked: $(HOOKED_OBJ) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# Attacker programs run natively even in a SANITIZE=1 build: the sanitizers
+# are for sbx's own code, and inside the sandbox LeakSanitizer cannot stop
+# the world (ptrace is denied) and fails the program at exit.
 $(B)/tests/escape/%: tests/escape/bin/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(filter-out -fsanitize=%,$(CFLAGS)) $(filter-out -fsanitize=%,$(LDFLAGS)) -o $@ $<
 escape-bins: $(B)/sbx-helper-hooked $(ESCAPE_BIN)
 
 $(B)/sbx: $(CLIENT_OBJ) $(B)/libsbx.a
@@ -118,6 +121,79 @@ check-vm: all
 # Everything, in one prove run (unit tests print TAP through cmocka).
 check: all $(UNIT_BIN) check-setup
 	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t tests/escape/*.t
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang and run one after
+# the other, FUZZ_SECONDS each, from the checked-in seeds in
+# tests/fuzz/corpus/NAME/ (new inputs go to $(B)/fuzz/corpus-NAME/, crashes
+# to $(B)/fuzz/crash-NAME-*). The code under test is compiled again with
+# coverage instrumentation and ASan+UBSan.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS  = policy args traceback result
+FB            = $(B)/fuzz
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
+		$(FUZZ_SAN) -fsanitize=fuzzer-no-link -I$(B) -Icommon -Ihelper -Iclient $(PKG_CFLAGS)
+FUZZ_COMMON   = $(COMMON_SRC:%.c=$(FB)/%.o)
+FUZZ_CLIENT   = $(filter-out $(FB)/client/main.o,$(CLIENT_SRC:%.c=$(FB)/%.o))
+FUZZ_BINS     = $(FUZZ_TARGETS:%=$(FB)/fuzz_%)
+
+$(FB)/%.o: %.c $(B)/paths.h $(wildcard common/*.h helper/*.h client/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+$(FB)/libcommon.a: $(FUZZ_COMMON)
+	rm -f $@ && ar rcs $@ $^
+$(FB)/libclient.a: $(FUZZ_CLIENT)
+	rm -f $@ && ar rcs $@ $^
+FUZZ_LINK = $(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)
+$(FB)/fuzz_policy: $(FB)/tests/fuzz/fuzz_policy.o $(FB)/libcommon.a
+	$(FUZZ_LINK)
+$(FB)/fuzz_args: $(FB)/tests/fuzz/fuzz_args.o $(FB)/helper/args.o $(FB)/libcommon.a
+	$(FUZZ_LINK)
+$(FB)/fuzz_traceback: $(FB)/tests/fuzz/fuzz_traceback.o $(FB)/libcommon.a
+	$(FUZZ_LINK)
+$(FB)/fuzz_result: $(FB)/tests/fuzz/fuzz_result.o $(FB)/libclient.a $(FB)/libcommon.a
+	$(FUZZ_LINK)
+
+fuzz-build: $(FUZZ_BINS)
+
+# Per target: executions and coverage (cov: edges, ft: features) at the end.
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FB)/corpus-$$t; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s (log: $(FB)/fuzz_$$t.log)"; \
+	  $(FB)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=4096 -artifact_prefix=$(FB)/crash-$$t- \
+	    $(FB)/corpus-$$t tests/fuzz/corpus/$$t > $(FB)/fuzz_$$t.log 2>&1; rc=$$?; \
+	  grep -E '^#[0-9]+.*(DONE|cov:)' $(FB)/fuzz_$$t.log | tail -1; \
+	  grep -E 'stat::number_of_executed_units' $(FB)/fuzz_$$t.log; \
+	  if [ $$rc -ne 0 ]; then tail -40 $(FB)/fuzz_$$t.log; echo "fuzz_$$t FAILED"; exit 1; fi; \
+	done
+
+# Static analysis, both must be clean: cppcheck (options here, suppressions
+# with their reasons in tools/cppcheck.supp, jansson's macros in
+# tools/cppcheck.cfg) and clang-tidy (checks in .clang-tidy, tests/.clang-tidy
+# and bench/.clang-tidy), over every C source.
+LINT_SRC   = $(COMMON_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(UNIT_SRC) \
+	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) $(wildcard tests/escape/bin/*.c) \
+	     $(wildcard tests/vm/payloads/*.c) tests/fake-helper.c
+LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -I$(B) -Icommon -Ihelper -Iclient \
+	     $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka)
+TIDY_OUT   = $(LINT_SRC:%.c=$(B)/lint/%.tidy)
+lint: $(B)/lint/cppcheck.ok $(TIDY_OUT)
+	@echo "lint: cppcheck and clang-tidy clean"
+$(B)/lint/cppcheck.ok: $(LINT_SRC) $(wildcard */*.h) tools/cppcheck.supp tools/cppcheck.cfg $(B)/paths.h
+	@mkdir -p $(dir $@)
+	cppcheck -q --std=c11 --enable=warning,style,portability,performance --error-exitcode=1 \
+	  --inline-suppr --library=tools/cppcheck.cfg --suppressions-list=tools/cppcheck.supp -D_GNU_SOURCE -DSBX_SRCDIR='"."' \
+	  -I$(B) -Icommon -Ihelper -Iclient -j2 $(LINT_SRC)
+	@touch $@
+# One stamp per source (make -j runs them in parallel; reruns check only
+# what changed).
+$(B)/lint/%.tidy: %.c $(wildcard */*.h) .clang-tidy tests/.clang-tidy bench/.clang-tidy $(B)/paths.h
+	@mkdir -p $(dir $@)
+	@clang-tidy -quiet $< -- $(LINT_FLAGS) 2>/dev/null
+	@touch $@
 
 # Man pages name the packages' paths; the installed copies name this build's.
 MAN_SRC = $(wildcard man/*.1 man/*.5 man/*.8)
@@ -169,6 +245,17 @@ install: install-files
 deps:
 	tools/install-deps
 
+# What CI runs (README's test command, .ci/run): dependencies, the whole
+# suite, static analysis, the whole suite again under ASan+UBSan (its own
+# build directory and install prefix), and a short fuzzing pass.
+CI_FUZZ_SECONDS ?= 10
+ci:
+	$(MAKE) deps
+	$(MAKE) check
+	$(MAKE) -j2 lint
+	$(MAKE) check SANITIZE=1 B=$(B)-san CHECK_PREFIX=$(CHECK_PREFIX)-san
+	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
+
 # Packages (packaging/debian, packaging/rpm); the files land in build-pkg/.
 deb:
 	packaging/build-deb
@@ -180,4 +267,4 @@ bench: all
 	B=$(B) bench/audit
 
 clean:
-	rm -rf $(B) build-check* build-vm build-man
+	rm -rf $(B) $(B)-san build-check* build-vm build-man

@@ -10,6 +10,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bsd/string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,7 +53,7 @@ static int write_pub(const struct keygen *k, const unsigned char *pk)
 	char line[2 * crypto_sign_PUBLICKEYBYTES + 2], err[SBX_ERR_LEN];
 
 	sodium_bin2hex(line, sizeof(line), pk, crypto_sign_PUBLICKEYBYTES);
-	strcat(line, "\n");
+	strlcat(line, "\n", sizeof(line));
 	/* Derived from the secret key, so replacing it is always safe. */
 	if (keyfile_write(k->pub, line, strlen(line), 0644, (uid_t)-1, (gid_t)-1, 1,
 			  err, sizeof(err)) < 0) {

@@ -54,7 +54,7 @@ static unsigned char (*load_leaves(struct sbx_audit *a, uint64_t n))[32]
 	}
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)n);
 	while (sqlite3_step(st) == SQLITE_ROW && i < n) {
-		if (sqlite3_column_int64(st, 0) != (sqlite3_int64)(i + 1) ||
+		if (sqlite3_column_int64(st, 0) != (sqlite3_int64)i + 1 ||
 		    sqlite3_column_bytes(st, 1) != 32)
 			break;
 		memcpy(l[i++], sqlite3_column_blob(st, 1), 32);

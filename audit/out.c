@@ -53,8 +53,10 @@ char *out_esc(const char *s, size_t n, int multiline)
 			fprintf(m, "\\x%02x", c);
 			i++;
 		} else if (k == 1) {
+			/* Multi-line output keeps these as is, like printable
+			 * characters (the last branch). */
 			if (multiline && (c == '\n' || c == '\t' || c == '\\'))
-				fputc(c, m);
+				fputc(c, m); // NOLINT(bugprone-branch-clone)
 			else if (c == '\\')
 				fputs("\\\\", m);
 			else if (c == '\n')

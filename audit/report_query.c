@@ -156,7 +156,6 @@ static int64_t tail_scan(struct q *q, int64_t want, FILE *m)
 {
 	sqlite3_stmt *st, *end;
 	int64_t found = 0, seen = 0;
-	int rc;
 
 	if (sqlite3_prepare_v2(q->db, "SELECT seq, run_id FROM records WHERE +kind = 'start'"
 			       " ORDER BY seq DESC", -1, &st, NULL) != SQLITE_OK)
@@ -166,7 +165,7 @@ static int64_t tail_scan(struct q *q, int64_t want, FILE *m)
 		sqlite3_finalize(st);
 		return fail(q, "incomplete runs");
 	}
-	while (found < want && seen++ < TAIL_SCAN && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (found < want && seen++ < TAIL_SCAN && sqlite3_step(st) == SQLITE_ROW) {
 		sqlite3_bind_value(end, 1, sqlite3_column_value(st, 1));
 		if (sqlite3_step(end) != SQLITE_ROW)
 			fprintf(m, "%s%lld", found++ ? "," : "", (long long)sqlite3_column_int64(st, 0));

@@ -8,11 +8,11 @@
 struct shown {
 	int64_t seq;                       /* row seq */
 	int ok;                            /* blob decoded into rec */
+	int has_chain;
 	struct sbx_record rec;             /* decoded blob (free with sbx_record_free) */
 	char why[200];                     /* !ok: why the blob did not decode */
 	char origin[SBX_ORIGIN_MAX + 1];   /* stored origin, cut to fit */
 	unsigned char chain[32];
-	int has_chain;
 };
 
 /* Human-readable details of the records, START first. */

@@ -146,7 +146,7 @@ static int gen(struct sbx_audit *a, long runs)
 	static const char *const pol[] = {"default", "strict", "net"};
 	static const char *const lang[] = {"python", "sh", "node"};
 	int64_t now = (int64_t)time(NULL) * 1000000000, span = 30LL * 86400 * 1000000000;
-	char user[32], session[32], code[128], id[SBX_ID_LEN + 1], err[256];
+	char user[32], session[32], code[128], id[SBX_ID_LEN + 1];
 	struct sbx_record r;
 	long i;
 
@@ -165,10 +165,8 @@ static int gen(struct sbx_audit *a, long runs)
 		append(a, &r);
 		end_of(&r, x < 900 ? "ok" : outcomes[x % 8]);
 		append(a, &r);
-		if (i % 50000 == 0) {
+		if (i % 50000 == 0)
 			fprintf(stderr, "\r%ld/%ld runs", i, runs);
-			(void)err;
-		}
 	}
 	fprintf(stderr, "\r%ld/%ld runs\n", runs, runs);
 	return 0;

@@ -2,6 +2,7 @@
 
 #include <getopt.h>
 #include <string.h>
+#include <bsd/string.h>
 
 #include "fail.h"
 #include "name.h"
@@ -337,7 +338,7 @@ static void parse_value(int c, const char *v, struct run_opts *o)
 		if (!code_name_valid(v))
 			cli_die("--name", "'%s' is not a file name for the code "
 				"([A-Za-z0-9._-], 1-64 characters, not starting with '.')", v);
-		strcpy(o->name, v); /* length checked just above */
+		strlcpy(o->name, v, sizeof(o->name)); /* length checked just above */
 		break;
 	case OPT_FIX:
 		if (v[0] == '\0')

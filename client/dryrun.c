@@ -36,7 +36,7 @@ static void append(struct buf *b, const char *data, size_t n)
 /* both pipes to EOF (the helper writes a few kilobytes at most) */
 static void slurp(struct helper *h, struct buf *out, struct buf *err)
 {
-	int *fds[2] = {&h->out_fd, &h->err_fd};
+	int *fdp[2] = {&h->out_fd, &h->err_fd};
 	struct buf *bufs[2] = {out, err};
 	char chunk[4096];
 
@@ -48,14 +48,16 @@ static void slurp(struct helper *h, struct buf *out, struct buf *err)
 		for (int i = 0; i < 2; i++) {
 			ssize_t n;
 
-			if (*fds[i] < 0 || !p[i].revents)
+			if (*fdp[i] < 0 || !p[i].revents)
 				continue;
-			n = read(*fds[i], chunk, sizeof(chunk));
+			n = read(*fdp[i], chunk, sizeof(chunk));
 			if (n > 0) {
 				append(bufs[i], chunk, (size_t)n);
 			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-				close(*fds[i]);
-				*fds[i] = -1;
+				int fd = *fdp[i];
+
+				*fdp[i] = -1;
+				close(fd);
 			}
 		}
 	}

@@ -20,7 +20,7 @@ size_t utf8_incomplete_tail(const char *buf, size_t len)
 			continue; /* continuation: keep looking for the lead */
 		if (c >= 0xF0 && c <= 0xF4)
 			need = 4;
-		else if (c >= 0xE0)
+		else if (c >= 0xE0 && c <= 0xEF)
 			need = 3;
 		else if (c >= 0xC2 && c < 0xE0)
 			need = 2;

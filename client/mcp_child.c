@@ -111,7 +111,7 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 {
 	char *argv[ARGV_MAX + 1], timeout[32], outdir[sizeof(c->dir) + 8], (*inputs)[sizeof(c->dir) + 80] = NULL;
 	const char *tmp = getenv("TMPDIR");
-	int dirfd = -1, indir = -1, code_fd = -1, p[2] = {-1, -1}, n = 0;
+	int dirfd = -1, code_fd = -1, p[2] = {-1, -1}, n = 0;
 	size_t i;
 
 	c->pid = -1;
@@ -135,7 +135,8 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 		return child_fail(c, err, errlen, "work directory");
 	}
 	if (a->nfiles > 0) {
-		indir = openat(dirfd, "in", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int indir = openat(dirfd, "in", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
 		inputs = calloc(a->nfiles, sizeof(*inputs));
 		for (i = 0; indir >= 0 && inputs != NULL && i < a->nfiles; i++)
 			if (write_file(indir, a->files[i].name, a->files[i].data, a->files[i].len) < 0)

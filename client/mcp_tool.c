@@ -199,8 +199,9 @@ static int parse_files(json_t *v, struct mcp_args *a, char *err, size_t errlen)
 		a->nfiles = i + 1; /* so that mcp_args_free() frees this one too */
 		if (parse_file(json_array_get(v, i), i, &a->files[i], err, errlen) < 0)
 			return -1;
+		/* parse_file() succeeded: every name so far is set */
 		for (j = 0; j < i; j++)
-			if (strcmp(a->files[j].name, a->files[i].name) == 0)
+			if (strcmp(a->files[j].name, a->files[i].name) == 0) // NOLINT(clang-analyzer-core.NonNullParamChecker)
 				return fail(err, errlen, "files: '%s' given more than once",
 					    a->files[i].name);
 	}

@@ -173,6 +173,8 @@ int policies_main(int argc, char **argv)
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		cli_usage_policies(stdout);
+		free(p);
+		json_decref(arr);
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "--json") == 0)

@@ -100,7 +100,7 @@ static void on_frame(struct run_state *rs, struct frame *f)
 		close(f->fd);
 }
 
-static void read_frames(struct run_state *rs)
+void run_read_frames(struct run_state *rs)
 {
 	char err[256];
 	struct frame f;
@@ -229,7 +229,7 @@ static void event_loop(struct run_state *rs)
 			deadline = now_ms() + GRACE_MS;
 		}
 		if (is >= 0 && p[is].revents)
-			read_frames(rs);
+			run_read_frames(rs);
 		if (io >= 0 && p[io].revents)
 			drain(rs, &rs->h.out_fd, false);
 		if (ie >= 0 && p[ie].revents)
@@ -259,7 +259,7 @@ static void event_loop(struct run_state *rs)
 
 		snprintf(line, sizeof(line), "sbx: output: %llu bytes not shown: the terminal stopped "
 			 "taking output\n",
-			 (unsigned long long)(rs->show[0].dropped + rs->show[1].dropped));
+			 (unsigned long long)rs->show[0].dropped + rs->show[1].dropped);
 		ttyout_add(&warn, line, strlen(line));
 		ttyout_finish(&warn, 200);
 	}

@@ -55,6 +55,13 @@ int run_code(const struct run_opts *o);
  * helper gave none (the error is printed as for run_code). */
 int run_attempt(const struct run_opts *o, json_t **result);
 
+/* Read every frame the result socket holds now (rs->fr): artifact frames
+ * are saved or noted, the result frame's JSON is kept in rs->result, a
+ * protocol error is kept in rs->proto_err; at EOF or on an error the
+ * socket (rs->h.result_fd) is closed and rs->sock_done set. Exposed for
+ * tests/fuzz/fuzz_result.c. */
+void run_read_frames(struct run_state *rs);
+
 /* After the helper is gone: print the result or the error, return the
  * exit status (finish.c). */
 int run_finish(struct run_state *rs);

@@ -17,6 +17,8 @@ static void on_alarm(int sig)
 
 void ttyout_add(struct ttyout *t, const char *p, size_t n)
 {
+	if (n == 0)
+		return; /* memcpy() into a buffer not yet allocated is undefined even for 0 bytes */
 	if (t->gone) {
 		t->dropped += n;
 		return;

@@ -150,7 +150,7 @@ static int iso(const char *s, int64_t *ns, const char **why)
 	if (*p != '\0')
 		return -1;
 	if (have_off) {
-		*ns = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec) - off) * NS + frac_ns;
+		*ns = ((days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + sec) - off) * NS + frac_ns;
 		return 0;
 	}
 	memset(&tm, 0, sizeof(tm));

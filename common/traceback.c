@@ -500,23 +500,44 @@ static void feed(struct parser *ps, struct span l)
 
 /* A JSON string from untrusted bytes: at most cap bytes, cut on a character
  * boundary, invalid UTF-8 and NULs replaced. */
-static json_t *jstr(struct span s, size_t cap)
+/* The UTF-8 sanitised s as a JSON string of at most cap bytes, cut at a
+ * character boundary: its head, or with keep_tail its tail (*cut set when
+ * bytes were dropped). The cap applies after sanitising: each invalid byte
+ * becomes U+FFFD, three bytes. */
+static json_t *jstr_cut(struct span s, size_t cap, bool keep_tail, bool *cut)
 {
 	json_t *j;
 	char *t;
-	int k;
+	size_t n, from = 0;
 
-	if (s.n > cap) {
-		s.n = cap;
-		for (k = 0; k < 3 && s.n > 0 && ((unsigned char)s.p[s.n] & 0xC0) == 0x80; k++)
-			s.n--;
-	}
+	if (s.n > cap && !keep_tail)
+		s.n = cap; /* what is past the cap cannot be kept */
 	t = sbx_utf8_sanitize(s.p, s.n);
 	if (t == NULL)
 		return NULL;
-	j = json_string(t);
+	n = strlen(t);
+	if (n > cap) {
+		if (keep_tail) {
+			from = n - cap;
+			while (from < n && ((unsigned char)t[from] & 0xC0) == 0x80)
+				from++;
+		} else {
+			n = cap;
+			while (n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80)
+				n--;
+			t[n] = '\0';
+		}
+		if (cut != NULL)
+			*cut = true;
+	}
+	j = json_string(t + from);
 	free(t);
 	return j;
+}
+
+static json_t *jstr(struct span s, size_t cap)
+{
+	return jstr_cut(s, cap, false, NULL);
 }
 
 /* json_object_set_new() consumes v even on failure; NULL (out of memory)
@@ -550,16 +571,18 @@ static json_t *frame_json(const struct frame *f)
 static bool put_text(json_t *o, const char *start, const char *end)
 {
 	struct span t = {start, (size_t)(end - start)};
-	bool ok = true;
+	bool ok = true, cut = false;
 
 	if (t.n > SBX_TB_TEXT_MAX) {
 		const char *p = end - SBX_TB_TEXT_MAX, *nl = memchr(p, '\n', (size_t)(end - p));
 		if (nl != NULL && nl + 1 < end)
 			p = nl + 1; /* start at a line */
 		t = (struct span){p, (size_t)(end - p)};
-		ok &= put(o, "text_truncated", json_true());
+		cut = true;
 	}
-	ok &= put(o, "text", jstr(t, SBX_TB_TEXT_MAX));
+	ok &= put(o, "text", jstr_cut(t, SBX_TB_TEXT_MAX, true, &cut));
+	if (cut)
+		ok &= put(o, "text_truncated", json_true());
 	return ok;
 }
 

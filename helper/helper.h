@@ -180,7 +180,7 @@ void hex(const unsigned char *in, size_t n, char *out);
 int send_fd(int sock, const void *buf, size_t len, int fd);
 int recv_fd(int sock, void *buf, size_t len, int *fd);
 int drop_to(uid_t uid, gid_t gid, char *err, size_t errlen);
-__attribute__((format(printf, 1, 2))) void die(const char *fmt, ...);
+_Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warnx1(const char *fmt, ...);
 
 #endif

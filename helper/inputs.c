@@ -183,7 +183,7 @@ int mount_inputs(const struct run *r, const char *dir, char *err, size_t errlen)
 	/* room for the data plus a page per file of slack; pages count against
 	 * the run's memory limit (the child is already in its cgroup) */
 	snprintf(opts, sizeof(opts), "mode=0755,size=%llu,nr_inodes=%zu",
-		 (unsigned long long)(r->inputs_bytes + 4096 * (r->n_inputs + 1)), r->n_inputs + 8);
+		 (unsigned long long)r->inputs_bytes + 4096ULL * (r->n_inputs + 1), r->n_inputs + 8);
 	if (mkdir(dir, 0755) < 0 ||
 	    mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0) {
 		snprintf(err, errlen, "mounts: tmpfs on /in: %s", strerror(errno));

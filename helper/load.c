@@ -60,6 +60,11 @@ int open_trusted(const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	comp = strtok_r(buf, "/", &save);
+	if (comp == NULL) { /* "/" alone names no file */
+		snprintf(err, errlen, "%s: bad path", path);
+		close(dfd);
+		return -1;
+	}
 	while (comp != NULL) {
 		next = strtok_r(NULL, "/", &save);
 		if (dir_ok(dfd, sofar[0] ? sofar : "/", next == NULL, err, errlen) < 0)
@@ -288,7 +293,7 @@ int own_control_fd(struct run *r, char *err, size_t errlen)
 	fdflags = fcntl(r->control_fd, F_GETFD);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->control_fd);
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || fdflags < 0 || dup3(fd, r->control_fd, fdflags & FD_CLOEXEC ? O_CLOEXEC : 0) < 0) {
+	if (fd < 0 || fdflags < 0 || dup3(fd, r->control_fd, (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
 		snprintf(err, errlen, "--control-fd: cannot reopen: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);

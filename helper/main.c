@@ -461,7 +461,10 @@ static void prepare(struct run *r, int argc, char **argv)
 	pw = getpwnam("_sbx");
 	if (pw == NULL || pw->pw_uid == 0)
 		die("system user _sbx is missing: run sbx-postinst");
+	/* die() does not return; cppcheck 2.10 ignores _Noreturn here. */
+	// cppcheck-suppress nullPointerRedundantCheck
 	r->sbx_uid = pw->pw_uid;
+	// cppcheck-suppress nullPointerRedundantCheck
 	r->sbx_gid = pw->pw_gid;
 	if (sodium_init() < 0)
 		die("libsodium init failed");

@@ -35,6 +35,35 @@ static const char *const denied[] = {
 	"open_by_handle_at", "name_to_handle_at",
 };
 
+/* The strict profile adds calls an interpreter rarely needs whose kernel
+ * code has a history of exploitable bugs or that reach state shared with
+ * the host (docs/seccomp.md says why each is here). */
+static const char *const strict_denied[] = {
+	/* moving pipe pages: page-cache write bugs lived here (Dirty Pipe) */
+	"splice", "vmsplice", "tee",
+	/* legacy kernel AIO, a large, rarely used surface */
+	"io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
+	/* NUMA placement of memory the host shares */
+	"mbind", "set_mempolicy", "set_mempolicy_home_node", "migrate_pages", "move_pages",
+	/* advice on another process's memory */
+	"process_madvise",
+};
+
+/* EPERM for each call of names[] that exists on this architecture. */
+static int deny_calls(scmp_filter_ctx ctx, const char *const *names, size_t n, const char **what)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		int sys = seccomp_syscall_resolve_name(names[i]);
+		*what = names[i];
+		if (sys == __NR_SCMP_ERROR)
+			continue; /* not on this architecture */
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sys, 0);
+	}
+	return rc;
+}
+
 static int deny_family(scmp_filter_ctx ctx, int sys, int family)
 {
 	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), sys, 1,
@@ -77,13 +106,10 @@ int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen)
 		return -1;
 	}
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	for (size_t i = 0; rc == 0 && i < sizeof(denied) / sizeof(denied[0]); i++) {
-		int sys = seccomp_syscall_resolve_name(denied[i]);
-		what = denied[i];
-		if (sys == __NR_SCMP_ERROR)
-			continue; /* not on this architecture */
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sys, 0);
-	}
+	if (rc == 0)
+		rc = deny_calls(ctx, denied, sizeof(denied) / sizeof(denied[0]), &what);
+	if (rc == 0 && p->seccomp == SBX_SECCOMP_STRICT)
+		rc = deny_calls(ctx, strict_denied, sizeof(strict_denied) / sizeof(strict_denied[0]), &what);
 	if (rc == 0)
 		what = "clone";
 	for (size_t i = 0; rc == 0 && i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++)

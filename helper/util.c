@@ -36,7 +36,7 @@ void warnx1(const char *fmt, ...)
 	(void)!write(2, buf, (size_t)n);
 }
 
-void die(const char *fmt, ...)
+_Noreturn void die(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;

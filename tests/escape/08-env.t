@@ -116,8 +116,12 @@ for l in open(sys.argv[1]):
         print({"env": o[0] if o else "", "limits": o[1] if len(o) > 1 else "", "ran": o[-1:] == ["RAN"],
                "out": r.get("stdout_bytes"), "err": r.get("stderr_bytes"), "stderr": d["stderr"]}[sys.argv[3]])' "$T/drive.out" "$1" "$2"; }
 pol_limits="(256, 256) (67108864, 67108864) (0, 0) (31, 32)"
+# A SANITIZE=1 build cannot start under any finite RLIMIT_AS (ASan reserves
+# terabytes of shadow address space before main): as-soft is left out there.
+cases="hostile huge-env fds-closed nofile-soft fsize-soft as-soft stack-soft core-cpu"; nruns=8
+case ${SBX_MAKEFLAGS:-} in *SANITIZE=1*) cases=$(echo "$cases" | sed 's/ as-soft//'); nruns=7 ;; esac
 bad=
-for c in hostile huge-env fds-closed nofile-soft fsize-soft as-soft stack-soft core-cpu; do
+for c in $cases; do
 	[ "$(dcol $c 2) $(dcol $c 6) $(rget $c ran)" = "0 ok True" ] || bad="$bad $c"
 done
 check "hostile env, huge env, closed fds, low soft rlimits: the run works ($bad)" [ -z "$bad" ]
@@ -125,7 +129,7 @@ bad=
 for c in hostile huge-env fds-closed; do [ "$(rget $c env)" = "$policy_env" ] || bad="$bad $c"; done
 check "the payload sees only the policy's environment ($bad)" [ -z "$bad" ]
 bad=
-for c in hostile huge-env fds-closed nofile-soft fsize-soft as-soft stack-soft core-cpu; do
+for c in $cases; do
 	[ "$(rget $c limits)" = "$pol_limits" ] || bad="$bad $c:$(rget $c limits)"
 done
 check "the payload's rlimits are the policy's, not the caller's ($bad)" [ -z "$bad" ]
@@ -138,11 +142,11 @@ check "hard RLIMIT_NOFILE / RLIMIT_FSIZE too low: 125, one line naming the limit
 	grep "nofile-hard" "$2" | grep -q "RLIMIT_NOFILE hard limit 10" && grep "fsize-hard" "$2" | grep -q "RLIMIT_FSIZE hard limit 1024"' \
 	_ "$T/drive.tsv" "$T/drive.out"
 bad=
-for c in hostile huge-env fds-closed nofile-soft fsize-soft as-soft stack-soft core-cpu; do
+for c in $cases; do
 	[ "$(end_outcome "$(dcol $c 7)")" = ok ] && cg_gone "$(dcol $c 7)" || bad="$bad $c"
 done
 check "every run audited (ok), no cgroup left ($bad)" [ -z "$bad" ]
-check "refused entries were not audited (8 runs recorded)" [ "$(runs_count)" = $((before + 8)) ]
+check "refused entries were not audited ($nruns runs recorded)" [ "$(runs_count)" = $((before + nruns)) ]
 "$AUDIT" checkpoint --write --key "$P/var/lib/sbx/audit.key" >/dev/null # else the tail warns (exit 2)
 "$AUDIT" verify >"$T/v" 2>&1; vrc=$?
 check "the audit log verifies after the closed-fd and low-FSIZE runs" [ "$vrc" = 0 ]

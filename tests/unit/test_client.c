@@ -627,6 +627,20 @@ static void test_ttyout_stalled(void **state)
 	close(p[1]);
 }
 
+/* Nothing to add to a buffer never allocated: found by make check
+ * SANITIZE=1 (UBSan: memcpy from NULL... into NULL), 09-stalled-client. */
+static void test_ttyout_empty_add(void **state)
+{
+	struct ttyout t = {.fd = -1};
+
+	(void)state;
+	ttyout_add(&t, NULL, 0);
+	ttyout_add(&t, "", 0);
+	assert_int_equal(t.len, 0);
+	assert_int_equal(t.dropped, 0);
+	assert_null(t.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -644,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_error_object),
 		cmocka_unit_test(test_ttysafe),
 		cmocka_unit_test(test_ttyout_stalled),
+		cmocka_unit_test(test_ttyout_empty_add),
 	};
 
 	return cmocka_run_group_tests_name("client", tests, NULL, NULL);

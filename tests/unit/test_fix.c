@@ -78,6 +78,8 @@ static void test_utf8_incomplete_tail(void **state)
 	assert_int_equal(utf8_incomplete_tail("\xe2\x82\xac", 3), 0);
 	assert_int_equal(utf8_incomplete_tail("\xf0\x9f\x98", 3), 3);  /* 3 of 4 */
 	assert_int_equal(utf8_incomplete_tail("x\x80\x80\x80", 4), 0); /* garbage: passed on, replaced later */
+	assert_int_equal(utf8_incomplete_tail("a\xf5", 2), 0);         /* never a lead byte: nothing to wait for */
+	assert_int_equal(utf8_incomplete_tail("a\xff\x80", 3), 0);
 	assert_int_equal(utf8_incomplete_tail("", 0), 0);
 }
 
@@ -116,7 +118,7 @@ static void test_document(void **state)
 				"exit_code", 1, "stdout", "", 0, "stderr", "Boom",
 				"traceback", "type", "ValueError", "line", 2, "frames",
 				"file", "/code/job.py", "line", 2, "file", "/usr/lib/python3/x.py", "line", 9);
-	json_t *hist = json_array(), *doc, *big;
+	json_t *hist = json_array(), *doc, *big, *dres;
 	struct fix_ctx c = {.attempt = 2, .max_attempts = 4, .language = "python", .name = NULL,
 			    .session = "fix-0011223344556677", .code = "x = 1\n\xff\n", .code_len = 8,
 			    .history = hist};
@@ -136,17 +138,18 @@ static void test_document(void **state)
 	assert_true(json_is_null(json_object_get(doc, "name")));
 	/* Invalid UTF-8 in the code is replaced, not a reason to fail. */
 	assert_string_equal(json_string_value(json_object_get(doc, "code")), "x = 1\n\xef\xbf\xbd\n");
-	res = json_object_get(doc, "result");
-	big = json_object_get(res, "stdout");
-	assert_true(json_is_true(json_object_get(res, "stdout_excerpted")));
-	assert_true(json_is_false(json_object_get(res, "stderr_excerpted")));
+	dres = json_object_get(doc, "result");
+	big = json_object_get(dres, "stdout");
+	assert_true(json_is_true(json_object_get(dres, "stdout_excerpted")));
+	assert_true(json_is_false(json_object_get(dres, "stderr_excerpted")));
 	assert_true(json_string_length(big) < FIX_EXCERPT_HEAD + FIX_EXCERPT_TAIL + 64);
 	assert_non_null(strstr(json_string_value(big), "[... 87712 bytes omitted ...]"));
-	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(json_object_get(res, "traceback"), "frames"), 0), "in_code")));
-	assert_true(json_is_false(json_object_get(json_array_get(json_object_get(json_object_get(res, "traceback"), "frames"), 1), "in_code")));
+	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(json_object_get(dres, "traceback"), "frames"), 0), "in_code")));
+	assert_true(json_is_false(json_object_get(json_array_get(json_object_get(json_object_get(dres, "traceback"), "frames"), 1), "in_code")));
 	free(text);
 	free(longs);
 	json_decref(doc);
+	json_decref(res);
 	json_decref(hist);
 }
 

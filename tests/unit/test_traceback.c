@@ -635,6 +635,42 @@ static void test_bounds(void **state)
 	free(text);
 }
 
+/* Found by tests/fuzz (fuzz_traceback): invalid bytes become U+FFFD, three
+ * bytes each, so capping the input was not capping the output. The caps in
+ * traceback.h are on the JSON strings; text keeps its tail. */
+static void test_bounds_after_replacement(void **state)
+{
+	size_t len, flen;
+	char *text, *fixture;
+	json_t *tb, *fr;
+
+	(void)state;
+	fixture = load("fuzz-expanding-utf8.bin", &flen);
+	tb = sbx_traceback_parse(fixture + 1, flen - 1, "python3"); /* byte 0: the fuzzer's language */
+	assert_non_null(tb);
+	assert_true(strlen(str(tb, "message")) <= SBX_TB_MESSAGE_MAX);
+	assert_true(strlen(str(tb, "text")) <= SBX_TB_TEXT_MAX);
+	assert_serialisable(tb);
+	json_decref(tb);
+	free(fixture);
+
+	text = repeat("Traceback (most recent call last):\n  File \"/code/\xff", "\xff", 5000,
+		      "\", line 1, in f\nValueError: ", &len);
+	fixture = repeat(text, "\xfe", 3u << 20, "\n", &flen);
+	tb = sbx_traceback_parse(fixture, flen, "python");
+	assert_non_null(tb);
+	assert_true(strlen(str(tb, "message")) <= SBX_TB_MESSAGE_MAX);
+	assert_true(strlen(str(tb, "message")) > SBX_TB_MESSAGE_MAX - 3);
+	assert_true(strlen(str(tb, "text")) <= SBX_TB_TEXT_MAX);
+	assert_true(json_is_true(json_object_get(tb, "text_truncated")));
+	fr = json_array_get(json_object_get(tb, "frames"), 0);
+	assert_true(strlen(json_string_value(json_object_get(fr, "file"))) <= SBX_TB_FIELD_MAX);
+	assert_serialisable(tb);
+	json_decref(tb);
+	free(fixture);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +700,7 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_invalid_utf8_replaced),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_bounds_after_replacement),
 	};
 
 	return cmocka_run_group_tests_name("traceback", tests, NULL, NULL);

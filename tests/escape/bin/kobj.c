@@ -229,6 +229,7 @@ static void mqname(char *buf, size_t n, long key)
 static int ipc_create(long key, int sec)
 {
 	struct mq_attr at = {.mq_maxmsg = 4, .mq_msgsize = 64};
+	// cppcheck-suppress unusedStructMember ; msgsnd(2) reads t, the message type
 	struct { long t; char m[8]; } msg = {1, "hello"};
 	char name[64];
 	int shm = shmget((key_t)key, 1 << 20, IPC_CREAT | 0666);

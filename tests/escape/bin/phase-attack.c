@@ -87,7 +87,7 @@ static pid_t ppid_of(pid_t pid)
 static void attack(const char *phase, pid_t t, const char *role)
 {
 	static const char *const files[] = {"environ", "ns/user", "fd", "root/", "cwd/", "exe"};
-	char path[64], buf[16];
+	char path[64], buf[16] = ""; /* process_vm_readv's target */
 	struct iovec l = {.iov_base = buf, .iov_len = 8}, r = {.iov_base = (void *)&allowed, .iov_len = 8};
 	int fd, st;
 
@@ -247,7 +247,10 @@ int main(int argc, char **argv)
 		ssize_t n = read(res[0], buf, sizeof(buf));
 		if (n <= 0)
 			break;
-		json = realloc(json, jlen + (size_t)n + 1);
+		char *grown = realloc(json, jlen + (size_t)n + 1);
+		if (grown == NULL)
+			break;
+		json = grown;
 		memcpy(json + jlen, buf, (size_t)n);
 		jlen += (size_t)n;
 		json[jlen] = '\0';
