@@ -11,7 +11,8 @@
 
 uint64_t tree_size_bytes(int top)
 {
-	DIR **st = calloc(RMTREE_MAX_DEPTH + 1, sizeof(*st));
+	/* an array of DIR pointers, one per level */
+	DIR **st = calloc(RMTREE_MAX_DEPTH + 1, sizeof(DIR *)); /* NOLINT(bugprone-sizeof-expression) */
 	uint64_t bytes = 0;
 	struct dirent *e;
 	struct stat sb;

@@ -8,6 +8,6 @@
 /* Bytes (st_size) of the regular files below TOP (a directory fd), which stays open and
  * unmoved. Directories that cannot be read, and those nested deeper than
  * RMTREE_MAX_DEPTH, are skipped: the figure is then a lower bound. */
-uint64_t tree_size_bytes(int dirfd);
+uint64_t tree_size_bytes(int top);
 
 #endif

@@ -84,7 +84,7 @@ int sbx_iso_time(int64_t realtime_ns, char *buf, size_t len)
 static void hex32(char *out, const unsigned char *d)
 {
 	static const char digits[] = "0123456789abcdef";
-	int i;
+	size_t i;
 
 	for (i = 0; i < 32; i++) {
 		out[2 * i] = digits[d[i] >> 4];

@@ -127,7 +127,7 @@ int sbx_parse_age(const char *s, int64_t *out)
 	case 'm': unit = 60; break;
 	case 'h': unit = 3600; break;
 	case 'd': unit = 86400; break;
-	case 'w': unit = 7 * 86400; break;
+	case 'w': unit = 604800; break;
 	default: return -1;
 	}
 	milli /= 1000;

@@ -221,7 +221,7 @@ static void test_rmtree_tree(void **state)
 
 static void opendir_body(void)
 {
-	char base[] = "/tmp/sbx-rmtree.XXXXXX", p[PATH_MAX];
+	char base[] = "/tmp/sbx-rmtree.XXXXXX";
 	int bfd, fd;
 	struct stat st;
 
@@ -240,7 +240,6 @@ static void opendir_body(void)
 	close(fd);
 	CHECK(unlinkat(bfd, "link", 0) == 0 && unlinkat(bfd, "shut", AT_REMOVEDIR) == 0);
 	outside_intact(base);
-	(void)p;
 	close(bfd);
 	cleanup(base);
 }
