@@ -120,8 +120,6 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	enum run_format fmt = FMT_TABLE;
 	const char *resume = NULL;
 	int have_fmt = 0, have_since = 0, opt, rc;
-	struct sbx_audit *a;
-	sqlite3_stmt *st;
 	uint64_t v, n;
 	int64_t last;
 
@@ -173,16 +171,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			return EXIT_FAIL;
 		f.after_end_seq = (int64_t)v;
 	}
-	if (cli_open_log(c, &a) < 0)
-		return EXIT_UNREADABLE;
-	if (runs_prepare(sbx_audit_db(a), sbx_audit_path(a), &f, &st) < 0) {
-		sbx_audit_close(a);
-		return EXIT_UNREADABLE;
-	}
-	rc = runs_write(sbx_audit_db(a), sbx_audit_path(a), st, fmt, &n, &last);
-	sqlite3_finalize(st);
-	sbx_audit_close(a);
-	if (rc < 0)
+	if (runs_print(c, &f, fmt, &n, &last) < 0)
 		return EXIT_UNREADABLE;
 	/* The cursor moves only once the rows are out of our hands. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {

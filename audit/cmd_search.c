@@ -115,8 +115,6 @@ int cmd_search(struct cli *c, int argc, char **argv)
 	};
 	struct run_filter f = {.after_end_seq = -1};
 	enum run_format fmt = FMT_TABLE;
-	struct sbx_audit *a;
-	sqlite3_stmt *st;
 	uint64_t v, n;
 	int64_t last;
 	int opt, rc;
@@ -189,16 +187,7 @@ int cmd_search(struct cli *c, int argc, char **argv)
 		cli_err("search: --failed and --success exclude each other");
 		return EXIT_USAGE;
 	}
-	if (cli_open_log(c, &a) < 0)
-		return EXIT_UNREADABLE;
-	if (runs_prepare(sbx_audit_db(a), sbx_audit_path(a), &f, &st) < 0) {
-		sbx_audit_close(a);
-		return EXIT_UNREADABLE;
-	}
-	rc = runs_write(sbx_audit_db(a), sbx_audit_path(a), st, fmt, &n, &last);
-	sqlite3_finalize(st);
-	sbx_audit_close(a);
-	if (rc < 0)
+	if (runs_print(c, &f, fmt, &n, &last) < 0)
 		return EXIT_UNREADABLE;
 	return n > 0 ? EXIT_OK : EXIT_FAIL;
 }

@@ -453,3 +453,22 @@ int runs_write(sqlite3 *db, const char *path, sqlite3_stmt *st,
 		return -1;
 	return 0;
 }
+
+int runs_print(const struct cli *c, const struct run_filter *f, enum run_format fmt,
+	       uint64_t *n, int64_t *last_end_seq)
+{
+	struct sbx_audit *a;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (cli_open_log(c, &a) < 0)
+		return -1;
+	if (runs_prepare(sbx_audit_db(a), sbx_audit_path(a), f, &st) < 0) {
+		sbx_audit_close(a);
+		return -1;
+	}
+	rc = runs_write(sbx_audit_db(a), sbx_audit_path(a), st, fmt, n, last_end_seq);
+	sqlite3_finalize(st);
+	sbx_audit_close(a);
+	return rc;
+}

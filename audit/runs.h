@@ -58,4 +58,13 @@ int runs_prepare(sqlite3 *db, const char *path, const struct run_filter *f,
 int runs_write(sqlite3 *db, const char *path, sqlite3_stmt *st,
 	       enum run_format fmt, uint64_t *n, int64_t *last_end_seq);
 
+struct cli;
+/*
+ * Open the log of c, print the runs matching f in format fmt (as
+ * runs_write, same *n and *last_end_seq) and close it. Returns 0, or -1
+ * after printing why (log unreadable, read error).
+ */
+int runs_print(const struct cli *c, const struct run_filter *f, enum run_format fmt,
+	       uint64_t *n, int64_t *last_end_seq);
+
 #endif

@@ -18,6 +18,7 @@
 #include "paths.h"
 #include "policy.h"
 #include "proto.h"
+#include "units.h"
 
 #define FILE_MAX (256u << 10) /* as the helper's CONF_MAX */
 
@@ -84,21 +85,6 @@ static void user_name(char *out, size_t len)
 		snprintf(out, len, "uid%u", (unsigned)getuid());
 }
 
-static void fmt_size(uint64_t v, char *buf, size_t len)
-{
-	static const char units[] = "KMGT";
-	int u = -1;
-
-	while (v >= 1024 && v % 1024 == 0 && u < 3) {
-		v /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-	else
-		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
-}
-
 static void fmt_ms(uint64_t ms, char *buf, size_t len)
 {
 	if (ms % 1000 == 0)
@@ -143,11 +129,11 @@ static void print_row(const struct sbx_policy *p, bool dflt)
 
 	fmt_ms(l->wall_ms, w, sizeof(w));
 	fmt_ms(l->cpu_ms, c, sizeof(c));
-	fmt_size(l->memory_bytes, m, sizeof(m));
-	fmt_size(l->tmp_bytes, t, sizeof(t));
-	fmt_size(l->out_bytes, o, sizeof(o));
-	fmt_size(l->input_bytes, in, sizeof(in));
-	fmt_size(l->output_bytes, out, sizeof(out));
+	sbx_format_size(l->memory_bytes, m, sizeof(m));
+	sbx_format_size(l->tmp_bytes, t, sizeof(t));
+	sbx_format_size(l->out_bytes, o, sizeof(o));
+	sbx_format_size(l->input_bytes, in, sizeof(in));
+	sbx_format_size(l->output_bytes, out, sizeof(out));
 	printf("%s%-15s %7s %7s %7s %6llu %5llu.%llu %6s %6s %6s %6s %-8s %-7s %-8s %s\n", dflt ? "*" : " ", p->name,
 	       w, c, m, (unsigned long long)l->pids, (unsigned long long)(l->cpus_milli / 1000),
 	       (unsigned long long)(l->cpus_milli % 1000 / 100), t, o, in, out,

@@ -1,5 +1,7 @@
 #include "units.h"
 
+#include <stdio.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -135,4 +137,19 @@ int sbx_parse_age(const char *s, int64_t *out)
 		return -1;
 	*out = (int64_t)(milli * unit);
 	return 0;
+}
+
+void sbx_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (bytes >= 1024 && bytes % 1024 == 0 && u < 3) {
+		bytes /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
 }

@@ -1,6 +1,7 @@
-/* Size and duration parsing shared by the policy parser and the client. */
+/* Size and duration parsing (and size formatting) shared by the policy parser and the client. */
 #ifndef SBX_UNITS_H
 #define SBX_UNITS_H
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -30,5 +31,12 @@ int sbx_parse_age(const char *s, int64_t *out);
  * Returns 0 and stores the value; -1 on junk or out of range.
  */
 int sbx_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
+/*
+ * Format bytes the way a policy writes them, the inverse of sbx_parse_size
+ * for exact multiples: 67108864 -> "64M", 1000 -> "1000". buf gets at most
+ * 21 characters plus the NUL.
+ */
+void sbx_format_size(uint64_t bytes, char *buf, size_t len);
 
 #endif

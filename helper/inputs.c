@@ -29,24 +29,9 @@
 #include <linux/mount.h>
 
 #include "helper.h"
+#include "units.h"
 
 #define SEALS_NEEDED (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW)
-
-/* 64M, 1G, 1000 (bytes): the units a policy is written in */
-static void human(uint64_t v, char *buf, size_t len)
-{
-	static const char units[] = "KMGT";
-	int u = -1;
-
-	while (v >= 1024 && v % 1024 == 0 && u < 3) {
-		v /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-	else
-		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
-}
 
 int check_inputs(struct run *r, char *err, size_t errlen)
 {
@@ -81,7 +66,7 @@ int check_inputs(struct run *r, char *err, size_t errlen)
 	if (total > r->limits.input_bytes) {
 		char a[32];
 
-		human(r->limits.input_bytes, a, sizeof(a));
+		sbx_format_size(r->limits.input_bytes, a, sizeof(a));
 		snprintf(err, errlen, "input files: more than input_size %s (%llu bytes) of policy '%s'",
 			 a, (unsigned long long)r->limits.input_bytes, r->policy.name);
 		return -1;

@@ -44,6 +44,16 @@ static void sizes(void **state)
 	assert_int_equal(sbx_parse_size("99999999999999999999", &v), -1);
 	assert_int_equal(sbx_parse_size("17179869184G", &v), -1); /* 2^64: overflow */
 	assert_int_equal(sbx_parse_size("0.5", &v), -1);          /* half a byte */
+	/* formatting is the inverse for exact multiples */
+	char buf[32];
+	sbx_format_size(67108864, buf, sizeof(buf));
+	assert_string_equal(buf, "64M");
+	sbx_format_size(1000, buf, sizeof(buf));
+	assert_string_equal(buf, "1000");
+	sbx_format_size(1536, buf, sizeof(buf));
+	assert_string_equal(buf, "1536");
+	sbx_format_size(1ULL << 50, buf, sizeof(buf));
+	assert_string_equal(buf, "1024T");
 }
 
 static void durations(void **state)
