@@ -472,10 +472,9 @@ static int rotate(struct rot *r, const char *archive, int64_t cut_ns, const unsi
 		return -1;
 	res->first = (uint64_t)first;
 	res->last = c >= first ? (uint64_t)c : 0;
-	if (c < first)
-		return 0;
-	if (hash_query(r, "SELECT chain FROM records WHERE seq = ?1", c, chain_c, "record") < 0 ||
-	    sign_at(r, sk, origin, base, first, c, note, fr, &frlen) < 0)
+	if (c >= first &&
+	    (hash_query(r, "SELECT chain FROM records WHERE seq = ?1", c, chain_c, "record") < 0 ||
+	     sign_at(r, sk, origin, base, first, c, note, fr, &frlen) < 0))
 		return -1;
 	if (sqlite3_prepare_v2(r->db, "ATTACH ?1 AS arc", -1, &st, NULL) != SQLITE_OK)
 		return fail(r, "attach archive");
@@ -485,8 +484,14 @@ static int rotate(struct rot *r, const char *archive, int64_t cut_ns, const unsi
 	if (rc != SQLITE_DONE)
 		return fail(r, "attach archive");
 	rc = exec(r, "PRAGMA arc.synchronous=FULL", "archive synchronous");
+	/* Checked even when nothing is old enough to move: a wrong archive
+	 * must not pass silently because of when rotate happened to run. */
 	if (rc == 0)
 		rc = check_archive(r, first, &arc_last);
+	if (rc == 0 && c < first) {
+		sqlite3_exec(r->db, "DETACH arc", NULL, NULL, NULL);
+		return 0;
+	}
 	if (rc == 0)
 		rc = fill_archive(r, arc_last, first, c, base, base_chain, note, fr, frlen);
 	if (rc == 0)

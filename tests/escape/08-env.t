@@ -101,7 +101,7 @@ cases = [
     {"name": "fsize-hard", "argv": base, "raw": ["-r", "FSIZE:1024:1024"], "code": code},
     {"name": "as-soft", "argv": base, "raw": ["-r", "AS:%d:inf" % (64 << 20)], "code": code},
     {"name": "stack-soft", "argv": base, "raw": ["-r", "STACK:%d:inf" % (64 << 10)], "code": code},
-    {"name": "core-cpu", "argv": base, "raw": ["-r", "CORE:inf:inf", "-r", "CPU:1:inf"], "code": code},
+    {"name": "core-cpu", "argv": base, "raw": ["-r", "CORE:hard:hard", "-r", "CPU:1:inf"], "code": code},
 ]
 json.dump(cases, open(out, "w"))
 PY

@@ -4,7 +4,7 @@
 # csv/json that parse, the HTML page (escaped, self-contained, rendered by
 # headless Chromium into a non-blank PNG), and runs of the real install.
 . "$(dirname "$0")/lib.sh"
-plan 66
+plan 67
 DB=$P/var/lib/sbx/audit.db
 KEY=$P/var/lib/sbx/audit.key
 PUB=$P/etc/sbx/audit.pub
@@ -230,8 +230,13 @@ chgrp sbx-audit "$T/live2.db"
 diag "$(cat "$T/o" "$T/e")"
 "$AUDIT" --db "$T/live2.db" --pubkey "$PUB" verify --archive "$T/arc.db" >"$T/v" 2>&1; rc2=$?
 check "rotate: resumes over an archive that already holds the records" sh -c "[ $rc = 0 ] && [ $rc2 -le 2 ] && grep -q 'OK\|uncheckpointed' '$T/v'"
+# Both with nothing old enough to move (1d: this once passed silently, and
+# CI, running faster, took that path for 1s) and with everything to move.
+"$AUDIT" --db "$T/live2.db" rotate --older-than 1d --archive "$T/split-arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
+check "rotate: refuses another log's archive even with nothing to move" sh -c "[ $rc = 1 ] && grep -q 'not this log.s archive' '$T/e'"
+sleep 1.1 # every record older than 1s: there is something to move
 "$AUDIT" --db "$T/live2.db" rotate --older-than 1s --archive "$T/split-arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
-check "rotate: refuses another log's archive" sh -c "[ $rc = 1 ] && grep -q 'archive' '$T/e'"
+check "rotate: refuses another log's archive" sh -c "[ $rc = 1 ] && grep -q 'not this log.s archive' '$T/e'"
 "$AUDIT" --db "$T/live.db" rotate --older-than 3x --archive "$T/x.db" 2>"$T/e"; rc=$?
 check "rotate: a bad age is a usage error" sh -c "[ $rc = 2 ] && grep -q 'older-than' '$T/e'"
 

@@ -11,7 +11,10 @@
  *     -B BYTES  add about BYTES of environment in 64 KiB entries
  *     -e ENTRY  add ENTRY to the environment verbatim ('=' optional)
  *     -r RES:SOFT:HARD  set an rlimit just before execve(2) (RES one of
- *               NOFILE FSIZE CPU AS STACK CORE; "inf" for RLIM_INFINITY)
+ *               NOFILE FSIZE CPU AS STACK CORE; "inf" for RLIM_INFINITY,
+ *               "hard" for the hard limit this process already has:
+ *               CI machines may start with a finite hard limit that an
+ *               unprivileged caller cannot raise)
  * Exit status 127 with a message if execve(2) fails.
  */
 #include <errno.h>
@@ -23,8 +26,10 @@
 
 extern char **environ;
 
-static rlim_t lim(const char *s)
+static rlim_t lim(const char *s, rlim_t hard)
 {
+	if (strcmp(s, "hard") == 0)
+		return hard;
 	return strncmp(s, "inf", 3) == 0 ? RLIM_INFINITY : strtoull(s, NULL, 10);
 }
 
@@ -42,7 +47,10 @@ static int set_limit(char *spec)
 	hard++;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (strcmp(spec, t[i].n) == 0) {
-			struct rlimit rl = {lim(soft), lim(hard)};
+			struct rlimit now;
+			if (getrlimit(t[i].r, &now) < 0)
+				return -1;
+			struct rlimit rl = {lim(soft, now.rlim_max), lim(hard, now.rlim_max)};
 			return setrlimit(t[i].r, &rl);
 		}
 	return -1;
