@@ -188,8 +188,13 @@ l=sqlite3.connect(sys.argv[2]).execute("select min(seq),max(seq),count(*) from r
 sys.exit(0 if a==(1,2,2) and l==(3,8,6) else 1)' "$T/split-arc.db" "$T/split.db"
 
 # Rotation of a real log: a copy of the live one, cut after this test's
-# first runs; the last two runs (younger than 4 s) stay.
+# first runs; the last two runs stay. The age is measured from the cut, not
+# fixed: a slow (sanitizer) build can take seconds over the two runs. Runs
+# before the cut are more than 5 s older than it; the cut moves back 2 s to
+# absorb whole-second rounding.
 sleep 5
+cut_at=$(date +%s)
+age() { echo "$(($(date +%s) - cut_at + 2))s"; }
 sbx_run run -c 'print("after the cut 1")'
 sbx_run run -c 'print("after the cut 2")'
 copy() { python3 -c 'import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()' "$1" "$2"; }
@@ -198,7 +203,7 @@ copy "$T/live0.db" "$T/live.db"
 chgrp sbx-audit "$T/live.db"
 total=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select max(seq) from records").fetchone()[0])' "$T/live.db")
 V() { "$AUDIT" --db "$1" --pubkey "$PUB" verify "$@" >"$T/v" 2>&1; }
-"$AUDIT" --db "$T/live.db" rotate --older-than 4s --archive "$T/arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
+"$AUDIT" --db "$T/live.db" rotate --older-than "$(age)" --archive "$T/arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
 diag "$(cat "$T/o" "$T/e")"
 check "rotate: exit 0, seq 1..(total-4) moved" sh -c "[ $rc = 0 ] && grep -q '^rotated seq 1\.\.$((total - 4)) to ' '$T/o'"
 "$AUDIT" --db "$T/live.db" checkpoint --write --key "$KEY" --pubkey "$PUB" >/dev/null 2>&1
@@ -226,7 +231,7 @@ check "verify: an edited base chain value fails on the log alone" sh -c "[ $rc =
 # still holds everything; rotate again with the same archive finishes.
 copy "$T/live0.db" "$T/live2.db"
 chgrp sbx-audit "$T/live2.db"
-"$AUDIT" --db "$T/live2.db" rotate --older-than 4s --archive "$T/arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
+"$AUDIT" --db "$T/live2.db" rotate --older-than "$(age)" --archive "$T/arc.db" --key "$KEY" >"$T/o" 2>"$T/e"; rc=$?
 diag "$(cat "$T/o" "$T/e")"
 "$AUDIT" --db "$T/live2.db" --pubkey "$PUB" verify --archive "$T/arc.db" >"$T/v" 2>&1; rc2=$?
 check "rotate: resumes over an archive that already holds the records" sh -c "[ $rc = 0 ] && [ $rc2 -le 2 ] && grep -q 'OK\|uncheckpointed' '$T/v'"
