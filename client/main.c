@@ -12,6 +12,8 @@
 #include "proto.h"
 #include "loop.h"
 #include "mcp.h"
+#include "mcp_store.h"
+#include "units.h"
 #include "run.h"
 #include "dryrun.h"
 #include "inputs.h"
@@ -30,6 +32,27 @@ static void ensure_std_fds(void)
 		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
 			_exit(SBX_EXIT_FAILURE);
 	}
+}
+
+/* `sbx mcp [--keep-artifacts SIZE]`: the artifact store's size in bytes. */
+static uint64_t mcp_options(int argc, char **argv)
+{
+	uint64_t keep = MCP_STORE_DEFAULT;
+
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		if (strncmp(argv[i], "--keep-artifacts=", 17) == 0)
+			v = argv[i] + 17;
+		else if (strcmp(argv[i], "--keep-artifacts") == 0 && i + 1 < argc)
+			v = argv[++i];
+		else if (strcmp(argv[i], "--keep-artifacts") == 0)
+			cli_die("mcp --keep-artifacts", "needs a size (examples: 256M, 0)");
+		else
+			cli_die("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[i]);
+		if (sbx_parse_size(v, &keep) < 0)
+			cli_die("mcp --keep-artifacts", "'%s' is not a size (examples: 256M, 1G, 0)", v);
+	}
+	return keep;
 }
 
 int main(int argc, char **argv)
@@ -54,9 +77,7 @@ int main(int argc, char **argv)
 			cli_usage_mcp(stdout);
 			return 0;
 		}
-		if (argc > 2)
-			cli_die("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[2]);
-		return mcp_serve();
+		return mcp_serve(mcp_options(argc - 1, argv + 1));
 	}
 	if (strcmp(argv[1], "policies") == 0)
 		return policies_main(argc - 1, argv + 1);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mcp_store.h"
 #include "proto.h"
 
 struct mcp_server mcp_srv;
@@ -32,11 +33,13 @@ const char *mcp_negotiate(const char *asked)
 
 static json_t *initialize_result(void)
 {
-	return json_pack("{s:s,s:{s:{s:b}},s:{s:s,s:s,s:s},s:s}", "protocolVersion", mcp_srv.version,
-			 "capabilities", "tools", "listChanged", 0, "serverInfo", "name", "sbx", "title",
+	return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b}},s:{s:s,s:s,s:s},s:s}", "protocolVersion",
+			 mcp_srv.version, "capabilities", "tools", "listChanged", 0, "resources",
+			 "subscribe", 0, "listChanged", 0, "serverInfo", "name", "sbx", "title",
 			 "sbx sandbox", "version", SBX_VERSION, "instructions",
 			 "Use execute_code to run code in an isolated, audited sandbox. Write files "
-			 "to /out to return them (images come back as images); pass inputs with "
+			 "to /out to return them (images come back as images, other files as "
+			 "resource links to read with resources/read); pass inputs with "
 			 "`files` (read-only under /in).");
 }
 
@@ -98,6 +101,29 @@ static void tools_call(json_t *req, json_t *id, json_t *params)
 	mcp_calls_start();
 }
 
+/* Resource not found is -32602 with data.uri: SEP-2164, which replaced
+ * the -32002 the 2025 revisions suggested (the TypeScript SDK's code). */
+static void resources_read(json_t *id, json_t *params)
+{
+	const char *uri = json_string_value(json_object_get(params, "uri"));
+	json_t *r;
+	char msg[400];
+
+	if (uri == NULL) {
+		mcp_send_error(id, RPC_PARAMS, "resources/read: params.uri: missing or not a string");
+		return;
+	}
+	r = mcp_store_read(uri);
+	if (r != NULL) {
+		mcp_send_result(id, r);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "Resource not found: %.200s (artifacts are kept while the server runs, "
+		 "oldest dropped first beyond --keep-artifacts)", uri);
+	mcp_send(json_pack("{s:s,s:O,s:{s:i,s:s,s:{s:s}}}", "jsonrpc", "2.0", "id", id, "error", "code",
+			   RPC_PARAMS, "message", msg, "data", "uri", uri));
+}
+
 static void cancel_request(json_t *params)
 {
 	json_t *rid = json_object_get(params, "requestId");
@@ -156,6 +182,12 @@ static void on_request(json_t *req)
 		mcp_send_result(id, json_pack("{s:[o]}", "tools", mcp_tool_def()));
 	} else if (strcmp(method, "tools/call") == 0) {
 		tools_call(req, id, params);
+	} else if (strcmp(method, "resources/list") == 0) {
+		mcp_send_result(id, mcp_store_list());
+	} else if (strcmp(method, "resources/templates/list") == 0) {
+		mcp_send_result(id, json_pack("{s:[]}", "resourceTemplates"));
+	} else if (strcmp(method, "resources/read") == 0) {
+		resources_read(id, params);
 	} else {
 		char msg[256];
 		snprintf(msg, sizeof(msg), "Method not found: %.200s", method);
@@ -213,13 +245,14 @@ static void on_signal(int sig)
 	mcp_stop_signal = sig;
 }
 
-int mcp_serve(void)
+int mcp_serve(uint64_t keep_bytes)
 {
 	struct sigaction sa;
 	sigset_t block, old;
 
 	memset(&mcp_srv, 0, sizeof(mcp_srv));
 	mcp_srv.version = MCP_VERSION_NEWEST;
+	mcp_store_init(keep_bytes);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
@@ -270,6 +303,7 @@ int mcp_serve(void)
 		r = ppoll(p, (nfds_t)np, tsp, &old);
 		if (r < 0 && errno != EINTR) {
 			fprintf(stderr, "sbx: mcp: poll: %s\n", strerror(errno));
+			mcp_store_close();
 			return SBX_EXIT_FAILURE;
 		}
 		if (r > 0) {
@@ -286,5 +320,6 @@ int mcp_serve(void)
 		mcp_calls_start();
 	}
 	free(mcp_srv.in.buf);
+	mcp_store_close();
 	return mcp_srv.out_broken || mcp_srv.in_failed ? SBX_EXIT_FAILURE : 0;
 }

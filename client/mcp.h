@@ -23,14 +23,15 @@
 #define MCP_MAX_RUNNING 4
 #define MCP_MAX_WAITING 64
 
-/* Embedded artifact data (images and resources) per call, before base64;
- * an artifact that does not fit is named in a text block instead. */
+/* Embedded image data per call, before base64; an image that does not
+ * fit becomes a resource link like the other artifacts. */
 #define MCP_EMBED_MAX (16u << 20)
 
 /* Serve until stdin ends and every call has been answered, or a signal
- * (SIGTERM, SIGINT, SIGHUP) or a closed stdout stops it. Returns the exit
- * status: 0, or 125 when stdin or stdout failed. */
-int mcp_serve(void);
+ * (SIGTERM, SIGINT, SIGHUP) or a closed stdout stops it; keep_bytes is
+ * the artifact store's capacity (mcp_store.h). Returns the exit status:
+ * 0, or 125 when stdin or stdout failed. */
+int mcp_serve(uint64_t keep_bytes);
 
 /* The revision to answer initialize with: the client's if spoken here,
  * else the newest (the client then decides whether to go on). */
@@ -75,9 +76,10 @@ json_t *mcp_tool_def(void);
  * its artifacts are removed since the files go away): structuredContent,
  * content (the error's traceback or "type: message", stdout, stderr, a
  * summary line, then the
- * artifacts read from dirfd: PNG and JPEG as images, others as embedded
- * resources, at most MCP_EMBED_MAX bytes together), isError unless the
- * outcome is "ok". dirfd -1: no artifact files. New reference.
+ * artifacts read from dirfd: PNG and JPEG as images, at most MCP_EMBED_MAX
+ * bytes together, others as resource links to files moved into the store,
+ * mcp_store.h), isError unless the outcome is "ok". dirfd -1: no artifact
+ * files. New reference.
  */
 json_t *mcp_tool_result(json_t *result, int dirfd);
 

@@ -64,6 +64,15 @@ void mcp_send_result(json_t *id, json_t *result);             /* result consumed
 void mcp_feed_lines(struct linebuf *lb, const char *buf, size_t n, size_t max,
 		    void (*fn)(void *, const char *, size_t), void *arg);
 
+/* mcp_result.c */
+/* The regular file name in dirfd ("/", "." and ".." refused), at most max
+ * bytes, in a buffer of n + 1 bytes (malloc'ed); NULL with why set. */
+unsigned char *mcp_read_artifact(int dirfd, const char *name, size_t max, size_t *n, const char **why);
+/* A resource contents object {uri, mimeType, text | blob}: text when mime
+ * is a text type and d (n bytes, room for a NUL after) is UTF-8, else
+ * base64. New reference, NULL when out of memory. */
+json_t *mcp_resource_contents(const char *uri, const char *mime, unsigned char *d, size_t n);
+
 /* mcp_call.c */
 size_t mcp_calls_count(bool running); /* children running, or calls waiting */
 void mcp_calls_start(void);           /* start waiting calls while there is room */

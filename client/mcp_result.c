@@ -4,11 +4,10 @@
  * stderr, one summary line, then the artifacts. structuredContent is the result JSON itself, for
  * programs.
  *
- * Artifacts other than PNG and JPEG images are embedded resources (type
- * "resource" with text or a base64 blob) under sbx://run/ID/out/NAME, not
- * resource links: a link is only useful if the client can resources/read it
- * later, which would need a store that outlives the call; the server keeps
- * nothing, so the data travels in the result (capped by MCP_EMBED_MAX).
+ * PNG and JPEG artifacts are image content, embedded (up to MCP_EMBED_MAX
+ * per call). Every other artifact, and an image beyond that, is a
+ * resource link, sbx://run/ID/out/NAME, that the client reads with
+ * resources/read while the server runs (mcp_store.c keeps the file).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +20,8 @@
 #include <sodium.h>
 
 #include "mcp.h"
+#include "mcp_int.h"
+#include "mcp_store.h"
 #include "textutil.h"
 
 static void add_text(json_t *content, const char *text)
@@ -154,8 +155,7 @@ static char *artifact_uri(const char *id, const char *name)
 	return u;
 }
 
-/* The artifact's bytes from dirfd, at most max; NULL with why set. */
-static unsigned char *read_artifact(int dirfd, const char *name, size_t max, size_t *n, const char **why)
+unsigned char *mcp_read_artifact(int dirfd, const char *name, size_t max, size_t *n, const char **why)
 {
 	struct stat st;
 	unsigned char *d;
@@ -196,45 +196,59 @@ static unsigned char *read_artifact(int dirfd, const char *name, size_t max, siz
 	return d;
 }
 
+json_t *mcp_resource_contents(const char *uri, const char *mime, unsigned char *d, size_t n)
+{
+	json_t *c;
+	char *b64;
+
+	if (textual(mime) && is_utf8_text(d, n)) {
+		d[n] = '\0';
+		return json_pack("{s:s,s:s,s:s}", "uri", uri, "mimeType", mime, "text", (char *)d);
+	}
+	b64 = base64(d, n);
+	if (b64 == NULL)
+		return NULL;
+	c = json_pack("{s:s,s:s,s:s}", "uri", uri, "mimeType", mime, "blob", b64);
+	free(b64);
+	return c;
+}
+
 static void add_artifact(json_t *content, const char *id, json_t *a, int dirfd, size_t *budget)
 {
 	const char *name = str(a, "name"), *type = str(a, "media_type"), *why;
-	unsigned char *d;
-	char *b64 = NULL, *uri, note[512];
+	unsigned char *d = NULL;
+	char *b64 = NULL, *uri, note[512], kept_why[256] = "not kept: out of memory";
 	size_t n = 0;
+	json_t *link;
 
 	if (name == NULL)
 		return;
 	if (type == NULL)
 		type = "application/octet-stream";
-	d = read_artifact(dirfd, name, *budget, &n, &why);
-	if (d == NULL) {
-		snprintf(note, sizeof(note), "artifact %s (%" JSON_INTEGER_FORMAT " bytes, %s): not included, %s",
-			 name, json_integer_value(json_object_get(a, "size")), type, why);
-		add_text(content, note);
-		return;
-	}
-	*budget -= n;
-	if ((strcmp(type, "image/png") == 0 && is_png(d, n)) || (strcmp(type, "image/jpeg") == 0 && is_jpeg(d, n))) {
+	if (strcmp(type, "image/png") == 0 || strcmp(type, "image/jpeg") == 0)
+		d = mcp_read_artifact(dirfd, name, *budget, &n, &why);
+	if (d != NULL && ((strcmp(type, "image/png") == 0 && is_png(d, n)) ||
+			  (strcmp(type, "image/jpeg") == 0 && is_jpeg(d, n)))) {
+		*budget -= n;
 		b64 = base64(d, n);
 		if (b64 != NULL)
 			json_array_append_new(content, json_pack("{s:s,s:s,s:s}", "type", "image", "data", b64,
 								 "mimeType", type));
-	} else if ((uri = artifact_uri(id, name)) != NULL) {
-		if (textual(type) && is_utf8_text(d, n)) {
-			d[n] = '\0';
-			json_array_append_new(content, json_pack("{s:s,s:{s:s,s:s,s:s}}", "type", "resource",
-								 "resource", "uri", uri, "mimeType", type,
-								 "text", (char *)d));
-		} else if ((b64 = base64(d, n)) != NULL) {
-			json_array_append_new(content, json_pack("{s:s,s:{s:s,s:s,s:s}}", "type", "resource",
-								 "resource", "uri", uri, "mimeType", type,
-								 "blob", b64));
-		}
-		free(uri);
+		free(b64);
+		free(d);
+		return;
 	}
-	free(b64);
 	free(d);
+	uri = artifact_uri(id, name);
+	link = uri != NULL ? mcp_store_keep(dirfd, name, uri, type, kept_why, sizeof(kept_why)) : NULL;
+	free(uri);
+	if (link != NULL) {
+		json_array_append_new(content, link);
+		return;
+	}
+	snprintf(note, sizeof(note), "artifact %s (%" JSON_INTEGER_FORMAT " bytes, %s): %s", name,
+		 json_integer_value(json_object_get(a, "size")), type, kept_why);
+	add_text(content, note);
 }
 
 /* The first block: what went wrong, the traceback when there is one (the

@@ -6,7 +6,7 @@
 # progress, errors). The SDK part is skipped only when node or npm is
 # missing or npm cannot reach its registry.
 . "$(dirname "$0")/lib.sh"
-plan 37
+plan 39
 
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 mkdir -m 0777 "$T/tmp"
@@ -97,14 +97,60 @@ assert c[1] == "stdout:\nout\n" and c[2].startswith("stderr:\nerr\n"), c
 assert c[-1].startswith("outcome: error, exit code 1"), c'
 check "the work directory is gone" [ -z "$(ls -A "$T/tmp")" ]
 
-mcp "$(init 2025-11-25)" '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","arguments":{"code":"echo hi >/out/a.bin; printf \"\\001\\002\" >>/out/a.bin; echo done","language":"sh"}}}'
-check "a binary artifact is an embedded resource (base64 blob, sbx:// URI)" replies '
-import base64
-r = by_id[1]["result"]
-res = [x for x in r["content"] if x["type"] == "resource"]
-assert len(res) == 1 and base64.b64decode(res[0]["resource"]["blob"]) == b"hi\n\x01\x02", r["content"]
-assert res[0]["resource"]["uri"] == "sbx://run/%s/out/a.bin" % r["structuredContent"]["id"], res
-assert "path" not in r["structuredContent"]["artifacts"][0], r["structuredContent"]'
+# Artifacts other than images are resource links the client reads with
+# resources/read while the server runs; the store keeps at most
+# --keep-artifacts bytes (oldest dropped) and is removed at exit.
+cat >"$T/res.py" <<'PY'
+import base64, glob, json, os, subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def send(m): p.stdin.write((json.dumps(m) + "\n").encode()); p.stdin.flush()
+def answer(i):
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == i:
+            return m
+def call(i, code):
+    send({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "execute_code", "arguments": {"code": code, "language": "sh"}}})
+    return answer(i)["result"]
+def read(i, uri):
+    send({"jsonrpc": "2.0", "id": i, "method": "resources/read", "params": {"uri": uri} if uri else {}})
+    return answer(i)
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+assert "resources" in answer(0)["result"]["capabilities"]
+r = call(1, 'echo hi >/out/a.bin; printf "\\001\\002" >>/out/a.bin; echo note >/out/n.txt')
+links = [x for x in r["content"] if x["type"] == "resource_link"]
+run = r["structuredContent"]["id"]
+a, n = "sbx://run/%s/out/a.bin" % run, "sbx://run/%s/out/n.txt" % run
+assert sorted(l["uri"] for l in links) == [a, n] and not [x for x in r["content"] if x["type"] == "resource"], r["content"]
+assert [l["size"] for l in links if l["uri"] == a] == [5], links
+assert all("path" not in x for x in r["structuredContent"]["artifacts"]), r["structuredContent"]
+c = read(2, a)["result"]["contents"]
+assert c == [{"uri": a, "mimeType": "application/octet-stream", "blob": base64.b64encode(b"hi\n\x01\x02").decode()}], c
+c = read(3, n)["result"]["contents"]
+assert c == [{"uri": n, "mimeType": "text/plain", "text": "note\n"}], c
+send({"jsonrpc": "2.0", "id": 4, "method": "resources/list"})
+assert sorted(x["uri"] for x in answer(4)["result"]["resources"]) == [a, n]
+e = read(5, "sbx://run/%s/out/nope" % run)["error"]
+assert e["code"] == -32602 and e["data"] == {"uri": "sbx://run/%s/out/nope" % run}, e
+assert read(6, None)["error"]["code"] == -32602
+r = call(7, "printf 0123456789ab >/out/big.bin")
+big = [x for x in r["content"] if x["type"] == "resource_link"][0]["uri"]
+assert read(8, a)["error"]["code"] == -32602 and read(9, n)["error"]["code"] == -32602, "not dropped"
+assert base64.b64decode(read(10, big)["result"]["contents"][0]["blob"]) == b"0123456789ab"
+r = call(11, "head -c 20 /dev/zero >/out/huge.bin")
+t = [x["text"] for x in r["content"] if x["type"] == "text" and x["text"].startswith("artifact huge.bin")]
+assert t == ["artifact huge.bin (20 bytes, application/octet-stream): not kept: larger than the store (sbx mcp --keep-artifacts 16)"], r["content"]
+assert len(glob.glob(sys.argv[1] + "/sbx-mcp-store.*")) == 1
+p.stdin.close()
+assert p.wait(timeout=20) == 0
+assert glob.glob(sys.argv[1] + "/sbx-mcp-store.*") == [], "store left behind"
+print("PASS")
+PY
+check "artifacts: resource links, resources/read and list, -32602 with data.uri, oldest dropped, store removed at exit" \
+	sh -c 'cd "$1" && python3 "$1/res.py" "$1/tmp" setpriv --reuid=sbxtest --regid=sbxtest --init-groups env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR="$1/tmp" "$2" mcp --keep-artifacts 16 | grep -qx PASS' _ "$T" "$SBX"
+check "the work directories are gone" [ -z "$(ls -A "$T/tmp")" ]
+"$SBX" mcp --keep-artifacts lots </dev/null >/dev/null 2>"$T/e"; rc=$?
+check "--keep-artifacts: a bad size is a usage error naming the option" sh -c '[ "$1" = 125 ] && grep -q "keep-artifacts.*lots" "$2"' _ "$rc" "$T/e"
 
 mcp "$(init 2025-11-25)" '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_code","_meta":{"progressToken":"tok"},"arguments":{"code":"import time\nfor i in range(60):\n    print(i, flush=True)\n    time.sleep(0.02)"}}}'
 check "progress: on output at most every 100 ms, increasing, the token echoed, before the answer" replies '

@@ -88,9 +88,13 @@ await check('image artifact', async () => {
   if (!png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'no PNG signature';
   const art = r.structuredContent.artifacts.find((a) => a.name === 'plot.png');
   if (!art || art.size !== png.length) return `artifact ${JSON.stringify(art)} vs ${png.length} bytes`;
-  const res = r.content.find((c) => c.type === 'resource');
-  if (!res || res.resource.text !== 'three points\n' || !res.resource.uri.endsWith('/out/notes.txt'))
-    return `resource ${JSON.stringify(res)}`;
+  const link = r.content.find((c) => c.type === 'resource_link');
+  if (!link || link.name !== 'notes.txt' || !link.uri.endsWith('/out/notes.txt') || link.mimeType !== 'text/plain')
+    return `resource_link ${JSON.stringify(link)}`;
+  const read = await client.readResource({ uri: link.uri });
+  if (read.contents?.[0]?.text !== 'three points\n') return `resources/read ${JSON.stringify(read)}`;
+  const list = await client.listResources();
+  if (!list.resources.some((x) => x.uri === link.uri)) return `resources/list ${JSON.stringify(list)}`;
 });
 
 await check('progress', async () => {

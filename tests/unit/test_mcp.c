@@ -1,6 +1,6 @@
 /* Unit tests of `sbx mcp` (client/mcp*.c): version negotiation, argument
- * checking, line framing, and the tool result built from a result JSON and
- * an artifact directory. The protocol end to end is tests/integration/19-mcp.t. */
+ * checking, line framing, the tool result built from a result JSON and an
+ * artifact directory, and the artifact store behind resources/read. The protocol end to end is tests/integration/19-mcp.t. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "../../client/mcp_child.c"
 #include "../../client/mcp_io.c"
 #include "../../client/mcp_result.c"
+#include "../../client/mcp_store.c"
 #include "../../client/mcp_tool.c"
 #include "../../client/name.c"
 
@@ -330,6 +331,7 @@ static void test_result_artifacts(void **state)
 	const char *why;
 
 	(void)state;
+	mcp_store_init(MCP_STORE_DEFAULT);
 	assert_non_null(mkdtemp(dir));
 	dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	put(dfd, "plot.png", png, sizeof(png));
@@ -354,35 +356,97 @@ static void test_result_artifacts(void **state)
 	/* the path of a file about to be deleted would mislead */
 	assert_null(json_object_get(json_array_get(json_object_get(r, "artifacts"), 0), "path"));
 
-	c = json_object_get(block_of(res, "resource", 0), "resource");
+	/* other artifacts (and a .png that is not one) are links, moved into the store */
+	c = block_of(res, "resource_link", 0);
 	assert_string_equal(json_string_value(json_object_get(c, "uri")), "sbx://run/cafe/out/fake.png");
-	assert_string_equal(json_string_value(json_object_get(c, "blob")), "bm90IGEgcG5n");
-	c = json_object_get(block_of(res, "resource", 1), "resource");
+	assert_string_equal(json_string_value(json_object_get(c, "name")), "fake.png");
+	assert_int_equal(json_integer_value(json_object_get(c, "size")), 9);
+	c = block_of(res, "resource_link", 1);
 	assert_string_equal(json_string_value(json_object_get(c, "uri")), "sbx://run/cafe/out/notes.txt");
-	assert_string_equal(json_string_value(json_object_get(c, "text")), "hello\n");
 	assert_string_equal(json_string_value(json_object_get(c, "mimeType")), "text/plain");
-	c = json_object_get(block_of(res, "resource", 2), "resource");
+	c = block_of(res, "resource_link", 2);
 	assert_string_equal(json_string_value(json_object_get(c, "uri")), "sbx://run/cafe/out/data%20b.bin");
-	assert_string_equal(json_string_value(json_object_get(c, "blob")), "AAE=");
-	assert_null(block_of(res, "resource", 3));
+	assert_null(block_of(res, "resource_link", 3));
+	assert_int_equal(faccessat(dfd, "notes.txt", F_OK, 0), -1); /* moved, not copied */
 	/* a symlink is not followed, a missing file is named */
 	n = json_array_size(json_object_get(res, "content"));
-	assert_string_equal(text_at(res, n - 2), "artifact link.txt (6 bytes, text/plain): not included, not saved");
-	assert_string_equal(text_at(res, n - 1), "artifact gone.txt (1 bytes, text/plain): not included, not saved");
+	assert_string_equal(text_at(res, n - 2), "artifact link.txt (6 bytes, text/plain): not kept: not saved");
+	assert_string_equal(text_at(res, n - 1), "artifact gone.txt (1 bytes, text/plain): not kept: not saved");
+	json_decref(res);
+
+	/* resources/read: text for text types, base64 otherwise; unknown: NULL */
+	res = mcp_store_read("sbx://run/cafe/out/notes.txt");
+	c = json_array_get(json_object_get(res, "contents"), 0);
+	assert_string_equal(json_string_value(json_object_get(c, "text")), "hello\n");
+	assert_string_equal(json_string_value(json_object_get(c, "uri")), "sbx://run/cafe/out/notes.txt");
+	json_decref(res);
+	res = mcp_store_read("sbx://run/cafe/out/data%20b.bin");
+	c = json_array_get(json_object_get(res, "contents"), 0);
+	assert_string_equal(json_string_value(json_object_get(c, "blob")), "AAE=");
+	assert_null(json_object_get(c, "text"));
+	json_decref(res);
+	assert_null(mcp_store_read("sbx://run/cafe/out/gone.txt"));
+	assert_null(mcp_store_read("sbx://run/cafe/out/../../etc/passwd"));
+	res = mcp_store_list();
+	assert_int_equal(json_array_size(json_object_get(res, "resources")), 3);
 	json_decref(res);
 
 	/* the embedding budget */
-	assert_null(read_artifact(dfd, "notes.txt", 5, &n, &why));
+	assert_null(mcp_read_artifact(dfd, "plot.png", 5, &n, &why));
 	assert_string_equal(why, "over the size limit for embedded data");
-	assert_null(read_artifact(dfd, "..", 100, &n, &why));
+	assert_null(mcp_read_artifact(dfd, "..", 100, &n, &why));
 
 	unlinkat(dfd, "plot.png", 0);
 	unlinkat(dfd, "fake.png", 0);
-	unlinkat(dfd, "notes.txt", 0);
-	unlinkat(dfd, "data b.bin", 0);
 	unlinkat(dfd, "link.txt", 0);
 	close(dfd);
-	rmdir(dir);
+	assert_int_equal(rmdir(dir), 0); /* the linked files left it */
+	mcp_store_close();
+}
+
+/* The store holds at most its capacity: oldest dropped first, a file
+ * larger than the whole store not kept; close removes the directory. */
+static void test_store_capacity(void **state)
+{
+	char dir[] = "/tmp/sbx-test-mcp.XXXXXX", why[256], store[sizeof(ks.dir)];
+	json_t *l, *res;
+	int dfd;
+
+	(void)state;
+	mcp_store_init(10);
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	put(dfd, "a", "aaaa", 4);
+	put(dfd, "b", "bbbb", 4);
+	put(dfd, "c", "cccc", 4);
+	put(dfd, "big", "0123456789X", 11);
+	for (const char *f = "a"; f != NULL; f = f[0] == 'a' ? "b" : f[0] == 'b' ? "c" : NULL) {
+		char uri[32];
+		snprintf(uri, sizeof(uri), "sbx://run/1/out/%s", f);
+		l = mcp_store_keep(dfd, f, uri, "text/plain", why, sizeof(why));
+		assert_non_null(l);
+		json_decref(l);
+	}
+	assert_null(mcp_store_read("sbx://run/1/out/a")); /* dropped for c */
+	res = mcp_store_read("sbx://run/1/out/c");
+	assert_non_null(res);
+	json_decref(res);
+	assert_int_equal(ks.used, 8);
+	assert_null(mcp_store_keep(dfd, "big", "sbx://run/1/out/big", "text/plain", why, sizeof(why)));
+	assert_string_equal(why, "not kept: larger than the store (sbx mcp --keep-artifacts 10)");
+	assert_null(mcp_store_keep(dfd, "../etc", "u", "text/plain", why, sizeof(why)));
+	assert_null(mcp_store_keep(dfd, "..", "u", "text/plain", why, sizeof(why)));
+	assert_string_equal(why, "not kept: not saved");
+	res = mcp_store_read("sbx://run/1/out/b"); /* nothing dropped for a file never kept */
+	assert_non_null(res);
+	json_decref(res);
+	snprintf(store, sizeof(store), "%s", ks.dir);
+	mcp_store_close();
+	assert_int_equal(access(store, F_OK), -1);
+	assert_null(mcp_store_read("sbx://run/1/out/b"));
+	unlinkat(dfd, "big", 0);
+	close(dfd);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 int main(void)
@@ -398,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_result_traceback_first),
 		cmocka_unit_test(test_result_error_object),
 		cmocka_unit_test(test_result_artifacts),
+		cmocka_unit_test(test_store_capacity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
