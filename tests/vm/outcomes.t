@@ -8,7 +8,13 @@ ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok 
 check() { d=$1; shift; if "$@"; then ok 0 "$d"; else ok 1 "$d"; fi; }
 field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" out.json | head -1 | tr -d '"'; }
 run() { sbx run --json --policy vm "$@" > out.json 2> err.txt; rc=$?; }
-show() { echo "# rc=$rc outcome=$(field outcome) wall_ms=$(field wall_ms) cpu_ms=$(field cpu_ms) peak=$(field memory_peak_bytes) limit=$(field limit)"; }
+# The whole result on one line too (stdout and stderr cut at 60
+# characters): the log then shows every outcome's result JSON on v2
+# (docs/outcomes.md sets them beside v1's).
+show() {
+	echo "# rc=$rc outcome=$(field outcome) wall_ms=$(field wall_ms) cpu_ms=$(field cpu_ms) peak=$(field memory_peak_bytes) limit=$(field limit)"
+	echo "# result: $(tr -d '\n' < out.json | sed 's/  */ /g; s/\("std[a-z]*": "[^"]\{60\}\)[^"]\{1,\}"/\1[...]"/g')"
+}
 P=/usr/lib/sbx-vm
 echo "1..17"
 
@@ -20,6 +26,7 @@ check "ok: exit 0 and outcome ok" [ "$rc/$(field outcome)" = "0/ok" ]
 check "ok: cgroup accounting read (memory peak > 0)" [ "$(field memory_peak_bytes)" -gt 0 ]
 
 run --lang sh -c 'exit 3'
+show
 check "error: exit 3, outcome error" [ "$rc/$(field outcome)" = "3/error" ]
 
 run --lang sh --timeout 2s -c 'sleep 30'
@@ -45,6 +52,7 @@ show
 check "cpus=1 quota: two threads of 1 s CPU take >= 1.8 s wall (cpu.max)" [ "$rc" = 0 -a "$(field wall_ms)" -ge 1800 ]
 
 run --lang sh -c 'kill -SEGV $$'
+show
 check "signal: 139, outcome signal" [ "$rc/$(field outcome)" = "139/signal" ]
 
 run --lang sh -c 'yes sbx'
