@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,7 +35,8 @@ static void ensure_std_fds(void)
 	}
 }
 
-/* `sbx mcp [--keep-artifacts SIZE]`: the artifact store's size in bytes. */
+/* `sbx mcp [--keep-artifacts SIZE] [--help]`: the artifact store's size
+ * in bytes (--help prints the usage and exits 0). */
 static uint64_t mcp_options(int argc, char **argv)
 {
 	uint64_t keep = MCP_STORE_DEFAULT;
@@ -47,6 +49,10 @@ static uint64_t mcp_options(int argc, char **argv)
 			v = argv[++i];
 		else if (strcmp(argv[i], "--keep-artifacts") == 0)
 			cli_die("mcp --keep-artifacts", "needs a size (examples: 256M, 0)");
+		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			cli_usage_mcp(stdout);
+			exit(0);
+		}
 		else
 			cli_die("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[i]);
 		if (sbx_parse_size(v, &keep) < 0)
@@ -73,10 +79,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "mcp") == 0) {
-		if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
-			cli_usage_mcp(stdout);
-			return 0;
-		}
 		return mcp_serve(mcp_options(argc - 1, argv + 1));
 	}
 	if (strcmp(argv[1], "policies") == 0)

@@ -105,12 +105,15 @@ static void tools_call(json_t *req, json_t *id, json_t *params)
  * the -32002 the 2025 revisions suggested (the TypeScript SDK's code). */
 static void resources_read(json_t *id, json_t *params)
 {
-	const char *uri = json_string_value(json_object_get(params, "uri"));
-	json_t *r;
-	char msg[400];
+	json_t *u = json_object_get(params, "uri"), *r;
+	const char *uri = json_string_value(u);
 
 	if (uri == NULL) {
 		mcp_send_error(id, RPC_PARAMS, "resources/read: params.uri: missing or not a string");
+		return;
+	}
+	if (strlen(uri) != json_string_length(u)) {
+		mcp_send_error(id, RPC_PARAMS, "resources/read: params.uri: contains a NUL character");
 		return;
 	}
 	r = mcp_store_read(uri);
@@ -118,10 +121,9 @@ static void resources_read(json_t *id, json_t *params)
 		mcp_send_result(id, r);
 		return;
 	}
-	snprintf(msg, sizeof(msg), "Resource not found: %.200s (artifacts are kept while the server runs, "
-		 "oldest dropped first beyond --keep-artifacts)", uri);
 	mcp_send(json_pack("{s:s,s:O,s:{s:i,s:s,s:{s:s}}}", "jsonrpc", "2.0", "id", id, "error", "code",
-			   RPC_PARAMS, "message", msg, "data", "uri", uri));
+			   RPC_PARAMS, "message", "Resource not found (artifacts are kept while the server runs, "
+			   "the oldest dropped first beyond --keep-artifacts)", "data", "uri", uri));
 }
 
 static void cancel_request(json_t *params)

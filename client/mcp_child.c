@@ -1,4 +1,5 @@
 #include "mcp_child.h"
+#include "mcp_int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -107,19 +108,23 @@ static void exec_child(int code_fd, int out_fd, char **argv)
 	_exit(127);
 }
 
+const char *mcp_tmpdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp != NULL && tmp[0] == '/' && strlen(tmp) <= MCP_TMPDIR_MAX ? tmp : "/tmp";
+}
+
 int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, size_t errlen)
 {
 	char *argv[ARGV_MAX + 1], timeout[32], outdir[sizeof(c->dir) + 8], (*inputs)[sizeof(c->dir) + 80] = NULL;
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = mcp_tmpdir();
 	int dirfd = -1, code_fd = -1, p[2] = {-1, -1}, n = 0;
 	size_t i;
 
 	c->pid = -1;
 	c->out_fd = c->out_dirfd = -1;
-	/* TMPDIR as mktemp(1) takes it; the directory is ours alone (0700),
-	 * so its name need not be secret. */
-	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > sizeof(c->dir) - 32)
-		tmp = "/tmp";
+	/* The directory is ours alone (0700), so its name need not be secret. */
 	snprintf(c->dir, sizeof(c->dir), "%s/sbx-mcp.XXXXXX", tmp);
 	if (mkdtemp(c->dir) == NULL) {
 		snprintf(err, errlen, "sbx mcp: work directory: %s", strerror(errno));

@@ -64,6 +64,13 @@ void mcp_send_result(json_t *id, json_t *result);             /* result consumed
 void mcp_feed_lines(struct linebuf *lb, const char *buf, size_t n, size_t max,
 		    void (*fn)(void *, const char *, size_t), void *arg);
 
+/* mcp_child.c */
+#define MCP_TMPDIR_MAX 480 /* longer TMPDIR values are not used */
+/* TMPDIR as mktemp(1) takes it (absolute, at most MCP_TMPDIR_MAX bytes),
+ * else "/tmp": the calls' directories and the artifact store, one file
+ * system so that artifacts can be renamed from one to the other. */
+const char *mcp_tmpdir(void);
+
 /* mcp_result.c */
 /* The regular file name in dirfd ("/", "." and ".." refused), at most max
  * bytes, in a buffer of n + 1 bytes (malloc'ed); NULL with why set. */

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "mcp_int.h"
+#include "textutil.h"
 
 long long mcp_now_ms(void)
 {
@@ -42,10 +43,16 @@ void mcp_send(json_t *m)
 	free(text);
 }
 
+/* msg may quote the request cut at a byte count ("%.200s"), which can
+ * split a UTF-8 sequence; json_pack would refuse it and nothing would be
+ * answered, so it is made valid first. */
 void mcp_send_error(json_t *id, int code, const char *msg)
 {
+	char *clean = sbx_utf8_sanitize(msg, strlen(msg));
+
 	mcp_send(json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error",
-			   "code", code, "message", msg));
+			   "code", code, "message", clean ? clean : "error (out of memory)"));
+	free(clean);
 }
 
 void mcp_send_result(json_t *id, json_t *result)

@@ -293,6 +293,7 @@ json_t *mcp_tool_result(json_t *r, int dirfd)
 	if (!stderr_is_traceback(str(r, "stderr"), tbtext))
 		add_stream(content, r, "stderr");
 	add_summary(content, r);
+	mcp_store_begin();
 	json_array_foreach(arts, i, a)
 		add_artifact(content, id ? id : "unknown", a, dirfd, &budget);
 	return json_pack("{s:o,s:o,s:b}", "content", content, "structuredContent", r, "isError",

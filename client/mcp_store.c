@@ -2,7 +2,14 @@
  * `sbx mcp`: artifacts kept for resources/read (see mcp_store.h). Files
  * are named by serial number in the store directory, so nothing the
  * sandboxed program chose (its file names) ever becomes a path here; the
- * rename is within TMPDIR, the same file system as the call's directory.
+ * rename is within TMPDIR (mcp_tmpdir(), as for the calls' directories),
+ * one file system.
+ *
+ * Each file is charged its size rounded up to 4 KiB, so that empty files
+ * cannot pile up for free, and the store holds at most MCP_STORE_FILES of
+ * them. Room is made by dropping the oldest files, but never those of the
+ * result being built (mcp_store_begin): every link in one answer can be
+ * read when it arrives.
  */
 #include "mcp_store.h"
 
@@ -16,18 +23,25 @@
 
 #include "mcp_int.h"
 
+/* bytes a file counts for: its size rounded up to 4 KiB, at least 4 KiB */
+static uint64_t charge(uint64_t size)
+{
+	return size == 0 ? 4096 : (size + 4095) / 4096 * 4096;
+}
+
 struct kept {
 	struct kept *next;
 	char *uri, *name, *mime;
 	uint64_t size;
-	unsigned serial;
+	unsigned serial, gen;
 };
 
 static struct {
-	uint64_t max, used;
-	unsigned next;
+	uint64_t max, used; /* bytes, as charged */
+	uint64_t gen_used;  /* charged to the current generation */
+	unsigned next, gen, count;
 	int fd; /* the store directory, -1 until the first artifact */
-	char dir[4096];
+	char dir[MCP_TMPDIR_MAX + 32];
 	struct kept *head, **tail;
 } ks = {.fd = -1};
 
@@ -37,6 +51,20 @@ void mcp_store_init(uint64_t max_bytes)
 	ks.tail = &ks.head;
 }
 
+void mcp_store_begin(void)
+{
+	ks.gen++;
+	ks.gen_used = 0;
+}
+
+static void free_kept(struct kept *k)
+{
+	free(k->uri);
+	free(k->name);
+	free(k->mime);
+	free(k);
+}
+
 static void drop_oldest(void)
 {
 	struct kept *k = ks.head;
@@ -44,26 +72,20 @@ static void drop_oldest(void)
 
 	snprintf(f, sizeof(f), "%u", k->serial);
 	unlinkat(ks.fd, f, 0);
-	ks.used -= k->size;
+	ks.used -= charge(k->size);
+	ks.count--;
 	ks.head = k->next;
 	if (ks.head == NULL)
 		ks.tail = &ks.head;
-	free(k->uri);
-	free(k->name);
-	free(k->mime);
-	free(k);
+	free_kept(k);
 }
 
-/* The directory, made at first use: TMPDIR as mktemp(1) takes it. */
+/* The directory, made at first use. */
 static int open_store(char *why, size_t whylen)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	if (ks.fd >= 0)
 		return 0;
-	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > sizeof(ks.dir) - 32)
-		tmp = "/tmp";
-	snprintf(ks.dir, sizeof(ks.dir), "%s/sbx-mcp-store.XXXXXX", tmp);
+	snprintf(ks.dir, sizeof(ks.dir), "%s/sbx-mcp-store.XXXXXX", mcp_tmpdir());
 	if (mkdtemp(ks.dir) == NULL) {
 		snprintf(why, whylen, "not kept: store directory %s: %s", ks.dir, strerror(errno));
 		ks.dir[0] = '\0';
@@ -84,7 +106,9 @@ json_t *mcp_store_keep(int dirfd, const char *name, const char *uri, const char 
 {
 	struct stat st;
 	struct kept *k;
+	uint64_t cost;
 	char f[16];
+	json_t *link;
 
 	/* names come from the result JSON: one directory entry, never a path */
 	if (dirfd < 0 || strchr(name, '/') != NULL || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
@@ -92,15 +116,20 @@ json_t *mcp_store_keep(int dirfd, const char *name, const char *uri, const char 
 		snprintf(why, whylen, "not kept: not saved");
 		return NULL;
 	}
-	if ((uint64_t)st.st_size > ks.max) {
-		snprintf(why, whylen, "not kept: larger than the store (sbx mcp --keep-artifacts %llu)",
+	if ((uint64_t)st.st_size > MCP_RESOURCE_MAX) {
+		snprintf(why, whylen, "not kept: over %u MiB, the most resources/read returns",
+			 MCP_RESOURCE_MAX >> 20);
+		return NULL;
+	}
+	cost = charge((uint64_t)st.st_size);
+	/* only older calls' files may go to make room */
+	if (ks.gen_used + cost > ks.max) {
+		snprintf(why, whylen, "not kept: the store is full (sbx mcp --keep-artifacts %llu)",
 			 (unsigned long long)ks.max);
 		return NULL;
 	}
 	if (open_store(why, whylen) < 0)
 		return NULL;
-	while (ks.head != NULL && ks.used + (uint64_t)st.st_size > ks.max)
-		drop_oldest();
 	k = calloc(1, sizeof(*k));
 	if (k == NULL || (k->uri = strdup(uri)) == NULL || (k->name = strdup(name)) == NULL ||
 	    (k->mime = strdup(mime)) == NULL) {
@@ -108,24 +137,40 @@ json_t *mcp_store_keep(int dirfd, const char *name, const char *uri, const char 
 		goto fail;
 	}
 	k->serial = ks.next++;
+	k->gen = ks.gen;
 	k->size = (uint64_t)st.st_size;
+	link = json_pack("{s:s,s:s,s:s,s:s,s:I}", "type", "resource_link", "uri", k->uri, "name", k->name,
+			 "mimeType", k->mime, "size", (json_int_t)k->size);
+	if (link == NULL) {
+		snprintf(why, whylen, "not kept: out of memory");
+		goto fail;
+	}
 	snprintf(f, sizeof(f), "%u", k->serial);
 	if (renameat(dirfd, name, ks.fd, f) < 0) {
 		snprintf(why, whylen, "not kept: %s", strerror(errno));
+		json_decref(link);
 		goto fail;
 	}
-	ks.used += k->size;
+	/* Oldest first; the current generation is at the tail and, by the
+	 * check above, never needs to go. */
+	while (ks.head != NULL && ks.head->gen != ks.gen &&
+	       (ks.used + cost > ks.max || ks.count >= MCP_STORE_FILES))
+		drop_oldest();
+	if (ks.count >= MCP_STORE_FILES) {
+		unlinkat(ks.fd, f, 0);
+		snprintf(why, whylen, "not kept: this call has %u files in the store already", MCP_STORE_FILES);
+		json_decref(link);
+		goto fail;
+	}
+	ks.used += cost;
+	ks.gen_used += cost;
+	ks.count++;
 	*ks.tail = k;
 	ks.tail = &k->next;
-	return json_pack("{s:s,s:s,s:s,s:s,s:I}", "type", "resource_link", "uri", k->uri, "name", k->name,
-			 "mimeType", k->mime, "size", (json_int_t)k->size);
+	return link;
 fail:
-	if (k != NULL) {
-		free(k->uri);
-		free(k->name);
-		free(k->mime);
-	}
-	free(k);
+	if (k != NULL)
+		free_kept(k);
 	return NULL;
 }
 

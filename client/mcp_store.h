@@ -6,8 +6,8 @@
  * into one private directory, $TMPDIR/sbx-mcp-store.XXXXXX (mode 0700,
  * made at the first artifact), under a serial number; the URI, name and
  * media type stay in memory. The store holds at most max_bytes: the
- * oldest artifacts are dropped first to make room, and an artifact larger
- * than the whole store is not kept. mcp_store_close() removes everything;
+ * oldest artifacts (of earlier results) are dropped first to make room;
+ * one that does not fit beside the current result's is not kept. mcp_store_close() removes everything;
  * a server killed by SIGKILL leaves the directory behind in TMPDIR.
  * MCP 2025-06-18 and 2025-11-25, server/resources.
  */
@@ -19,16 +19,27 @@
 
 /* Default of `sbx mcp --keep-artifacts`, bytes. */
 #define MCP_STORE_DEFAULT (256ull << 20)
+/* The largest file kept: one resources/read answer is built in memory
+ * (about 2.7 times this with base64 and the JSON line). */
+#define MCP_RESOURCE_MAX (32u << 20)
+/* Files kept at most, whatever their sizes. */
+#define MCP_STORE_FILES 4096u
 
-/* The store's capacity in bytes (0: keep nothing). Call before serving. */
+/* The store's capacity in bytes, each file counted as its size rounded
+ * up to 4 KiB, at least 4 KiB (0: keep nothing). Call before serving. */
 void mcp_store_init(uint64_t max_bytes);
+
+/* A new result begins: the files it keeps are never dropped to make room
+ * for each other, so that every link in one answer can be read. */
+void mcp_store_begin(void);
 
 /*
  * Move the regular file name out of dirfd into the store as uri (the
  * sbx://run/ID/out/NAME of the artifact) with media type mime. Returns its
  * resource_link content block (uri, name, mimeType, size in bytes), or NULL
  * with why set to a phrase for the client ("not kept: ..."): not a regular
- * file, larger than the store, or the store could not be made.
+ * file, over MCP_RESOURCE_MAX, no room beside the current result's files,
+ * or the store could not be made. The file stays in dirfd then.
  * New reference.
  */
 json_t *mcp_store_keep(int dirfd, const char *name, const char *uri, const char *mime, char *why,

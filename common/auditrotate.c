@@ -484,7 +484,8 @@ static int rotate(struct rot *r, const char *archive, int64_t cut_ns, const unsi
 	if (rc != SQLITE_DONE)
 		return fail(r, "attach archive");
 	rc = exec(r, "PRAGMA arc.synchronous=FULL", "archive synchronous");
-	/* Checked even when nothing is old enough to move: a wrong archive
+	/* Checked even when nothing is old enough to move (an empty log has
+	 * nothing to compare and returned above): a wrong archive
 	 * must not pass silently because of when rotate happened to run. */
 	if (rc == 0)
 		rc = check_archive(r, first, &arc_last);

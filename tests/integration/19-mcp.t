@@ -133,21 +133,35 @@ assert sorted(x["uri"] for x in answer(4)["result"]["resources"]) == [a, n]
 e = read(5, "sbx://run/%s/out/nope" % run)["error"]
 assert e["code"] == -32602 and e["data"] == {"uri": "sbx://run/%s/out/nope" % run}, e
 assert read(6, None)["error"]["code"] == -32602
+# 8K holds two files (each counts as at least 4 KiB): the next call's file
+# drops the oldest; a call with three files drops everything older
+# but keeps only two of its own, both still readable.
 r = call(7, "printf 0123456789ab >/out/big.bin")
 big = [x for x in r["content"] if x["type"] == "resource_link"][0]["uri"]
-assert read(8, a)["error"]["code"] == -32602 and read(9, n)["error"]["code"] == -32602, "not dropped"
+first, second = [l["uri"] for l in links] # call 1's, in the order kept
+assert "error" in read(8, first) and "result" in read(9, second), "the oldest not dropped, or both"
 assert base64.b64decode(read(10, big)["result"]["contents"][0]["blob"]) == b"0123456789ab"
-r = call(11, "head -c 20 /dev/zero >/out/huge.bin")
-t = [x["text"] for x in r["content"] if x["type"] == "text" and x["text"].startswith("artifact huge.bin")]
-assert t == ["artifact huge.bin (20 bytes, application/octet-stream): not kept: larger than the store (sbx mcp --keep-artifacts 16)"], r["content"]
+r = call(11, "for f in x1 x2 x3; do echo $f >/out/$f.txt; done")
+links = [x["uri"] for x in r["content"] if x["type"] == "resource_link"]
+t = [x["text"] for x in r["content"] if x["type"] == "text" and x["text"].startswith("artifact ")]
+assert len(links) == 2 and len(t) == 1 and t[0].endswith(".txt (3 bytes, text/plain): not kept: the store is full (sbx mcp --keep-artifacts 8192)"), r["content"]
+assert all("result" in read(12 + i, u) for i, u in enumerate(links)), "a link of this answer is not readable"
+assert read(14, second)["error"]["code"] == -32602 and read(15, big)["error"]["code"] == -32602
+# an error message cut inside a UTF-8 character is still answered; a NUL is refused
+send({"jsonrpc": "2.0", "id": 16, "method": "tools/call", "params": {"name": "a" * 199 + "\u00e9", "arguments": {}}})
+assert answer(16)["error"]["code"] == -32602
+send({"jsonrpc": "2.0", "id": 17, "method": "x" * 199 + "\u00e9"})
+assert answer(17)["error"]["code"] == -32601
+e = read(18, links[0] + "\u0000junk")["error"]
+assert e["code"] == -32602 and "NUL" in e["message"], e
 assert len(glob.glob(sys.argv[1] + "/sbx-mcp-store.*")) == 1
 p.stdin.close()
 assert p.wait(timeout=20) == 0
 assert glob.glob(sys.argv[1] + "/sbx-mcp-store.*") == [], "store left behind"
 print("PASS")
 PY
-check "artifacts: resource links, resources/read and list, -32602 with data.uri, oldest dropped, store removed at exit" \
-	sh -c 'cd "$1" && python3 "$1/res.py" "$1/tmp" setpriv --reuid=sbxtest --regid=sbxtest --init-groups env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR="$1/tmp" "$2" mcp --keep-artifacts 16 | grep -qx PASS' _ "$T" "$SBX"
+check "artifacts: resource links, resources/read and list, -32602 with data.uri, oldest results dropped first, store removed at exit" \
+	sh -c 'cd "$1" && timeout 120 python3 "$1/res.py" "$1/tmp" setpriv --reuid=sbxtest --regid=sbxtest --init-groups env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR="$1/tmp" "$2" mcp --keep-artifacts 8K | grep -qx PASS' _ "$T" "$SBX"
 check "the work directories are gone" [ -z "$(ls -A "$T/tmp")" ]
 "$SBX" mcp --keep-artifacts lots </dev/null >/dev/null 2>"$T/e"; rc=$?
 check "--keep-artifacts: a bad size is a usage error naming the option" sh -c '[ "$1" = 125 ] && grep -q "keep-artifacts.*lots" "$2"' _ "$rc" "$T/e"

@@ -404,47 +404,81 @@ static void test_result_artifacts(void **state)
 	mcp_store_close();
 }
 
-/* The store holds at most its capacity: oldest dropped first, a file
- * larger than the whole store not kept; close removes the directory. */
+/* The store holds at most its capacity, each file counted as at least
+ * 4 KiB: older results' files are dropped first, never the current
+ * result's (its links must all be readable); 0 keeps nothing; close
+ * removes the directory. */
+static int keep(int dfd, const char *name)
+{
+	char uri[64], why[256];
+	json_t *l;
+
+	snprintf(uri, sizeof(uri), "sbx://run/1/out/%s", name);
+	l = mcp_store_keep(dfd, name, uri, "text/plain", why, sizeof(why));
+	json_decref(l);
+	return l != NULL;
+}
+
+static int held(const char *name)
+{
+	char uri[64];
+	json_t *r;
+
+	snprintf(uri, sizeof(uri), "sbx://run/1/out/%s", name);
+	r = mcp_store_read(uri);
+	json_decref(r);
+	return r != NULL;
+}
+
 static void test_store_capacity(void **state)
 {
 	char dir[] = "/tmp/sbx-test-mcp.XXXXXX", why[256], store[sizeof(ks.dir)];
-	json_t *l, *res;
-	int dfd;
+	int dfd, fd;
 
 	(void)state;
-	mcp_store_init(10);
 	assert_non_null(mkdtemp(dir));
 	dfd = open(dir, O_RDONLY | O_DIRECTORY);
-	put(dfd, "a", "aaaa", 4);
+	put(dfd, "a", "", 0);
 	put(dfd, "b", "bbbb", 4);
 	put(dfd, "c", "cccc", 4);
-	put(dfd, "big", "0123456789X", 11);
-	for (const char *f = "a"; f != NULL; f = f[0] == 'a' ? "b" : f[0] == 'b' ? "c" : NULL) {
-		char uri[32];
-		snprintf(uri, sizeof(uri), "sbx://run/1/out/%s", f);
-		l = mcp_store_keep(dfd, f, uri, "text/plain", why, sizeof(why));
-		assert_non_null(l);
-		json_decref(l);
-	}
-	assert_null(mcp_store_read("sbx://run/1/out/a")); /* dropped for c */
-	res = mcp_store_read("sbx://run/1/out/c");
-	assert_non_null(res);
-	json_decref(res);
-	assert_int_equal(ks.used, 8);
-	assert_null(mcp_store_keep(dfd, "big", "sbx://run/1/out/big", "text/plain", why, sizeof(why)));
-	assert_string_equal(why, "not kept: larger than the store (sbx mcp --keep-artifacts 10)");
+	put(dfd, "d", "dddd", 4);
+	put(dfd, "e", "eeee", 4);
+	fd = openat(dfd, "huge", O_WRONLY | O_CREAT, 0644);
+	assert_int_equal(ftruncate(fd, (off_t)MCP_RESOURCE_MAX + 1), 0);
+	close(fd);
+
+	mcp_store_init(0);
+	mcp_store_begin();
+	assert_false(keep(dfd, "a")); /* 0: nothing, not even an empty file */
+
+	mcp_store_init(8192);
+	mcp_store_begin();
+	assert_true(keep(dfd, "a"));
+	assert_true(keep(dfd, "b"));
+	assert_int_equal(ks.used, 8192);
+	mcp_store_begin();
+	assert_true(keep(dfd, "c")); /* a, the oldest, goes */
+	assert_true(!held("a") && held("b") && held("c"));
+	assert_true(keep(dfd, "d")); /* then b */
+	assert_true(!held("b") && held("c") && held("d"));
+	assert_false(keep(dfd, "e")); /* only this result's files are left */
+	assert_true(held("c") && held("d"));
+	assert_int_equal(faccessat(dfd, "e", F_OK, 0), 0); /* not moved */
+	assert_null(mcp_store_keep(dfd, "e", "u", "text/plain", why, sizeof(why)));
+	assert_string_equal(why, "not kept: the store is full (sbx mcp --keep-artifacts 8192)");
+	mcp_store_begin();
+	assert_null(mcp_store_keep(dfd, "huge", "u", "text/plain", why, sizeof(why)));
+	assert_string_equal(why, "not kept: over 32 MiB, the most resources/read returns");
 	assert_null(mcp_store_keep(dfd, "../etc", "u", "text/plain", why, sizeof(why)));
 	assert_null(mcp_store_keep(dfd, "..", "u", "text/plain", why, sizeof(why)));
 	assert_string_equal(why, "not kept: not saved");
-	res = mcp_store_read("sbx://run/1/out/b"); /* nothing dropped for a file never kept */
-	assert_non_null(res);
-	json_decref(res);
+
 	snprintf(store, sizeof(store), "%s", ks.dir);
 	mcp_store_close();
 	assert_int_equal(access(store, F_OK), -1);
-	assert_null(mcp_store_read("sbx://run/1/out/b"));
-	unlinkat(dfd, "big", 0);
+	assert_false(held("c"));
+	unlinkat(dfd, "e", 0);
+	unlinkat(dfd, "huge", 0);
 	close(dfd);
 	assert_int_equal(rmdir(dir), 0);
 }
