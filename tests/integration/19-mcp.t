@@ -130,6 +130,8 @@ c = read(3, n)["result"]["contents"]
 assert c == [{"uri": n, "mimeType": "text/plain", "text": "note\n"}], c
 send({"jsonrpc": "2.0", "id": 4, "method": "resources/list"})
 assert sorted(x["uri"] for x in answer(4)["result"]["resources"]) == [a, n]
+send({"jsonrpc": "2.0", "id": 40, "method": "resources/templates/list"})
+assert answer(40)["result"] == {"resourceTemplates": []}
 e = read(5, "sbx://run/%s/out/nope" % run)["error"]
 assert e["code"] == -32602 and e["data"] == {"uri": "sbx://run/%s/out/nope" % run}, e
 assert read(6, None)["error"]["code"] == -32602
