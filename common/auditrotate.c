@@ -60,6 +60,22 @@ static int exec(struct rot *r, const char *sql, const char *what)
 	return sqlite3_exec(r->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : fail(r, what);
 }
 
+/* One statement that returns no rows, with ?1 = p1 and, if it has one, ?2 = p2. */
+static int exec_i64(struct rot *r, const char *sql, int64_t p1, int64_t p2, const char *what)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(r, what);
+	sqlite3_bind_int64(st, 1, p1);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, p2);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(r, what);
+}
+
 /* One integer from sql with ?1 = p1 (NULL result: dflt). */
 static int int_query(struct rot *r, const char *sql, int64_t p1, int64_t dflt, int64_t *out)
 {
@@ -295,9 +311,6 @@ static int fill_archive(struct rot *r, int64_t arc_last, int64_t first, int64_t 
 			uint64_t base, const unsigned char base_chain[32], const char *note,
 			const unsigned char *fr, size_t frlen)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	if (exec(r, "BEGIN", "begin archive") < 0)
 		return -1;
 	if (arc_last == 0 && base > 0) {
@@ -308,46 +321,15 @@ static int fill_archive(struct rot *r, int64_t arc_last, int64_t first, int64_t 
 			 " note TEXT NOT NULL, frontier BLOB, time_ns INTEGER)", "checkpoints") < 0)
 			goto fail;
 	}
-	if (sqlite3_prepare_v2(r->db, "INSERT INTO arc.records SELECT * FROM main.records"
-			       " WHERE seq > ?1 AND seq <= ?2 ORDER BY seq", -1, &st, NULL) != SQLITE_OK) {
-		fail(r, "copy records");
+	if (exec_i64(r, "INSERT INTO arc.records SELECT * FROM main.records WHERE seq > ?1 AND seq <= ?2"
+		     " ORDER BY seq", arc_last > first - 1 ? arc_last : first - 1, c, "copy records") < 0 ||
+	    exec_i64(r, "INSERT OR IGNORE INTO arc.code SELECT * FROM main.code WHERE sha256 IN"
+		     " (SELECT code_sha256 FROM main.records WHERE kind = 'start' AND seq <= ?1)", c, 0,
+		     "copy code") < 0 ||
+	    put_checkpoint(r, "arc", c, note, fr, frlen) < 0 ||
+	    exec_i64(r, "INSERT OR IGNORE INTO arc.checkpoints SELECT * FROM main.checkpoints"
+		     " WHERE size <= ?1", c, 0, "copy checkpoints") < 0)
 		goto fail;
-	}
-	sqlite3_bind_int64(st, 1, arc_last > first - 1 ? arc_last : first - 1);
-	sqlite3_bind_int64(st, 2, c);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		fail(r, "copy records");
-		goto fail;
-	}
-	if (sqlite3_prepare_v2(r->db, "INSERT OR IGNORE INTO arc.code SELECT * FROM main.code"
-			       " WHERE sha256 IN (SELECT code_sha256 FROM main.records WHERE"
-			       " kind = 'start' AND seq <= ?1)", -1, &st, NULL) != SQLITE_OK) {
-		fail(r, "copy code");
-		goto fail;
-	}
-	sqlite3_bind_int64(st, 1, c);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		fail(r, "copy code");
-		goto fail;
-	}
-	if (put_checkpoint(r, "arc", c, note, fr, frlen) < 0)
-		goto fail;
-	if (sqlite3_prepare_v2(r->db, "INSERT OR IGNORE INTO arc.checkpoints SELECT * FROM"
-			       " main.checkpoints WHERE size <= ?1", -1, &st, NULL) != SQLITE_OK) {
-		fail(r, "copy checkpoints");
-		goto fail;
-	}
-	sqlite3_bind_int64(st, 1, c);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		fail(r, "copy checkpoints");
-		goto fail;
-	}
 	if (exec(r, "COMMIT", "commit archive") < 0)
 		goto fail;
 	/* Into the archive file itself, fsync'd: it must stand alone. */
@@ -363,36 +345,13 @@ fail:
 static int trim_live(struct rot *r, int64_t c, const unsigned char chain_c[32], const char *note,
 		     const unsigned char *fr, size_t frlen)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	if (exec(r, "BEGIN IMMEDIATE", "begin") < 0)
 		return -1;
 	if (put_checkpoint(r, "main", c, note, fr, frlen) < 0 || set_base(r, "main", (uint64_t)c, chain_c) < 0)
 		goto fail;
-	if (sqlite3_prepare_v2(r->db, "DELETE FROM main.records WHERE seq <= ?1", -1, &st, NULL) != SQLITE_OK) {
-		fail(r, "delete records");
+	if (exec_i64(r, "DELETE FROM main.records WHERE seq <= ?1", c, 0, "delete records") < 0 ||
+	    exec_i64(r, "DELETE FROM main.checkpoints WHERE size < ?1", c, 0, "delete checkpoints") < 0)
 		goto fail;
-	}
-	sqlite3_bind_int64(st, 1, c);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		fail(r, "delete records");
-		goto fail;
-	}
-	if (sqlite3_prepare_v2(r->db, "DELETE FROM main.checkpoints WHERE size < ?1", -1, &st,
-			       NULL) != SQLITE_OK) {
-		fail(r, "delete checkpoints");
-		goto fail;
-	}
-	sqlite3_bind_int64(st, 1, c);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		fail(r, "delete checkpoints");
-		goto fail;
-	}
 	if (exec(r, "DELETE FROM main.code WHERE sha256 NOT IN (SELECT code_sha256 FROM"
 		 " main.records WHERE kind = 'start' AND code_sha256 IS NOT NULL)", "delete code") < 0 ||
 	    exec(r, "COMMIT", "commit") < 0)
