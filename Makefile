@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # sbx: one top-level Makefile. Paths are compiled into the programs (never
 # read from the environment); give the same PREFIX/SYSCONFDIR/LOCALSTATEDIR/
 # LIBEXECDIR to `make` and `make install`.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # sbx quickstart, for a fresh Debian 12 machine (run as root or with sudo):
 # installs the dependencies, builds and installs sbx, puts you (SUDO_USER,
 # or a demo user "sbxdemo" when run as plain root) into group sbx, runs

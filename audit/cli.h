@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit: shared pieces of the subcommands. sbx-audit is not setuid: it
  * reads the log with the invoker's rights (root or group sbx-audit), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit checkpoint: print the newest checkpoint stored in the log
  * (a C2SP signed note an auditor can keep elsewhere), or with --write

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit export: finished runs (START joined with END) for a SIEM, one
  * JSON object or CSV row per run, in END order. Resumable: the cursor is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit keygen: create the log's Ed25519 key pair. Run by the package
  * post-install step on every install, so it is idempotent: an existing key

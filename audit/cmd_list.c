@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit list: one line per run, START joined with its END by run id,
  * newest last. Reads the SQL columns (indexed), not the blobs: it is a

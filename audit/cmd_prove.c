@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit prove ID: an RFC 6962 inclusion proof that a run's records (or
  * one record, by seq) are in the tree of the newest checkpoint. The proof

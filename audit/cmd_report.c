@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit report: summaries of the log in the manner of aureport. The
  * numbers are SQL aggregates over the columns (report_query.c); the

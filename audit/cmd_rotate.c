@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit rotate: retention. Moves whole runs older than a cut into an
  * archive log and leaves the live log verifiable from a signed base

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit search: the runs that match every filter given, in the manner
  * of ausearch. Reads the SQL columns (indexed) like list; verify is what

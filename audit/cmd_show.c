@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit show ID: find the run (run id, a unique prefix of at least 6
  * hex digits, or a seq number) and print its records decoded from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit verify: the tamper-evidence check, needing only the public
  * key. Prints "OK: N records" or one line per finding; the library does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit verify-proof FILE: check offline, with only the public key,
  * a proof written by `sbx-audit prove`: the checkpoint's signature, each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Crash-safe, no-follow writing of key files (see keyfile.h). */
 #include "keyfile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* sbx-audit keygen: writing key files so that a crash never leaves a
  * half-written key in place. */
 #ifndef SBX_AUDIT_KEYFILE_H

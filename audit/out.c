@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Output of untrusted text. Record strings come from the caller of the
  * helper and from the payload (stderr excerpts, artifact names), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit report: tables computed by SQL aggregates over the log's
  * columns (report_query.c) and rendered as text, CSV, JSON

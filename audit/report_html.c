@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit report --html: one self-contained page (inline CSS, an inline
  * SVG chart drawn here, no script, no external resource; a Content

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit report: text, CSV and JSON renderings of the report tables.
  * Cells hold what the log holds (user names, session ids and policy names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The report's SQL. Every aggregate runs in SQLite over the derived
  * columns (never the blobs), with the window and limits as bound

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * search and export: one query over runs. Two shapes, so that SQLite can
  * drive the query from the most selective index:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Runs (START joined with END) for search and export: the filters, the SQL
  * built from them (values only ever bound, never spliced), and the output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* sbx-audit show: the records of one run, as read and decoded. */
 #ifndef SBX_AUDIT_SHOW_H
 #define SBX_AUDIT_SHOW_H

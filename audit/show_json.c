@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* sbx-audit show --json: every decoded field, strings made valid UTF-8. */
 #include "show.h"
 

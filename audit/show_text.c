@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* sbx-audit show: the human-readable form. Every string is escaped. */
 #include "show.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The --state file: read whole, replaced atomically so that a crash never
  * leaves the auditor without a trusted checkpoint. */
 #include "statefile.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* sbx-audit verify --state: the auditor's saved checkpoint, kept outside
  * the log (a signed C2SP note, so it may be stored anywhere). */
 #ifndef SBX_AUDIT_STATEFILE_H

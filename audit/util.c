@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* sbx-audit: error messages and the options all subcommands share. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * audit-bench: writes audit logs through the real append function
  * (sbx_audit_append), for the benchmark (bench/audit) and for the search

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "artifacts.h"
 
 #include <errno.h>

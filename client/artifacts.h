@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Saving artifacts (files the payload left in /out) into the caller's
  * directory. The helper only hands over sealed memfds; all writing into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "cli.h"
 
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Command line of `sbx`: usage texts and the options of `sbx run`. */
 #ifndef SBX_CLIENT_CLI_H
 #define SBX_CLIENT_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "code.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The code of a run, handed to the helper in a sealed memfd. */
 #ifndef SBX_CLIENT_CODE_H
 #define SBX_CLIENT_CODE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * `sbx doctor`: can this host and this install run sandboxes, and if not,
  * what to do. The client checks what an unprivileged user can see (cgroup

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* `sbx doctor [--json]`: host and install checks (doctor.c, sbx(1)). */
 #ifndef SBX_CLIENT_DOCTOR_H
 #define SBX_CLIENT_DOCTOR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "dryrun.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* `sbx run --dry-run` (proto.h --dry-run). */
 #ifndef SBX_CLIENT_DRYRUN_H
 #define SBX_CLIENT_DRYRUN_H

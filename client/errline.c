@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "errline.h"
 
 #include <string.h>

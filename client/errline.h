@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The helper's error line in --json mode. Its stderr is a pipe carrying the
  * payload's stderr and, on failure, one line "sbx-helper: why" (proto.h);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "errobj.h"
 
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The result's "error" member: one shape for every way a run can fail, so
  * an agent reads one place, with the traceback text first.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "events.h"
 
 #include <stdio.h>

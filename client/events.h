@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * --jsonl: one JSON object per line on stdout, written as things happen,
  * for agent frameworks that read a stream:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "fail.h"
 
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Errors of the client: one line "sbx: WHAT: WHY" on stderr and exit status
  * 125 (SBX_EXIT_FAILURE), so a caller can tell sbx failing from the

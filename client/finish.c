@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The end of a run: the result JSON (artifact paths added) or the error,
  * artifact notices, and the exit status. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "fixdoc.h"
 
 #include <stdio.h>

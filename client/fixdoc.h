@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The document the retry loop hands the fixer (protocol "sbx-fix-1",
  * documented in sbx(1) and examples/fixers/README):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "fixer.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Running the retry loop's fixer: the caller's own command, outside the
  * sandbox and as the caller (it is their tool, holding their API keys).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "frames.h"
 
 #include <errno.h>

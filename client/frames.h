@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Reading the helper's result socket (proto.h --result-fd): frames of an
  * 8-byte header (u32 type, u32 length, big-endian) and a payload; an

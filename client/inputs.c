@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "inputs.h"
 
 #include <errno.h>

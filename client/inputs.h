@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Input files (`sbx run --input PATH`), handed to the helper as sealed
  * memfds (proto.h --input-fd/--input-name). */
 #ifndef SBX_CLIENT_INPUTS_H

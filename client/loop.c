@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The retry loop. Each attempt is one ordinary run, audited by the helper
  * with the loop's session id, its attempt number and the previous

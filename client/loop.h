@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* `sbx run --fix CMD`: run, hand a failure to the fixer, run its
  * corrected code, a capped number of times (see cli.c --fix). */
 #ifndef SBX_CLIENT_LOOP_H

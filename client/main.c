@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* sbx: the unprivileged front end of the sandbox. See cli.c for the
  * command line and ../shared/DESIGN.md for the whole system. */
 #include <errno.h>

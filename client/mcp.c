@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * `sbx mcp`: the server loop and the requests (calls: mcp_call.c; lines
  * in and out: mcp_io.c). One thread, ppoll() over stdin, the running

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * `sbx mcp`: a Model Context Protocol server on stdin/stdout (JSON-RPC 2.0,
  * one message per line) with one tool, execute_code. Each call runs as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* `sbx mcp`: execute_code calls, from waiting through their child
  * `sbx run --jsonl` and its progress to the answer. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "mcp_child.h"
 #include "mcp_int.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* One execute_code call as a child `sbx run --jsonl`, in a private work
  * directory: DIR/code (its stdin), DIR/in/NAME (--input), DIR/out
  * (--artifacts). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Inside `sbx mcp`: the state shared by the request loop (mcp.c), the
  * calls and their children (mcp_call.c) and message framing (mcp_io.c). */
 #ifndef SBX_CLIENT_MCP_INT_H

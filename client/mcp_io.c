@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* `sbx mcp`: messages out as whole lines, lines in. */
 #include <errno.h>
 #include <stdlib.h>

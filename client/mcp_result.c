@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The CallToolResult of execute_code. content is what a model reads, most
  * useful first: the error (its traceback, or "type: message"), stdout,

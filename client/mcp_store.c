@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * `sbx mcp`: artifacts kept for resources/read (see mcp_store.h). Files
  * are named by serial number in the store directory, so nothing the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * `sbx mcp`: the artifacts that execute_code returns as resource links,
  * kept so that the client can resources/read them while the server runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* execute_code: its schemas and the checking of its arguments. The checks
  * mirror the input schema so a client that validates and one that does not
  * get the same answer; values sbx run checks itself (language and policy

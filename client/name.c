@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "name.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The file name the code gets under /code (proto.h --name). */
 #ifndef SBX_CLIENT_NAME_H
 #define SBX_CLIENT_NAME_H

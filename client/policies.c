@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "policies.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* `sbx policies`: the policies the caller may use, with their limits. */
 #ifndef SBX_CLIENT_POLICIES_H
 #define SBX_CLIENT_POLICIES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Removal of a tree by directory fds only (see rmtree.h for why). */
 #include "rmtree.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Removal of a directory tree that a sandboxed payload may be changing
  * while it is removed (a session directory is the payload's /work).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* `sbx run`: one run from the loaded code to the exit status. */
 #ifndef SBX_CLIENT_RUN_H
 #define SBX_CLIENT_RUN_H

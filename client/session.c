@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "session.h"
 
 #include <errno.h>

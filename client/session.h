@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Sessions: directories of the caller's own that `sbx run --session NAME`
  * mounts read-write at /work (proto.h --work-fd), and `sbx session`. */
 #ifndef SBX_CLIENT_SESSION_H

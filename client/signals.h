@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Passing the caller's signals to the payload. The helper runs as root and
  * ignores terminal signals, so the client turns them into bytes on the

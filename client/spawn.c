@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "spawn.h"
 
 #include <errno.h>

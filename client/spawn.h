@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Starting sbx-helper with the argument vector and descriptors of proto.h. */
 #ifndef SBX_CLIENT_SPAWN_H
 #define SBX_CLIENT_SPAWN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "treesize.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Size of a session directory for `sbx session ls`, walked like rmtree.c
  * (directory fds, fstatat(AT_SYMLINK_NOFOLLOW), openat(O_NOFOLLOW)), so a
  * payload swapping a directory for a link cannot send it outside the tree. */

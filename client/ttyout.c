@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "ttyout.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The program's output on our own stdout and stderr in plain mode, when we
  * pipe it (a terminal: ttysafe.h). These fds are the caller's and stay

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "ttysafe.h"
 
 #include <stdio.h>

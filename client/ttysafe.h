@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Payload output shown on the caller's terminal. The code is untrusted, and
  * a terminal obeys what it prints: escape sequences can retitle the window,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The hash chain and signatures of the audit log. Kept apart from the
  * SQLite code so that the writer and the verifier provably compute the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Checkpoints stored in the audit log. The writer is whoever holds the
  * secret key (the recorder after each run, or sbx-audit checkpoint

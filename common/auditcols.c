@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The SQL columns of a record. They exist for queries (list, search by
  * user or time) and are always derived from the decoded blob, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Internals of the audit log shared by the writer (auditlog.c), the
  * verifier (auditverify.c) and sbx-audit: the SQL columns derived from a

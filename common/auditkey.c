@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Loading the audit signing key and its public half. The secret key is
  * read by the helper's recorder (as _sbx), so the loader refuses anything

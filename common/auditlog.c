@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The SQLite audit log: opening (schema, pragmas, hardening) and appending
  * signed records. The writer is the helper's unprivileged recorder, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Retention: move a prefix of the log (whole runs, older than a cut) into
  * an archive log with the same schema, leaving the live log verifiable on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * UTF-8 validation for text that leaves the audit log as JSON or on a
  * terminal: record strings are bytes from the caller and the payload, and

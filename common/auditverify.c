@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Verification of the audit log with only the public key. Everything read
  * here may have been edited by whoever could write the database file, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Command-line times for sbx-audit search and report (see auditwhen.h). */
 #include "auditwhen.h"
 

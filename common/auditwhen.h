@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Times on the sbx-audit command line (--since/--until of search and
  * report: one parser, so the same words name the same instant), in the

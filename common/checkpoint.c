@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * C2SP signed-note checkpoints: formatting, signing, parsing, verifying.
  * A note read back may have been edited, so parsing checks every line's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Checkpoints of the audit log: a C2SP tlog-checkpoint body (origin line,
  * tree size in decimal, base64 RFC 6962 Merkle root, each ending in a

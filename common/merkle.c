@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * RFC 6962 Merkle tree: node hashing, incremental root, inclusion proofs.
  * Kept free of SQLite so the same code serves the writer, the verifier and

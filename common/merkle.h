@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * RFC 6962 Merkle tree hashing over the audit log's leaves (the `leaf`
  * column, already SHA-256(0x00 || blob), RFC 6962 section 2.1). Interior

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Policy and sbx.conf parsing. This code runs as root in the setuid helper,
  * but only on files the helper has checked are root-owned and not writable

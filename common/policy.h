@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Policies (SYSCONFDIR/sbx/policies.d/NAME.policy) and the global
  * configuration (SYSCONFDIR/sbx/sbx.conf), both INI files read with libinih.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The client <-> sbx-helper interface. The helper is setuid root, so this
  * interface is narrow: argv and a few inherited file descriptors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Canonical record encoding (format in record.h). The decoder reads blobs
  * back out of a database that an attacker may have edited, so every length

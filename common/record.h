@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Audit records: what one START or END record holds, its canonical binary
  * encoding (the bytes that are hashed and signed), and the SQLite log.

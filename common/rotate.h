@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Retention of the audit log (auditrotate.c has the design and the crash
  * safety argument): a prefix of whole runs moves into an archive log, and

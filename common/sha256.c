@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* SHA-256 over several parts (see sha256.h). */
 #include "sha256.h"
 

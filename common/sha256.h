@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * SHA-256 over several parts, for the audit log's hot paths: record
  * leaves, chain links and Merkle nodes (libsodium's implementation).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "textutil.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Text helpers for data the sandbox produced (untrusted bytes). */
 #ifndef SBX_TEXTUTIL_H
 #define SBX_TEXTUTIL_H

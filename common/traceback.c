@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Traceback parser: one forward pass over the lines of stderr, a small state
  * machine, and spans pointing into the input instead of copies, so a hostile

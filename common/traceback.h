@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Turning a payload's stderr into a structured error an agent can feed back
  * to a model. Runs in the helper's unprivileged recorder on output the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 #include "units.h"
 
 #include <stdio.h>

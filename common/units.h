@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Size and duration parsing (and size formatting) shared by the policy parser and the client. */
 #ifndef SBX_UNITS_H
 #define SBX_UNITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Checkpoints in verification. A stored checkpoint must be signed by the
  * log's key and its root must be the RFC 6962 root of the first `size`

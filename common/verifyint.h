@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Internals of the verifier shared by its parts: the walk over records
  * (auditverify.c), checkpoints and --state (verifyckpt.c), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The readers of the verifier: everything about one record that does not
  * depend on the records before it (the leaf hash of the blob, decoding it,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * --full: every record's Ed25519 signature. Verification dominates the
  * cost (about 50 us each), so the jobs are batched and split over two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """A program that fails: the traceback sbx parses into the result's
 "traceback" (type ZeroDivisionError, frames, the line in this file).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """A fork bomb: every process forks as fast as it can. The policy's pids
 limit stops it (outcome pids_limit, or an error once fork() fails), and
 nothing outside the sandbox notices.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The smallest shell example: sbx picks --lang sh from the .sh suffix.
 #   sbx run examples/hello.sh
 echo "hello from $(hostname)"

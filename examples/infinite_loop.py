@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Spins forever: the wall-clock or CPU limit ends it (exit status 124,
 outcome timeout or cpu_limit). Ctrl-C reaches it as KeyboardInterrupt.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Allocates memory until the policy's memory limit stops it: the kernel
 kills the process (exit status 137, outcome memory_limit). There is no swap
 to hide in.

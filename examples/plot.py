@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """Find the frequencies hidden in a noisy signal and plot the spectrum.
 
 Try it:  sbx run --artifacts out examples/plot.py

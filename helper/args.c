@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* The helper's command line: the only caller input root code parses.
  * Grammar in common/proto.h. Strict: unknown, repeated or malformed options
  * are errors, values are validated against fixed character sets. */

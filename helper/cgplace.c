@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Where the run cgroups go, decided from root-owned sources only:
  *  1. cgroup_root in sbx.conf, if set: v1 or v2 by what is mounted there;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * One cgroup per run, under an sbx/ subtree: on cgroup v1 in each of the
  * memory, pids, cpu, cpuacct (and, if present, freezer) hierarchies; on v2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * `sbx-helper --check`: the facts only root can see, for `sbx doctor`.
  * It takes no other argument and parses nothing but the root-owned

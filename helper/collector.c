@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The artifact collector: started by the supervisor after every sandboxed
  * process is dead, as the caller (whose files these are), with no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * --dry-run: after every check a real run makes (caller, policy, the
  * tighten-only merge, code, inputs, session directory), print what the run

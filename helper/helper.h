@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-helper internals. The process tree of one run:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The caller's input files (/in) and session directory (/work). The client
  * opened them as the caller, so the caller's own permissions applied; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * What the helper reads as root: sbx.conf and one policy file, at
  * compiled-in paths, each checked to be root-owned and not writable by

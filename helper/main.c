@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-helper: the setuid-root part of sbx. See helper.h for the process
  * tree, common/proto.h for the interface and sbx-helper(8) for the

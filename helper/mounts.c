@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The sandbox's filesystem, built in its own mount namespace by the cloned
  * child while it still holds capabilities in its user namespace (but no

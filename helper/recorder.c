@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The recorder: runs as _sbx with no capabilities. It owns the audit log
  * (START before the payload runs, END after), caps and forwards the

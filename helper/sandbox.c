@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The cloned child: pid 1 of the sandbox's pid namespace. It builds the
  * filesystem, gives up every privilege, installs the seccomp filter, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The first thing the setuid helper does: make its process state its own.
  * The caller controls the environment, open fds, signal dispositions and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The sandbox's seccomp filter, built with libseccomp: allow by default,
  * deny what a payload has no business doing and what sandbox escapes have

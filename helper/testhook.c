@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Pause points for the escape tests; see testhook.h. Empty in release
  * builds. */
 #include "testhook.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Test hooks: pause points at each privileged phase, so the escape tests
  * (tests/escape/02-ptrace.t) can attack the helper while it is there.

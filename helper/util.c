@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Small helpers shared by the helper's processes. */
 #include <errno.h>
 #include <fcntl.h>

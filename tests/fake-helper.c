@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * A stand-in for sbx-helper to exercise the client's side of proto.h
  * without root: it speaks the frame protocol and acts on the first word of

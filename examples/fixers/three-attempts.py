@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Fails twice, in two different ways; examples/fixers/line-fixer repairs one
 # line per attempt (the "# fix:" comments), so the third attempt succeeds.
 #   sbx run --fix examples/fixers/line-fixer examples/fixers/three-attempts.py

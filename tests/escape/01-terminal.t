@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Class 1, terminal injection. The client runs on a pty as its session's
 # controlling terminal (ptyrun.py), as a user at a terminal does. The
 # payload tries TIOCSTI (plain, with high bits set in the 64-bit request,

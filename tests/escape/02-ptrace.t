@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Class 2, ptrace and memory access to the privileged phases. A same-uid
 # attacker (bin/phase-attack.c, run as the caller) starts the test-only
 # sbx-helper-hooked, which pauses at every set-up phase (helper/testhook.h:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Class 3, incomplete privilege drop. While a payload and its child run,
 # every process in the run's cgroup is read from the host (/proc/PID/status)
 # and from inside (/proc/self/status): all four uids and gids the caller's,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Class 4, symlink and rename races on every path used for the caller.
 # The helper itself opens no path the caller names (code arrives as a
 # memfd, artifacts leave as sealed memfds: DESIGN.md); the client does, as

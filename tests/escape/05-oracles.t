@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Class 5, existence oracles and access bypass. Every name the caller can
 # give sbx is tried on something it may not read and on something missing:
 # code files and --artifacts directories under a root-only directory, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Class 6, state the sandbox controls. The payload leaves hostile things in
 # /out (names with newlines, escape sequences, invalid UTF-8, 255 bytes;
 # symlinks to host files; a fifo, a socket, a directory, a sparse 10 GB

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Escape class 7: argument injection. sbx-helper is exec'd directly as the
 # caller (not through sbx) with hostile argument vectors: argc 0, missing
 # "run", leading dashes, values that are options, arguments of 128 KiB (a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Escape class 8: a hostile environment and process state at the helper's
 # entry. Through the client (whose own process may load what it likes) and
 # directly (tests/escape/drive.py with bin/rawexec): LD_PRELOAD,

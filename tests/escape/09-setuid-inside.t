@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Escape class 9: setuid and file-capability binaries inside the sandbox
 # gain nothing. The host's own setuid-root programs are visible under /usr
 # (sudo, su, mount, passwd, newgrp, chsh); ping with file capabilities is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Escape class 10: kernel objects that live outside the sandbox's
 # namespaces. A program run inside (tests/escape/bin/kobj.c) tries keyrings
 # (add_key/keyctl/request_key on the session and user keyrings), AF_VSOCK

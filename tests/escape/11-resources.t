@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Escape class 11: resources that outlive or escape the cgroup.
 # - Many sequential runs each fill their /tmp tmpfs, a SysV shm segment
 #   (never IPC_RMID'd) and a POSIX message queue (tests/escape/bin/kobj.c

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Class 12, /proc/self/exe and the helper binary. With a policy that binds
 # the helper's directory read-only (so the binary is there to attack), the
 # payload tries to open the helper, /proc/self/exe and /proc/1/exe (pid 1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Escape class 13: a policy (or the configuration) that the caller could
 # have written is refused: a policy file owned by the caller, writable by
 # group or others; the policy directory owned by the caller, writable by

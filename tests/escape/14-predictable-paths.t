@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Escape class 14: predictable paths. Every path sbx-helper creates or
 # opens by name (helper/*.c, common/auditlog.c):
 #   <cgroup root>/<controller>/sbx and .../sbx/run-<128 random bits>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Escape class 15: signals. The caller sends SIGKILL, SIGTERM and SIGSTOP
 # to the client right after it starts, mid-run and while the payload
 # writes output; closes the client's terminal (SIGHUP through a pty); kills

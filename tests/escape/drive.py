@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: ISC
 """Run sbx-helper directly, the way an attacker would, once per case.
 
 usage: drive.py HELPER RAWEXEC CASES.json > RESULTS.jsonl

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """procs.py HELPER N: find the running supervisor of HELPER (root, its
 parent not HELPER) and print, as JSON, its /proc status and stat and those
 of its children (recorder, sandbox init) and of every process in the run's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 """ptyrun.py OUT CMD...: run CMD as the leader of a new session whose
 controlling terminal is a fresh pty (fds 0-2), the way a user at a terminal
 runs sbx. Before exec it injects the line "control" itself (TIOCSTI on its

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: ISC
 """Signal attacks on one sbx run each, all at once (tests/escape/15-signals.t).
 
 usage: signals.py SBX HELPER DIR MARK   (as root; the runs are the caller's)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target: the setuid helper's command line parser (helper/args.c),
  * the only caller input root code parses. The input is the argument vector

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target: the policy and sbx.conf parsers (common/policy.c).
  * They run as root in the helper on root-owned files, so a crash here is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target: the client's decoding of what sbx-helper sends on the
  * result socket (common/proto.h): the frame reader (client/frames.c) through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target: the traceback parser (common/traceback.c), which runs in
  * the helper's recorder on output the sandboxed code wrote. The first byte

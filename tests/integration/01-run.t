@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Output, exit status, stdin code, sh language, and the audit record of each.
 . "$(dirname "$0")/lib.sh"
 plan 16

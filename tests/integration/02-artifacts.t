@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # A numpy + matplotlib plot written to /out comes back as a real PNG, with
 # its digest in the result and in the audit record.
 . "$(dirname "$0")/lib.sh"

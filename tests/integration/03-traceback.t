@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # A failing program: outcome error, parsed traceback, audited.
 . "$(dirname "$0")/lib.sh"
 plan 14

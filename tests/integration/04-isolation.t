@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # What the payload can see and touch: no network, no host files, nothing
 # writable but /tmp and /out, no host pids, no privileges.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Wall timeout (with a double-forked orphan), memory limit, fork bomb:
 # right outcome and exit status, nothing left running, audited.
 . "$(dirname "$0")/lib.sh"

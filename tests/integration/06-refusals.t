@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Who may not run, what is refused, and what never reaches root code or the
 # sandbox: callers outside group sbx, requests above the policy, interval
 # timers (policy permissions, the hostile environment and caller rlimits

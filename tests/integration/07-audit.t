@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The log: every run listed, verify clean, one tampered row found, readable
 # only by root and group sbx-audit.
 . "$(dirname "$0")/lib.sh"

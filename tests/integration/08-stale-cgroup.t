@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # A cgroup left by a supervisor that died (SIGKILL by root, a crash): the
 # next run kills what is still in it and removes it. Simulated by creating
 # a run-* directory nobody holds locked, with a process inside.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # A client whose terminal is never read (or paused with Ctrl-S) must not
 # keep the recorder from writing the END record.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Outcomes beyond the basics (file_size, signal names, CPU time) and 16
 # concurrent runs with mixed outcomes: each gets its own cgroup and the
 # right outcome, the chain stays unbroken, no cgroup is left.

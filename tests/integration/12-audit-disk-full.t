@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # A full disk under the audit log: the run fails closed (125, nothing
 # executed) instead of running unrecorded, and works again once there is
 # room. The log directory is swapped for a 1 MiB tmpfs for the test.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The retry loop (sbx run --fix): every stop condition, the fixer's input
 # document, both answer forms, and the audit links between attempts.
 . "$(dirname "$0")/lib.sh"
@@ -59,9 +60,9 @@ import json,sys; d=json.load(open(sys.argv[1])); assert d[\"code\"] == open(sys.
 check "document: the result with the traceback mapped to the user's line" sh -c 'python3 -c "
 import json,sys; r=json.load(open(sys.argv[1]))[\"result\"]
 assert r[\"outcome\"] == \"error\" and r[\"exit_code\"] == 1, r
-tb = r[\"traceback\"]; assert tb[\"type\"] == \"NameError\" and tb[\"line\"] == 5, tb
+tb = r[\"traceback\"]; assert tb[\"type\"] == \"NameError\" and tb[\"line\"] == 6, tb
 f = [f for f in tb[\"frames\"] if f[\"in_code\"]]
-assert f and f[-1][\"line\"] == 5 and f[-1][\"file\"] == \"/code/three.py\", tb
+assert f and f[-1][\"line\"] == 6 and f[-1][\"file\"] == \"/code/three.py\", tb
 assert \"NameError\" in r[\"stderr\"] and r[\"stderr_excerpted\"] is False, r
 " "$1"' _ "$T/doc.json"
 

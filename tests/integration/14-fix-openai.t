@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # examples/fixers/openai-fixer against a stub chat-completions server on
 # 127.0.0.1: the request it builds (path, headers, model, messages with the
 # code and traceback) and the code it takes from the reply.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # --jsonl: one JSON object per line, output events as they come (a UTF-8
 # character split between writes arrives whole), the result last; sbx's
 # own errors as a result event too; with --fix, attempt and fix events.

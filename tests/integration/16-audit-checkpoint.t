@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Checkpoints end to end: write one, verify against a saved --state, prove
 # a run's inclusion and check the proof offline; a copy of the log with
 # its tail cut (checkpoints too) passes a plain verify but not --state.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # sbx-audit search and export over a hand-counted fixture log (written by
 # the real append function through audit-bench): every filter alone and
 # combined, every output format parsed, usage errors, the export cursor,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # sbx-audit report: exact counts over a hand-counted fixture log (built by
 # mkreportdb.py with the live log's schema), each section, --since/--until,
 # csv/json that parse, the HTML page (escaped, self-contained, rendered by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # sbx mcp: the MCP server on stdio. First raw JSON-RPC lines piped in
 # (framing, version negotiation, the four JSON-RPC error codes, EOF,
 # SIGTERM, a closed stdout), then the official TypeScript SDK as the

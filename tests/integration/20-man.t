@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Man pages: installed by `make install` with the install's paths, clean
 # under `mandoc -Tlint`, and naming every option each program's --help
 # shows (so a new option without documentation fails here).

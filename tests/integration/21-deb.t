@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The Debian package end to end: `make deb` (dpkg-buildpackage + lintian),
 # `apt-get install ./sbx_*.deb`, a sandboxed Python job from the installed
 # package as a user in group sbx, remove, purge (what stays is what

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The RPM: `make rpm` (rpmbuild --nodeps on Debian) builds it, and its file
 # list has the setuid helper, the audit directory, the conffiles and the
 # sysusers.d file with the right modes and owners. Not installed here.

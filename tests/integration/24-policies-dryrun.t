@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # `sbx policies` lists what the caller may use (the helper's rule), and
 # `sbx run --dry-run` prints the effective set-up after the helper's checks
 # without running or recording anything.

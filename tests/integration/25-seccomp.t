@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # The seccomp profiles (docs/seccomp.md): what each denies and how a denied
 # call fails (EPERM, ENOSYS for clone3, EAFNOSUPPORT for socket families),
 # under the default and the strict profile, with and without loopback.

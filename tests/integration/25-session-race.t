@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # `sbx session rm` against a payload that races it (security review: the
 # old nftw-based rm deleted and chmod'ed the caller's files outside the
 # session when the payload swapped a directory for a symlink mid-walk).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # A payload that fills the size-capped tmpfs /tmp or /out is told ENOSPC and
 # keeps its own outcome; the result JSON lists the full mounts in
 # "disk_full" and, when no other limit fired, "limit" and the audit END

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # sbx doctor and sbx-helper --check: the test install passes; a broken
 # install (helper without its setuid bit, audit log world-readable, key
 # readable by its group) and a caller outside group sbx are reported, each

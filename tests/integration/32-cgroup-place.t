@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Where run cgroups go, on this (cgroup v1 or hybrid) host: without
 # cgroup_root the helper uses the v1 hierarchies and ignores the cgroup v2
 # marker of sbx-cgroup.service even when one is there; a cgroup_root that

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """Build an audit log for `sbx-audit report` tests and measurements.
 
 The rows carry the SQL columns a real log has, with placeholder blob, leaf,

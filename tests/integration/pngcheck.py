@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """pngcheck.py FILE WIDTH HEIGHT: exit 0 if FILE is a valid 8-bit RGB/RGBA
 PNG of that size (chunk CRCs checked) that is not blank: at least 6
 distinct colours among sampled pixels. Standard library only."""

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Build and install sbx into a root-owned temporary prefix with the setuid
 # helper, and create the unprivileged test users. Called by
 # `make check-integration`; idempotent.

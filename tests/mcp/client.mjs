@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: ISC
 // Drives `sbx mcp` with the official MCP TypeScript SDK (a client nobody
 // here wrote) and prints one line per check: "PASS NAME" or
 // "FAIL NAME: why". tests/integration/19-mcp.t turns them into TAP.

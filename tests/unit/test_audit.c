@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Audit log: canonical encoding, hash chain, signatures and the verifier.
  * Each tamper test starts from a fresh log of three runs (seq 1..6, START

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Merkle tree (RFC 6962), C2SP checkpoints, and verification against
  * stored checkpoints and a saved --state checkpoint: the tamper cases of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the client's pieces that need no helper: the frame reader
  * (over a real socketpair, with SCM_RIGHTS), artifact saving, code names and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the retry loop's pieces that need no helper: excerpts of
  * long output, the fixer's input document, reading its answer (raw or

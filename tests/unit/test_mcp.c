@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Unit tests of `sbx mcp` (client/mcp*.c): version negotiation, argument
  * checking, line framing, the tool result built from a result JSON and an
  * artifact directory, and the artifact store behind resources/read. The protocol end to end is tests/integration/19-mcp.t. */

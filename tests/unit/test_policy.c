@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Policy and sbx.conf parsing, units, tighten-only merging. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for client/rmtree.c, the remover of session directories: it
  * must never reach outside the tree (symlinks to an outside directory, a

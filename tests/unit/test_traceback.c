@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for common/traceback.c. Fixtures in data/traceback/ are real
  * stderr captured from CPython 3.11, bash and dash (script paths rewritten

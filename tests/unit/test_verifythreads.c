@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * The verifier's readers (common/verifyrows.c): however the records are
  * cut into chunks and shared among threads, verify must report exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * sbx-audit search and report --since/--until (common/auditwhen.c), and
  * rotate --older-than ages (common/units.c): keywords relative to the local day,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Build the initramfs for the cgroup v2 VM test: busybox-static, sbx built
 # for /usr and /etc, the shared libraries they need, small C payloads, and
 # the in-VM test script. Usage: build-initramfs.sh SRCDIR OUT.cpio.gz

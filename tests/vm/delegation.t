@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Runs as root inside the cgroup v2 VM (no systemd) before outcomes.t:
 # finding the delegated subtree without configuration. It first attacks
 # the marker /run/sbx/cgroup (missing, caller-owned, in a caller-writable

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # Runs inside the cgroup v2 VM as an unprivileged member of group sbx:
 # every outcome on the v2 code path, with its exit status and accounting,
 # in the subtree delegation.t set up the way sbx-cgroup.service does.

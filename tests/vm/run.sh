@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # `make check-vm`: boot Debian's kernel under qemu (TCG: /dev/kvm here
 # cannot boot a stock kernel) with cgroup_no_v1=all and print the in-VM
 # TAP. Skips (TAP "1..0 # SKIP") without qemu or a kernel image.

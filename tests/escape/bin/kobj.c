@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * kobj: probes of kernel objects and interfaces that live outside a
  * sandbox's namespaces, run inside an sbx sandbox by the escape tests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * phase-attack HELPER: run the test-only sbx-helper-hooked (see
  * helper/testhook.h) as its caller and, at each pause point, attack every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * rawexec: exec a program with an argument vector and environment that a
  * shell or Python cannot build: argc 0, environment entries without '=',

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /*
  * swapper A B MS: exchange the directory entries A and B atomically
  * (renameat2 RENAME_EXCHANGE) as fast as possible for MS milliseconds,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* Touch memory 16 MiB at a time until the memory limit stops us. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* spin THREADS MS: THREADS threads each burn MS milliseconds of their own
  * CPU time, so the wall time shows the cpus quota (sched-bwc.rst). */
 #include <pthread.h>
