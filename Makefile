@@ -28,26 +28,37 @@ SAN_LD   = -fsanitize=address,undefined
 else
 OPT      = -O2 -g -D_FORTIFY_SOURCE=2
 endif
+INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient
 CFLAGS  ?=
-CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) -Icommon $(PKG_CFLAGS)
+CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
 
 B = build
-COMMON_SRC = $(wildcard common/*.c)
-HELPER_SRC = $(filter-out helper/testhook.c,$(wildcard helper/*.c))
-CLIENT_SRC = $(wildcard client/*.c)
-AUDIT_SRC  = $(wildcard audit/*.c)
-UNIT_SRC   = $(wildcard tests/unit/test_*.c)
+# Libraries by who links them (HACKING.md): libsbxcommon.a is what the
+# setuid helper may link; libsbxlog.a is the audit-log format and writer
+# (recorder, sbx-audit); recorder/ is the audit-log side of a run
+# (still linked into sbx-helper until it becomes its own program).
+COMMON_SRC   = $(wildcard common/*.c)
+AUDITLOG_SRC = $(wildcard auditlog/*.c)
+RECORDER_SRC = $(wildcard recorder/*.c)
+HELPER_SRC   = $(filter-out helper/testhook.c,$(wildcard helper/*.c))
+CLIENT_SRC   = $(wildcard client/*.c)
+AUDIT_SRC    = $(wildcard audit/*.c)
+UNIT_SRC     = $(wildcard tests/unit/test_*.c)
 
-COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/%.o)
-HELPER_OBJ = $(HELPER_SRC:%.c=$(B)/%.o)
-CLIENT_OBJ = $(CLIENT_SRC:%.c=$(B)/%.o)
-AUDIT_OBJ  = $(AUDIT_SRC:%.c=$(B)/%.o)
-UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+COMMON_OBJ   = $(COMMON_SRC:%.c=$(B)/%.o)
+AUDITLOG_OBJ = $(AUDITLOG_SRC:%.c=$(B)/%.o)
+RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/%.o)
+HELPER_OBJ   = $(HELPER_SRC:%.c=$(B)/%.o)
+CLIENT_OBJ   = $(CLIENT_SRC:%.c=$(B)/%.o)
+AUDIT_OBJ    = $(AUDIT_SRC:%.c=$(B)/%.o)
+UNIT_BIN     = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+LIBCOMMON    = $(B)/libsbxcommon.a
+LIBLOG       = $(B)/libsbxlog.a
 # The escape tests' attacker programs, and a helper with pause points at
 # each privileged phase (helper/testhook.h) built from the same sources
 # with -DSBX_TEST_HOOKS. Neither is installed by `make install`.
-HOOKED_OBJ = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/helper/testhook.o
+HOOKED_OBJ = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(RECORDER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/helper/testhook.o
 ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
 ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
@@ -65,39 +76,49 @@ $(B)/paths.h: FORCE
 	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' '$(RUNSTATEDIR)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-$(B)/%.o: %.c $(B)/paths.h $(wildcard common/*.h helper/*.h client/*.h audit/*.h)
+# Header dependencies come from the compiler (-MMD -MP, the .d files).
+$(B)/%.o: %.c $(B)/paths.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(B)/libsbx.a: $(COMMON_OBJ)
+$(LIBCOMMON): $(COMMON_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(LIBLOG): $(AUDITLOG_OBJ)
+	rm -f $@ && ar rcs $@ $^
+# For the unit tests only: archives, so a test pulls in just what it uses.
+$(B)/libsbxaudit.a: $(filter-out $(B)/audit/main.o,$(AUDIT_OBJ))
+	rm -f $@ && ar rcs $@ $^
+$(B)/libsbxrecorder.a: $(RECORDER_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/sbx-helper: $(HELPER_OBJ) $(B)/libsbx.a
+$(B)/sbx-helper: $(HELPER_OBJ) $(RECORDER_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
-$(B)/hooked/%.o: %.c $(B)/paths.h $(wildcard common/*.h helper/*.h)
+$(B)/hooked/%.o: %.c $(B)/paths.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSBX_TEST_HOOKS -c -o $@ $<
-$(B)/sbx-helper-hooked: $(HOOKED_OBJ) $(B)/libsbx.a
+$(B)/sbx-helper-hooked: $(HOOKED_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 # Attacker programs run natively even in a SANITIZE=1 build: the sanitizers
 # are for sbx's own code, and inside the sandbox LeakSanitizer cannot stop
 # the world (ptrace is denied) and fails the program at exit.
 $(B)/tests/escape/%: tests/escape/bin/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -fsanitize=%,$(CFLAGS)) $(filter-out -fsanitize=%,$(LDFLAGS)) -o $@ $<
+	$(CC) $(filter-out -fsanitize=% -MMD -MP,$(CFLAGS)) $(filter-out -fsanitize=%,$(LDFLAGS)) -o $@ $<
 escape-bins: $(B)/sbx-helper-hooked $(ESCAPE_BIN)
 
-$(B)/sbx: $(CLIENT_OBJ) $(B)/libsbx.a
+$(B)/sbx: $(CLIENT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
-$(B)/sbx-audit: $(AUDIT_OBJ) $(B)/libsbx.a
+$(B)/sbx-audit: $(AUDIT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
-$(B)/audit-bench: $(B)/bench/audit-bench.o $(B)/libsbx.a
+$(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# test_client compiles client/*.c in: rebuild when they change
-$(B)/tests/%: tests/unit/%.c $(B)/libsbx.a $(wildcard client/*.c client/*.h common/*.h)
+# Unit tests link the objects they test (test_client still #includes
+# client sources: HACKING.md).
+UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(LIBLOG) $(LIBCOMMON)
+$(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(B)/libsbx.a $(PKG_LIBS) $$(pkg-config --libs cmocka)
+	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $$(pkg-config --libs cmocka)
 
 check-unit: $(UNIT_BIN)
 	CMOCKA_MESSAGE_OUTPUT=TAP prove -v $(UNIT_BIN)
@@ -134,12 +155,12 @@ FUZZ_TARGETS  = policy args traceback result
 FB            = $(B)/fuzz
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
-		$(FUZZ_SAN) -fsanitize=fuzzer-no-link -I$(B) -Icommon -Ihelper -Iclient $(PKG_CFLAGS)
-FUZZ_COMMON   = $(COMMON_SRC:%.c=$(FB)/%.o)
+		$(FUZZ_SAN) -fsanitize=fuzzer-no-link -I$(B) $(INCLUDES) $(PKG_CFLAGS)
+FUZZ_COMMON   = $(COMMON_SRC:%.c=$(FB)/%.o) $(AUDITLOG_SRC:%.c=$(FB)/%.o) $(FB)/recorder/traceback.o
 FUZZ_CLIENT   = $(filter-out $(FB)/client/main.o,$(CLIENT_SRC:%.c=$(FB)/%.o))
 FUZZ_BINS     = $(FUZZ_TARGETS:%=$(FB)/fuzz_%)
 
-$(FB)/%.o: %.c $(B)/paths.h $(wildcard common/*.h helper/*.h client/*.h)
+$(FB)/%.o: %.c $(B)/paths.h $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 $(FB)/libcommon.a: $(FUZZ_COMMON)
@@ -175,10 +196,10 @@ fuzz: fuzz-build
 # with their reasons in tools/cppcheck.supp, jansson's macros in
 # tools/cppcheck.cfg) and clang-tidy (checks in .clang-tidy, tests/.clang-tidy
 # and bench/.clang-tidy), over every C source.
-LINT_SRC   = $(COMMON_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(UNIT_SRC) \
+LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(UNIT_SRC) \
 	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) $(wildcard tests/escape/bin/*.c) \
 	     $(wildcard tests/vm/payloads/*.c) tests/fake-helper.c
-LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -I$(B) -Icommon -Ihelper -Iclient \
+LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -I$(B) $(INCLUDES) \
 	     $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka)
 TIDY_OUT   = $(LINT_SRC:%.c=$(B)/lint/%.tidy)
 lint: $(B)/lint/cppcheck.ok $(TIDY_OUT)
@@ -187,7 +208,7 @@ $(B)/lint/cppcheck.ok: $(LINT_SRC) $(wildcard */*.h) tools/cppcheck.supp tools/c
 	@mkdir -p $(dir $@)
 	cppcheck -q --std=c11 --enable=warning,style,portability,performance --error-exitcode=1 \
 	  --inline-suppr --library=tools/cppcheck.cfg --suppressions-list=tools/cppcheck.supp -D_GNU_SOURCE -DSBX_SRCDIR='"."' \
-	  -I$(B) -Icommon -Ihelper -Iclient -j2 $(LINT_SRC)
+	  -I$(B) $(INCLUDES) -j2 $(LINT_SRC)
 	@touch $@
 # One stamp per source (make -j runs them in parallel; reruns check only
 # what changed).
@@ -269,3 +290,6 @@ bench: all
 
 clean:
 	rm -rf $(B) $(B)-san build-check* build-vm build-man
+
+# Header dependencies written by -MMD -MP.
+-include $(shell find $(B) -name "*.d" 2>/dev/null)

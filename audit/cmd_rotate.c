@@ -2,7 +2,7 @@
 /*
  * sbx-audit rotate: retention. Moves whole runs older than a cut into an
  * archive log and leaves the live log verifiable from a signed base
- * checkpoint (common/auditrotate.c: design and crash safety).
+ * checkpoint (audit/auditrotate.c: design and crash safety).
  */
 #include "cli.h"
 

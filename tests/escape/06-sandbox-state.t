@@ -12,7 +12,7 @@
 # state: none is visible, and its only fds are 0, 1, 2.
 #
 # Defence removed -> this test failed (checked by hand, see the report):
-#   good_name() check in the recorder (helper/recorder.c) removed
+#   good_name() check in the recorder (recorder/recorder.c) removed
 #     -> test 8 fails: names with a newline, ESC, invalid UTF-8 are saved
 #   S_ISREG check in the collector (helper/collector.c) removed
 #     -> test 6 fails: the fifo comes back as an artifact

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
 # Escape class 14: predictable paths. Every path sbx-helper creates or
-# opens by name (helper/*.c, common/auditlog.c):
+# opens by name (helper/*.c, auditlog/auditlog.c):
 #   <cgroup root>/<controller>/sbx and .../sbx/run-<128 random bits>
 #     (cgroup.c; the run directories are flock()ed and mode 0700, umask 077)
 #   /proc/<pid>/{setgroups,uid_map,gid_map} of its own unreaped child

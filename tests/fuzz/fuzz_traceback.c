@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * libFuzzer target: the traceback parser (common/traceback.c), which runs in
+ * libFuzzer target: the traceback parser (recorder/traceback.c), which runs in
  * the helper's recorder on output the sandboxed code wrote. The first byte
  * picks the language ('s' sh, 'b' bash, 'd' dash, 'n' none, 'r' an unknown
  * one, anything else python3); the rest is the payload's stderr. The result

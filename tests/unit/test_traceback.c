@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Unit tests for common/traceback.c. Fixtures in data/traceback/ are real
+ * Unit tests for recorder/traceback.c. Fixtures in data/traceback/ are real
  * stderr captured from CPython 3.11, bash and dash (script paths rewritten
  * to /code/, as they appear inside the sandbox).
  */

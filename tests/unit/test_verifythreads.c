@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The verifier's readers (common/verifyrows.c): however the records are
+ * The verifier's readers (audit/verifyrows.c): however the records are
  * cut into chunks and shared among threads, verify must report exactly
  * what one reader over one chunk reports. Each case tampers with a log of
  * 40 records (checkpoints at 16 and 32, a clock step back at seq 9) at

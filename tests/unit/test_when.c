@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * sbx-audit search and report --since/--until (common/auditwhen.c), and
+ * sbx-audit search and report --since/--until (audit/auditwhen.c), and
  * rotate --older-than ages (common/units.c): keywords relative to the local day,
  * ISO 8601 dates and date-times in local time or with an offset, and the
  * values that must be refused. Local time is fixed per test through TZ
