@@ -138,7 +138,7 @@ static void print_row(const struct sbx_policy *p, bool dflt)
 	printf("%s%-15s %7s %7s %7s %6llu %5llu.%llu %6s %6s %6s %6s %-8s %-7s %-8s %s\n", dflt ? "*" : " ", p->name,
 	       w, c, m, (unsigned long long)l->pids, (unsigned long long)(l->cpus_milli / 1000),
 	       (unsigned long long)(l->cpus_milli % 1000 / 100), t, o, in, out,
-	       p->net == SBX_NET_LOOPBACK ? "loopback" : "none", p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default",
+	       sbx_net_mode_name(p->net), p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default",
 	       p->sessions ? "yes" : "no", p->description);
 }
 
@@ -209,7 +209,7 @@ int policies_main(int argc, char **argv)
 			json_t *o = json_pack("{s:s,s:b,s:s,s:o,s:s,s:s,s:b}", "name", name, "default",
 					      strcmp(name, dflt) == 0, "description", p->description, "limits",
 					      limits_json(&p->limits), "network",
-					      p->net == SBX_NET_LOOPBACK ? "loopback" : "none", "seccomp",
+					      sbx_net_mode_name(p->net), "seccomp",
 					      p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default", "sessions",
 					      p->sessions != 0);
 			json_array_append_new(arr, o);
