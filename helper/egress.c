@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -374,6 +375,29 @@ void egress_stop(struct run *r)
 		close(e->ctl);
 	e->ctl = -1;
 	egress_sandbox_started(r);
+}
+
+void egress_reap(struct run *r)
+{
+	struct egress_run *e = &r->egress;
+	int pfd, st;
+
+	if (e->relay <= 0)
+		return;
+	egress_stop(r);
+	/* it has sent its report (the recorder is done): it exits at once */
+	pfd = (int)syscall(SYS_pidfd_open, e->relay, 0);
+	if (pfd >= 0) {
+		struct pollfd p = {.fd = pfd, .events = POLLIN};
+		while (poll(&p, 1, 5000) < 0 && errno == EINTR)
+			;
+		close(pfd);
+	}
+	if (waitpid(e->relay, &st, WNOHANG) != e->relay) {
+		kill(e->relay, SIGKILL);
+		waitpid(e->relay, &st, 0);
+	}
+	e->relay = -1;
 }
 
 void egress_dry_run(const struct run *r)

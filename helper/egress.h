@@ -61,6 +61,8 @@ void egress_recorder_started(struct run *r);
 void egress_sandbox_started(struct run *r);
 /* The sandbox is gone: the relay closes every connection and reports. */
 void egress_stop(struct run *r);
+/* After the recorder is done: wait for the relay (5 s, then SIGKILL). */
+void egress_reap(struct run *r);
 /* dry-run lines: "network_allow: HOST:PORT" and the limits. */
 void egress_dry_run(const struct run *r);
 /* The policy file's path, for errors that name it. */

@@ -181,12 +181,12 @@ void egress_notify_handle(void)
 	memset(&a, 0, sizeof(a));
 	a.magic = SBX_EGRESS_MAGIC;
 	a.kind = SBX_EGRESS_ATTEMPT;
-	rc = read_dest(req, &a);
+	rc = nrun != NULL ? read_dest(req, &a) : -1;
 	if (rc == -2)
 		a.verdict = SBX_ATTEMPT_UNREAD;
 	else if (rc == 0 && !local(&a))
 		a.verdict = verdict(&a);
-	if (a.verdict != 0 && nrun != NULL) {
+	if (a.verdict != 0) {
 		a.lost = lost;
 		if (send(nrun->egress.sandbox, &a, sizeof(a), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(a))
 			lost = 0;

@@ -164,6 +164,7 @@ static _Noreturn void finish(struct sup *s, int code)
 		warnx1("audit: the END record of run %s was not written", s->r->run_id);
 		_exit(SBX_EXIT_FAILURE);
 	}
+	egress_reap(s->r);
 	if (s->end.error[0])
 		warnx1("%s", s->end.error);
 	_exit(code);

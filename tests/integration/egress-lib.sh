@@ -38,20 +38,32 @@ eg_net_up() {
 	ip addr add "$EG_HOST/24" dev "$EG_IF"a && ip link set "$EG_IF"a up &&
 	ip -n "$EG_NS" addr add "$EG_SRV/24" dev "$EG_IF"b &&
 	ip -n "$EG_NS" addr add "$EG_SRV2/24" dev "$EG_IF"b &&
-	ip -n "$EG_NS" link set "$EG_IF"b up && ip -n "$EG_NS" link set lo up
+	ip -n "$EG_NS" link set "$EG_IF"b up && ip -n "$EG_NS" link set lo up &&
+	# the server host's listeners run as sbxpg, on DNS's port too
+	ip netns exec "$EG_NS" sysctl -qw net.ipv4.ip_unprivileged_port_start=0
 }
 
-# eg_listen WHERE LOG ADDR:PORT...: a TCP listener (egress-listen.py) that
-# logs each connection to LOG; WHERE is "ns" (the server host) or "host"
+# eg_net6_up: IPv6 on the same veth pair (fd77:N::1 the host, ::2 the server host)
+EG_SRV6=fd77:$((EG_ID % 250 + 1))::2
+EG_HOST6=fd77:$((EG_ID % 250 + 1))::1
+eg_net6_up() {
+	ip addr add "$EG_HOST6/64" dev "$EG_IF"a nodad && ip -n "$EG_NS" addr add "$EG_SRV6/64" dev "$EG_IF"b nodad
+}
+
+# eg_listen WHERE LOG ADDR:PORT...: a listener (egress-listen.py) that logs
+# what reaches it to LOG; WHERE is "ns" (the server host, as sbxpg), "host"
+# (as sbxpg) or "caller" (the host, as sbxtest: the payload's own uid)
 eg_listen() {
 	where=$1 log=$2; shift 2
 	: > "$log"
 	chmod 0666 "$log"
+	u=sbxpg
+	[ "$where" = caller ] && u=sbxtest
 	if [ "$where" = ns ]; then
-		ip netns exec "$EG_NS" setpriv --reuid=sbxpg --regid=sbxpg --clear-groups \
+		ip netns exec "$EG_NS" setpriv --reuid=$u --regid=$u --clear-groups \
 			/usr/bin/python3 "$EG_LIB/egress-listen.py" "$log" "$@" &
 	else
-		setpriv --reuid=sbxpg --regid=sbxpg --clear-groups /usr/bin/python3 "$EG_LIB/egress-listen.py" "$log" "$@" &
+		setpriv --reuid=$u --regid=$u --clear-groups /usr/bin/python3 "$EG_LIB/egress-listen.py" "$log" "$@" &
 	fi
 	EG_PIDS="$EG_PIDS $!"
 	for _ in $(seq 50); do grep -q '^ready' "$log" && return 0; sleep 0.1; done

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
-"""egress-listen.py LOG ADDR:PORT...: accept TCP connections on each
-address, log "conn ADDR:PORT from PEER" to LOG for each, answer the first
-line with "echo:" + the line, then discard the rest until the peer closes
-("bytes N" logged). "ready" is logged once every socket listens. For the
-egress tests: what reaches the server host, and what does not."""
+"""egress-listen.py LOG WHERE...: accept TCP connections on each WHERE
+(ADDR:PORT, [ADDR6]:PORT, or @NAME for an abstract unix socket), log
+"conn WHERE from PEER" to LOG for each, answer the first bytes with
+"echo:" + them, then count the rest until the peer closes ("bytes WHERE N"
+logged); udp:ADDR:PORT logs "udp WHERE from PEER" for each datagram.
+"ready" is logged once every socket listens. For the egress tests: what
+reaches the server host (or the host), and what does not."""
 import socket
 import sys
 import threading
@@ -37,15 +39,30 @@ def main(log, addrs):
     def accept(l, where):
         while True:
             c, peer = l.accept()
-            note("conn %s from %s" % (where, peer[0]))
+            note("conn %s from %s" % (where, peer[0] if isinstance(peer, tuple) else "unix"))
             threading.Thread(target=serve, args=(c, where, peer), daemon=True).start()
 
+    def datagrams(u, where):
+        while True:
+            _, peer = u.recvfrom(65536)
+            note("udp %s from %s" % (where, peer[0]))
+
     for a in addrs:
-        host, port = a.rsplit(":", 1)
+        if a.startswith("@"):
+            l = socket.socket(socket.AF_UNIX)
+            l.bind("\0" + a[1:])
+            l.listen(64)
+            threading.Thread(target=accept, args=(l, a), daemon=True).start()
+            continue
+        udp = a.startswith("udp:")
+        host, port = (a[4:] if udp else a).rsplit(":", 1)
         fam = socket.AF_INET6 if ":" in host else socket.AF_INET
-        l = socket.socket(fam)
+        l = socket.socket(fam, socket.SOCK_DGRAM if udp else socket.SOCK_STREAM)
         l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         l.bind((host.strip("[]"), int(port)))
+        if udp:
+            threading.Thread(target=datagrams, args=(l, a), daemon=True).start()
+            continue
         l.listen(64)
         threading.Thread(target=accept, args=(l, a), daemon=True).start()
     note("ready")
