@@ -59,6 +59,8 @@ def main(log, addrs):
         fam = socket.AF_INET6 if ":" in host else socket.AF_INET
         l = socket.socket(fam, socket.SOCK_DGRAM if udp else socket.SOCK_STREAM)
         l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if fam == socket.AF_INET6:
+            l.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
         l.bind((host.strip("[]"), int(port)))
         if udp:
             threading.Thread(target=datagrams, args=(l, a), daemon=True).start()
