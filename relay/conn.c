@@ -8,8 +8,10 @@
  * drained; a reset or error on one side resets the other (SO_LINGER 0).
  * The run's byte limits are checked before bytes are taken from a
  * source: a connection never carries more than the limit, and the one
- * that would is closed (reset, so that neither end mistakes it for a
- * complete exchange).
+ * that would is closed: nothing more is read from either side, what was
+ * read within the limit is delivered (until the kernel has sent it, so
+ * that the reset does not discard it: SIOCOUTQ, tcp(7)), then both sides
+ * are reset, so that neither end mistakes it for a complete exchange.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,13 +19,16 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <linux/sockios.h>
 #include <unistd.h>
 
 #include "relay.h"
 
 #define SPLICE_MAX (1u << 20) /* bytes per splice call */
+#define CLOSING_MS 1000       /* how long a connection past a limit may take to drain */
 #define PIPE_SIZE (1 << 20)   /* asked for; the kernel may give less (pipe-max-size, per-user pages) */
 
 uint64_t now_ms(void)
@@ -193,6 +198,8 @@ static bool flush(struct relay *r, struct conn *c, int d)
 		shutdown(dst, SHUT_WR);
 		c->shut[d] = true;
 	}
+	if (c->closing)
+		return !conn_closing_check(r, c, now_ms());
 	if (drained(c)) {
 		conn_end(r, c, SBX_END_CLOSED);
 		return false;
@@ -214,8 +221,9 @@ static bool fill(struct relay *r, struct conn *c, int d)
 			return true;
 		if (o == 1) {
 			r->limits_hit |= d == 0 ? SBX_EGRESS_LIMIT_BYTES_OUT : SBX_EGRESS_LIMIT_BYTES_IN;
-			conn_end(r, c, d == 0 ? SBX_END_BYTES_OUT : SBX_END_BYTES_IN);
-			return false;
+			c->closing = d == 0 ? SBX_END_BYTES_OUT : SBX_END_BYTES_IN;
+			c->closing_by = now_ms() + CLOSING_MS;
+			return !conn_closing_check(r, c, now_ms());
 		}
 		if (o < 0) {
 			conn_end(r, c, SBX_END_RESET);
@@ -241,6 +249,22 @@ static bool fill(struct relay *r, struct conn *c, int d)
 	return false;
 }
 
+static int outq(int fd)
+{
+	int n = 0;
+
+	return ioctl(fd, SIOCOUTQ, &n) < 0 ? 0 : n;
+}
+
+bool conn_closing_check(struct relay *r, struct conn *c, uint64_t now)
+{
+	if (now < c->closing_by &&
+	    (c->pending[0] > 0 || c->pending[1] > 0 || outq(c->fd[0]) > 0 || outq(c->fd[1]) > 0))
+		return false;
+	conn_end(r, c, c->closing);
+	return true;
+}
+
 /*
  * revents of fd[which]. Direction d reads fd[d] and writes fd[1 - d]: a
  * readable fd[which] feeds direction `which`, a writable one drains
@@ -255,6 +279,11 @@ void conn_events(struct relay *r, struct conn *c, int which, short revents)
 	}
 	if ((revents & POLLOUT) && !flush(r, c, 1 - which))
 		return;
+	if (c->closing) {
+		if (revents & POLLERR)
+			conn_end(r, c, c->closing);
+		return;
+	}
 	if (revents & (POLLIN | POLLHUP | POLLERR)) {
 		if (c->eof[which] || c->pending[which] > 0) {
 			/* nothing to take now; an error with nothing left to read */

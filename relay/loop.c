@@ -167,6 +167,13 @@ void relay_loop(struct relay *r)
 			struct conn *c = &r->conns[i];
 			if (!c->used)
 				continue;
+			if (c->closing) {
+				if (conn_closing_check(r, c, now))
+					continue;
+				/* the kernel's send queues drain without an event to wait for */
+				if (timeout < 0 || timeout > 10)
+					timeout = 10;
+			}
 			if (c->connecting) {
 				uint64_t left = c->start_ms + SBX_EGRESS_CONNECT_MS > now
 							? c->start_ms + SBX_EGRESS_CONNECT_MS - now : 0;
@@ -182,7 +189,7 @@ void relay_loop(struct relay *r)
 				if (c->connecting) {
 					ev = w == 1 ? POLLOUT : 0;
 				} else {
-					if (c->pending[w] == 0 && !c->eof[w])
+					if (c->pending[w] == 0 && !c->eof[w] && !c->closing)
 						ev |= POLLIN;
 					if (c->pending[1 - w] > 0)
 						ev |= POLLOUT;

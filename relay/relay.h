@@ -49,6 +49,8 @@ struct conn {
 	uint64_t bytes[2];  /* delivered */
 	uint64_t start_ms;  /* CLOCK_BOOTTIME, ms */
 	const struct pair *pair;
+	int closing;        /* a limit was reached: the SBX_END_* it ends with, once drained */
+	uint64_t closing_by; /* ms: reset then even if not drained */
 };
 
 struct relay {
@@ -77,6 +79,9 @@ void conn_start(struct relay *r, const struct pair *p, int accepted);
 void conn_events(struct relay *r, struct conn *c, int which, short revents);
 void conn_connected(struct relay *r, struct conn *c);
 void conn_end(struct relay *r, struct conn *c, int how);
+/* A closing connection: ended (reset) once both sides received what the
+ * limits allowed, or past its deadline. true if it was ended. */
+bool conn_closing_check(struct relay *r, struct conn *c, uint64_t now);
 uint64_t now_ms(void);
 /* report.c */
 void report_attempt(struct relay *r, const struct sbx_egress_attempt *a, bool connections_limit);

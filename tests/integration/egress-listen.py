@@ -4,7 +4,7 @@
 (ADDR:PORT, [ADDR6]:PORT, or @NAME for an abstract unix socket), log
 "conn WHERE from PEER" to LOG for each, answer the first bytes with
 "echo:" + them, then count the rest until the peer closes ("bytes WHERE N"
-logged); udp:ADDR:PORT logs "udp WHERE from PEER" for each datagram.
+logged; first bytes "send N": N bytes back, "sent WHERE N" logged); udp:ADDR:PORT logs "udp WHERE from PEER" for each datagram.
 "ready" is logged once every socket listens. For the egress tests: what
 reaches the server host (or the host), and what does not."""
 import socket
@@ -25,6 +25,15 @@ def main(log, addrs):
         try:
             first = c.recv(4096)
             n += len(first)
+            if first.startswith(b"send "):
+                # "send N": N bytes back, then close
+                left = int(first.split()[1])
+                while left > 0:
+                    k = c.send(b"x" * min(left, 65536))
+                    left -= k
+                note("sent %s %d" % (where, int(first.split()[1])))
+                c.close()
+                return
             c.sendall(b"echo:" + first)
             while True:
                 b = c.recv(65536)
