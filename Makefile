@@ -293,6 +293,8 @@ rpm:
 bench: all
 	bench/startup
 	B=$(B) bench/audit
+	@# root only: a test network namespace (the install in PREFIX is used)
+	@if [ "$$(id -u)" = 0 ]; then bench/egress --prefix $(PREFIX); else echo "bench/egress: skipped (needs root)"; fi
 
 clean:
 	rm -rf $(B) $(B)-san build-check* build-vm build-man

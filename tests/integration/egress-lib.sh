@@ -16,7 +16,7 @@ EG_HOST=$EG_NET.1     # the host's end of the veth
 EG_SRV=$EG_NET.2      # the server host
 EG_SRV2=$EG_NET.3     # a second address of the server host
 EG_POL=$P/etc/sbx/policies.d
-EG_LIB=$(cd "$(dirname "$0")/../integration" && pwd)
+EG_LIB=$SBX_SRCDIR/tests/integration
 EG_PIDS=
 eg_cleanup() {
 	for p in $EG_PIDS; do kill "$p" 2>/dev/null; done
