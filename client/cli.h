@@ -8,10 +8,7 @@
 
 #include "policy.h"
 #include "proto.h"
-
-#ifndef SBX_VERSION
-#define SBX_VERSION "0.1.0"
-#endif
+#include "version.h"
 
 /* What `sbx run` was asked to do. Strings point into argv. */
 struct run_opts {
