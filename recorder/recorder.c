@@ -26,6 +26,7 @@
 #include <sodium.h>
 
 #include "checkpoint.h"
+#include "egress_record.h"
 #include "helper.h"
 #include "paths.h"
 #include "proto.h"
@@ -59,6 +60,7 @@ struct rec {
 	size_t n_arts, skipped_arts;
 	uint64_t start_seq, end_seq;
 	unsigned char chain[32];
+	struct egress_report net; /* what sbx-relay carried ([network] mode = allow) */
 };
 
 static void fill_common(struct sbx_record *rec, const struct run *r)
@@ -424,6 +426,8 @@ static json_t *result_json(struct rec *c, json_t *traceback)
 	if (j == NULL)
 		return NULL;
 	json_object_set_new(j, "inputs", inputs_json(c->r));
+	if (c->r->policy.net == SBX_NET_ALLOW)
+		json_object_set_new(j, "network", egress_result_json(c->r, &c->net));
 	json_object_set_new(j, "limit", e->limit[0] ? json_string(e->limit) : json_null());
 	{
 		json_t *full = json_array();
@@ -482,7 +486,8 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	start.kind = SBX_REC_START;
 	start.code = r->code;
 	start.code_len = r->code_len;
-	if (start_fields(&start, r, err, sizeof(err)) < 0 || open_log(&c, err, sizeof(err)) < 0 ||
+	if (start_fields(&start, r, err, sizeof(err)) < 0 || egress_start_fields(&start, r, err, sizeof(err)) < 0 ||
+	    open_log(&c, err, sizeof(err)) < 0 ||
 	    sbx_audit_append(c.log, &start, c.sk, c.origin, c.chain, err, sizeof(err)) < 0) {
 		char k = REC_START_FAIL;
 		warnx1("audit log unavailable, the run was not started: %s", err);
@@ -502,6 +507,8 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 		read_end(&c);
 	}
 	collect_artifacts(&c);
+	/* the supervisor ended the relay before it sent the END facts */
+	egress_report_read(r, &c.net);
 	TEST_HOOK("recorder-end");
 	if (c.s[1].len > 0)
 		tb = sbx_traceback_parse(c.s[1].buf, c.s[1].len, r->lang_name);
@@ -531,6 +538,10 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	excerpt(&c.s[1], end.stderr_excerpt, sizeof(end.stderr_excerpt));
 	end.artifacts = c.arts;
 	end.n_artifacts = c.n_arts;
+	if (egress_end_fields(&end, r, &c.net, err, sizeof(err)) < 0) {
+		warnx1("audit: END record: network fields: %s", err);
+		syslog(LOG_ERR, "run=%s END record without its network fields: %s", r->run_id, err);
+	}
 	if (sbx_audit_append(c.log, &end, c.sk, c.origin, c.chain, err, sizeof(err)) < 0) {
 		warnx1("audit: END record: %s", err);
 		syslog(LOG_ERR, "run=%s END record not written: %s", r->run_id, err);

@@ -18,7 +18,7 @@
 #   transfers went through whole (1 MiB each way): tests 6 to 9 failed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../integration/egress-lib.sh"
-plan 10
+plan 13
 
 eg_net_up || { echo "Bail out! cannot create the test network"; exit 1; }
 eg_listen ns "$T/srv.log" "$EG_SRV:7000" || exit 1
@@ -59,6 +59,10 @@ check "the fourth is refused at once" sh -c '[ "$1" = ECONNREFUSED ]' _ "$(res f
 check "the limit is per run: a fifth after closing all is refused too" [ "$(res fifth)" = ECONNREFUSED ]
 check "the server host saw exactly three connections" [ "$(grep -c '^conn' "$T/srv.log")" = 3 ]
 check "the run goes on: outcome ok" audited "$(jget id)" ok
+"$AUDIT" show --json "$(jget id)" > "$T/rec.json"
+check "END: three connections, the limit reached, the two refused attempts counted for it" \
+	[ "$(pj "$T/rec.json" '(len(d["end"]["network_connections"]), d["end"]["network_limits_reached"], [(r["reason"], r["count"]) for r in d["end"]["network_refused"]])')" = \
+	  "(3, 'connections', [('connections', 2)])" ]
 
 # bytes_out, then bytes_in, each in a run of its own
 eg_policy out "[network]
@@ -109,6 +113,12 @@ check "the service received exactly 64 KiB (the limit), the 2 bytes before inclu
 	[ "$(awk '/^bytes/ {print $3}' "$T/srv.log" | tail -2 | head -1)" = 65536 ]
 check "receiving past bytes_in ends the connection" [ "$(awk '$1 == "in" {print $3}' "$T/res")" = ECONNRESET ]
 check "the payload received exactly 64 KiB before the reset" [ "$(awk '$1 == "in" {print $2}' "$T/res")" = 65536 ]
+"$AUDIT" show --json "$id_out" > "$T/rec_out.json"
+"$AUDIT" show --json "$(jget id)" > "$T/rec_in.json"
+check "END: the connection past bytes_out ended by it, with the bytes it carried" \
+	[ "$(pj "$T/rec_out.json" '[(c["end"], c["bytes_out"]) for c in d["end"]["network_connections"]], d["end"]["network_limits_reached"]')" = "([('bytes_out', 65536)], 'bytes_out')" ]
+check "END: the connection past bytes_in ended by it, with the bytes it carried" \
+	[ "$(pj "$T/rec_in.json" '[(c["end"], c["bytes_in"]) for c in d["end"]["network_connections"]], d["end"]["network_limits_reached"]')" = "([('bytes_in', 65536)], 'bytes_in')" ]
 both_ok() { audited "$id_out" ok && audited "$(jget id)" ok; }
 check "the runs go on: outcome ok" both_ok
 finish

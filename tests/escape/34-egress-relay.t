@@ -25,7 +25,7 @@
 #   refused: tests 2 and 3 held.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../integration/egress-lib.sh"
-plan 9
+plan 10
 
 eg_net_up || { echo "Bail out! cannot create the test network"; exit 1; }
 eg_listen ns "$T/srv.log" "$EG_SRV:7000" "$EG_SRV2:7000" || exit 1
@@ -134,4 +134,8 @@ check "racing the destination: only the allowed pair is reached" sh -c '! grep -
 check "... and each call either reached it or failed at once (ENETUNREACH)" sh -c 'echo "$1" | grep -Eq "^((connected|ENETUNREACH)=[0-9]+,?)+$"' _ "$(res race)"
 check "20000 refused connect(2) calls: the allowed service still answers" [ "$(res after_flood)" = echo:hi ]
 check "the run is audited (outcome ok)" audited "$(jget id)" ok
+"$AUDIT" show --json "$(jget id)" > "$T/rec.json"
+check "END: 256 refused destinations listed, the rest counted, none lost, the report complete" \
+	[ "$(pj "$T/rec.json" '(len(d["end"]["network_refused"]), d["end"]["network_refused_count"] >= 20000, d["end"]["network_refused_count"] - sum(r["count"] for r in d["end"]["network_refused"]) == d["end"]["network_refused_unlisted"], d["end"]["network_report"])')" = \
+	  "(256, True, True, 'complete')" ]
 finish
