@@ -112,9 +112,9 @@ $(B)/sbx: $(CLIENT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 $(B)/sbx-audit: $(AUDIT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
-# The egress relay (runs as _sbxnet): glibc and the HOST:PORT parser only.
+# The egress relay (runs as _sbxnet): glibc, libseccomp and the HOST:PORT parser.
 $(B)/sbx-relay: $(RELAY_OBJ) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(LDFLAGS) -o $@ $^ $$(pkg-config --libs libseccomp)
 $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 

@@ -97,10 +97,10 @@ bg=$!
 relay=
 for _ in $(seq 100); do relay=$(pgrep -x sbx-relay | head -1); [ -n "$relay" ] && break; sleep 0.1; done
 st=/proc/$relay/status
-check "the relay runs as _sbxnet with no capability, no_new_privs, not dumpable (/proc/PID/fd is root's)" sh -c '
+check "the relay runs as _sbxnet with no capability, no_new_privs, not dumpable (/proc/PID/fd is root's), a seccomp filter" sh -c '
 	u=$(id -u _sbxnet)
 	grep -Eq "^Uid:\s+$u\s+$u\s+$u\s+$u$" "$1" && grep -Eq "^CapEff:\s+0+$" "$1" && grep -Eq "^CapPrm:\s+0+$" "$1" &&
-	grep -Eq "^NoNewPrivs:\s+1$" "$1" && [ "$(stat -c %u "/proc/$2/fd")" = 0 ]' _ "$st" "$relay"
+	grep -Eq "^NoNewPrivs:\s+1$" "$1" && grep -Eq "^Seccomp:\s+2$" "$1" && [ "$(stat -c %u "/proc/$2/fd")" = 0 ]' _ "$st" "$relay"
 check "the caller cannot signal the relay" sh -c '! setpriv --reuid=sbxtest --regid=sbxtest --clear-groups kill -STOP "$1" 2>/dev/null && ! grep -q "^State:\s*T" "/proc/$1/status"' _ "$relay"
 check "the caller cannot trace it or read its memory and descriptors" sh -c '
 	setpriv --reuid=sbxtest --regid=sbxtest --clear-groups /usr/bin/python3 -c "
