@@ -39,6 +39,8 @@
 #define SBX_EGRESS_PROTO_H
 #include <stdint.h>
 
+#include "policy.h"
+
 #define SBX_RELAY_FD_CTL 3
 #define SBX_RELAY_FD_SANDBOX 4
 #define SBX_RELAY_FD_REPORT 5
@@ -50,6 +52,28 @@
 #define SBX_EGRESS_ATTEMPTS_MAX 256 /* distinct refused destinations kept in the report */
 
 #define SBX_EGRESS_MAGIC 0x53424547u /* "SBEG" */
+
+/* One resolved address of allow entry `rule`: an address:port pair. */
+struct sbx_egress_pair {
+	uint8_t family; /* AF_INET or AF_INET6 */
+	uint8_t rule;   /* index into the allow list */
+	uint16_t port;
+	uint8_t addr[16]; /* network byte order; IPv4 in the first 4 bytes */
+};
+
+/* The egress facts of one run, for the recorder (START fields, checking
+ * the relay's report, END fields, the result): from the root-owned
+ * policy (narrowed by --allow) and the supervisor's checked records of
+ * the relay's resolution. Plain data, so that it can travel in the run
+ * description. */
+struct sbx_egress_facts {
+	uint32_t mode;    /* enum sbx_net_mode; the rest only with SBX_NET_ALLOW */
+	uint32_t started; /* 1: the sandbox ran (the relay has a report to give) */
+	uint32_t n_rules, n_pairs;
+	struct sbx_egress_rule rules[SBX_EGRESS_MAX];
+	struct sbx_egress_pair pairs[SBX_EGRESS_PAIRS_MAX];
+	uint64_t connections, bytes_out, bytes_in; /* the [network] limits */
+};
 #define SBX_EGRESS_RULE_END 0xffu
 
 /* relay -> supervisor: one address of one allow entry, or why it has none. */

@@ -19,7 +19,6 @@
 #include <unistd.h>
 #include <bsd/string.h>
 
-#include "helper.h"
 #include "recfield.h"
 
 static void addr_text(int family, const uint8_t *a, char *out, size_t len)
@@ -37,9 +36,9 @@ static void dest_text(int family, const uint8_t *a, uint16_t port, char *out, si
 	sbx_hostport_format(t, port, out, len);
 }
 
-static void service_text(const struct run *r, unsigned rule, char *out, size_t len)
+static void service_text(const struct sbx_egress_facts *f, unsigned rule, char *out, size_t len)
 {
-	const struct sbx_egress_rule *ru = &r->policy.egress.allow[rule];
+	const struct sbx_egress_rule *ru = &f->rules[rule < SBX_EGRESS_MAX ? rule : 0];
 
 	sbx_hostport_format(ru->host, ru->port, out, len);
 }
@@ -54,27 +53,24 @@ static struct sbx_fval u_val(uint64_t u)
 	return (struct sbx_fval){.type = SBX_FT_U64, .u = u};
 }
 
-int egress_start_fields(struct sbx_record *start, const struct run *r, char *err, size_t errlen)
+int egress_start_fields(struct sbx_record *start, const struct sbx_egress_facts *f, char *err, size_t errlen)
 {
-	const struct sbx_egress *pe = &r->policy.egress;
-	const struct egress_run *e = &r->egress;
-
-	if (r->policy.net != SBX_NET_ALLOW)
+	if (f->mode != SBX_NET_ALLOW)
 		return 0;
-	for (size_t i = 0; i < e->n_pairs; i++) {
+	for (size_t i = 0; i < f->n_pairs && i < SBX_EGRESS_PAIRS_MAX; i++) {
 		char svc[SBX_HOSTPORT_LEN], a[INET6_ADDRSTRLEN];
 		struct sbx_fval v[3];
 
-		service_text(r, e->pairs[i].rule, svc, sizeof(svc));
-		addr_text(e->pairs[i].family, e->pairs[i].addr, a, sizeof(a));
+		service_text(f, f->pairs[i].rule, svc, sizeof(svc));
+		addr_text(f->pairs[i].family, f->pairs[i].addr, a, sizeof(a));
 		v[0] = s_val(svc);
 		v[1] = s_val(a);
-		v[2] = u_val(e->pairs[i].port);
+		v[2] = u_val(f->pairs[i].port);
 		if (sbx_rec_add_item(start, SBX_F_NET_ALLOW, v, 3, err, errlen) < 0)
 			return -1;
 	}
 	{
-		struct sbx_fval v[3] = {u_val(pe->connections), u_val(pe->bytes_out), u_val(pe->bytes_in)};
+		struct sbx_fval v[3] = {u_val(f->connections), u_val(f->bytes_out), u_val(f->bytes_in)};
 		return sbx_rec_add_item(start, SBX_F_NET_LIMITS, v, 3, err, errlen);
 	}
 }
@@ -87,10 +83,10 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static bool pinned(const struct run *r, const struct sbx_egress_report *m)
+static bool pinned(const struct sbx_egress_facts *f, const struct sbx_egress_report *m)
 {
-	for (size_t i = 0; i < r->egress.n_pairs; i++) {
-		const struct egress_pair *p = &r->egress.pairs[i];
+	for (size_t i = 0; i < f->n_pairs && i < SBX_EGRESS_PAIRS_MAX; i++) {
+		const struct sbx_egress_pair *p = &f->pairs[i];
 		if (p->family == m->family && p->port == m->port && p->rule == m->rule &&
 		    memcmp(p->addr, m->addr, 16) == 0)
 			return true;
@@ -99,7 +95,7 @@ static bool pinned(const struct run *r, const struct sbx_egress_report *m)
 }
 
 /* One record, checked; false (status set) when it is not what it must be. */
-static bool take(const struct run *r, struct egress_report *rep, const struct sbx_egress_report *m)
+static bool take(const struct sbx_egress_facts *f, struct egress_report *rep, const struct sbx_egress_report *m)
 {
 	const char *bad = NULL;
 
@@ -108,9 +104,9 @@ static bool take(const struct run *r, struct egress_report *rep, const struct sb
 	else if (m->kind == SBX_EGRESS_REPORT_CONN) {
 		if (sbx_egress_end_name(m->end) == NULL || m->end == SBX_END_CONNECTIONS)
 			bad = "a connection that ended in no known way";
-		else if (!pinned(r, m))
+		else if (!pinned(f, m))
 			bad = "a connection to no pair of this run";
-		else if (rep->n_conns == SBX_EGRESS_CONNECTIONS_MAX || rep->n_conns >= r->policy.egress.connections)
+		else if (rep->n_conns == SBX_EGRESS_CONNECTIONS_MAX || rep->n_conns >= f->connections)
 			bad = "more connections than the limit";
 		else
 			rep->conns[rep->n_conns++] = *m;
@@ -138,15 +134,14 @@ static bool take(const struct run *r, struct egress_report *rep, const struct sb
 	return true;
 }
 
-void egress_report_read(const struct run *r, struct egress_report *rep)
+void egress_report_read(int fd, const struct sbx_egress_facts *f, struct egress_report *rep)
 {
 	int64_t deadline = mono_ms() + SBX_EGRESS_REPORT_MS;
 	struct sbx_egress_report m;
 	size_t have = 0;
-	int fd = r->egress.report;
 
 	memset(rep, 0, sizeof(*rep));
-	if (r->policy.net != SBX_NET_ALLOW || r->error[0] != '\0' || fd < 0)
+	if (f->mode != SBX_NET_ALLOW || !f->started || fd < 0)
 		return;
 	strlcpy(rep->status, "incomplete: sbx-relay ended without its totals", sizeof(rep->status));
 	for (;;) {
@@ -168,7 +163,7 @@ void egress_report_read(const struct run *r, struct egress_report *rep)
 		if (have < sizeof(m))
 			continue;
 		have = 0;
-		if (!take(r, rep, &m))
+		if (!take(f, rep, &m))
 			break;
 	}
 	close(fd);
@@ -224,14 +219,14 @@ static const char *refused_reason(unsigned v)
 	return v == SBX_END_CONNECTIONS ? "connections" : sbx_attempt_verdict_name(v);
 }
 
-int egress_end_fields(struct sbx_record *end, const struct run *r, const struct egress_report *rep,
+int egress_end_fields(struct sbx_record *end, const struct sbx_egress_facts *f, const struct egress_report *rep,
 		      char *err, size_t errlen)
 {
 	json_t *reached = json_array(), *refused_at = json_array();
 	uint64_t refused = 0;
 	char lim[64];
 
-	if (r->policy.net != SBX_NET_ALLOW || r->error[0] != '\0') {
+	if (f->mode != SBX_NET_ALLOW || !f->started) {
 		json_decref(reached);
 		json_decref(refused_at);
 		return 0;
@@ -241,7 +236,7 @@ int egress_end_fields(struct sbx_record *end, const struct run *r, const struct 
 		char svc[SBX_HOSTPORT_LEN], a[INET6_ADDRSTRLEN], d[SBX_HOSTPORT_LEN];
 		struct sbx_fval v[8];
 
-		service_text(r, m->rule, svc, sizeof(svc));
+		service_text(f, m->rule, svc, sizeof(svc));
 		addr_text(m->family, m->addr, a, sizeof(a));
 		v[0] = s_val(svc);
 		v[1] = s_val(a);
@@ -296,29 +291,29 @@ fail:
 	return -1;
 }
 
-json_t *egress_result_json(const struct run *r, const struct egress_report *rep)
+json_t *egress_result_json(const struct sbx_egress_facts *f, const struct egress_report *rep)
 {
 	json_t *o, *allowed = json_array(), *conns = json_array(), *refused = json_array(), *lims = json_array();
 	uint64_t n_refused = 0;
 
-	if (r->policy.net != SBX_NET_ALLOW) {
+	if (f->mode != SBX_NET_ALLOW) {
 		json_decref(allowed);
 		json_decref(conns);
 		json_decref(refused);
 		json_decref(lims);
 		return NULL;
 	}
-	for (size_t i = 0; i < r->egress.n_pairs; i++) {
-		const struct egress_pair *p = &r->egress.pairs[i];
+	for (size_t i = 0; i < f->n_pairs && i < SBX_EGRESS_PAIRS_MAX; i++) {
+		const struct sbx_egress_pair *p = &f->pairs[i];
 		char svc[SBX_HOSTPORT_LEN], a[INET6_ADDRSTRLEN];
-		service_text(r, p->rule, svc, sizeof(svc));
+		service_text(f, p->rule, svc, sizeof(svc));
 		addr_text(p->family, p->addr, a, sizeof(a));
 		json_array_append_new(allowed, json_pack("{s:s,s:s,s:i}", "service", svc, "address", a, "port", p->port));
 	}
 	for (size_t i = 0; i < rep->n_conns; i++) {
 		const struct sbx_egress_report *m = &rep->conns[i];
 		char svc[SBX_HOSTPORT_LEN], a[INET6_ADDRSTRLEN];
-		service_text(r, m->rule, svc, sizeof(svc));
+		service_text(f, m->rule, svc, sizeof(svc));
 		addr_text(m->family, m->addr, a, sizeof(a));
 		json_array_append_new(conns, json_pack("{s:s,s:s,s:i,s:I,s:I,s:I,s:I,s:s}", "service", svc, "address", a,
 						       "port", m->port, "start_ms", (json_int_t)m->start_ms,
@@ -346,6 +341,6 @@ json_t *egress_result_json(const struct run *r, const struct egress_report *rep)
 		      "refused", refused, "refused_total", (json_int_t)n_refused,
 		      "refused_unlisted", (json_int_t)rep->totals.more, "bytes_out", (json_int_t)rep->totals.bytes_out,
 		      "bytes_in", (json_int_t)rep->totals.bytes_in, "limits", lims,
-		      "report", r->error[0] ? "none: the run did not start" : rep->status);
+		      "report", !f->started ? "none: the run did not start" : rep->status);
 	return o;
 }

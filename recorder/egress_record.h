@@ -17,8 +17,6 @@
 #include "policy.h"
 #include "record.h"
 
-struct run;
-
 /* What sbx-relay reported, as checked by the recorder. */
 struct egress_report {
 	struct sbx_egress_report conns[SBX_EGRESS_CONNECTIONS_MAX];
@@ -34,16 +32,16 @@ struct egress_report {
 
 /* START: network_allow and network_limits (mode = allow only). 0, or -1
  * with err. */
-int egress_start_fields(struct sbx_record *start, const struct run *r, char *err, size_t errlen);
-/* Read the report from r->egress.report, within SBX_EGRESS_REPORT_MS;
- * every record checked against the run's pairs (the relay is a less
- * privileged process). Nothing to read unless mode = allow and the run
- * started. */
-void egress_report_read(const struct run *r, struct egress_report *rep);
+int egress_start_fields(struct sbx_record *start, const struct sbx_egress_facts *f, char *err, size_t errlen);
+/* Read the report from fd (and close it), within SBX_EGRESS_REPORT_MS;
+ * every record checked against the run's pairs and limits (the relay is
+ * a less privileged process). Nothing to read unless mode = allow and the
+ * run started. */
+void egress_report_read(int fd, const struct sbx_egress_facts *f, struct egress_report *rep);
 /* END: network_connections, network_refused, network, network_destinations. */
-int egress_end_fields(struct sbx_record *end, const struct run *r, const struct egress_report *rep,
-		      char *err, size_t errlen);
+int egress_end_fields(struct sbx_record *end, const struct sbx_egress_facts *f,
+		      const struct egress_report *rep, char *err, size_t errlen);
 /* The result's "network" object, or NULL unless mode = allow. */
-json_t *egress_result_json(const struct run *r, const struct egress_report *rep);
+json_t *egress_result_json(const struct sbx_egress_facts *f, const struct egress_report *rep);
 
 #endif

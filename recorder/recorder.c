@@ -60,7 +60,8 @@ struct rec {
 	size_t n_arts, skipped_arts;
 	uint64_t start_seq, end_seq;
 	unsigned char chain[32];
-	struct egress_report net; /* what sbx-relay carried ([network] mode = allow) */
+	struct sbx_egress_facts netf; /* [network] mode = allow: what the run was allowed */
+	struct egress_report net;     /* what sbx-relay carried */
 };
 
 static void fill_common(struct sbx_record *rec, const struct run *r)
@@ -427,7 +428,7 @@ static json_t *result_json(struct rec *c, json_t *traceback)
 		return NULL;
 	json_object_set_new(j, "inputs", inputs_json(c->r));
 	if (c->r->policy.net == SBX_NET_ALLOW)
-		json_object_set_new(j, "network", egress_result_json(c->r, &c->net));
+		json_object_set_new(j, "network", egress_result_json(&c->netf, &c->net));
 	json_object_set_new(j, "limit", e->limit[0] ? json_string(e->limit) : json_null());
 	{
 		json_t *full = json_array();
@@ -486,7 +487,8 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	start.kind = SBX_REC_START;
 	start.code = r->code;
 	start.code_len = r->code_len;
-	if (start_fields(&start, r, err, sizeof(err)) < 0 || egress_start_fields(&start, r, err, sizeof(err)) < 0 ||
+	egress_facts(r, &c.netf);
+	if (start_fields(&start, r, err, sizeof(err)) < 0 || egress_start_fields(&start, &c.netf, err, sizeof(err)) < 0 ||
 	    open_log(&c, err, sizeof(err)) < 0 ||
 	    sbx_audit_append(c.log, &start, c.sk, c.origin, c.chain, err, sizeof(err)) < 0) {
 		char k = REC_START_FAIL;
@@ -508,7 +510,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	}
 	collect_artifacts(&c);
 	/* the supervisor ended the relay before it sent the END facts */
-	egress_report_read(r, &c.net);
+	egress_report_read(r->egress.report, &c.netf, &c.net);
 	TEST_HOOK("recorder-end");
 	if (c.s[1].len > 0)
 		tb = sbx_traceback_parse(c.s[1].buf, c.s[1].len, r->lang_name);
@@ -538,7 +540,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	excerpt(&c.s[1], end.stderr_excerpt, sizeof(end.stderr_excerpt));
 	end.artifacts = c.arts;
 	end.n_artifacts = c.n_arts;
-	if (egress_end_fields(&end, r, &c.net, err, sizeof(err)) < 0) {
+	if (egress_end_fields(&end, &c.netf, &c.net, err, sizeof(err)) < 0) {
 		warnx1("audit: END record: network fields: %s", err);
 		syslog(LOG_ERR, "run=%s END record without its network fields: %s", r->run_id, err);
 	}

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "egress_record.h"
-#include "helper.h"
 #include "hostport.h"
 #include "policy.h"
 #include "recfield.h"
@@ -189,17 +188,18 @@ static void network_errors(void **state)
 }
 
 /* A run allowed db.internal:5432 at 10.1.2.3. */
-static void allow_run(struct run *r)
+static void allow_run(struct sbx_egress_facts *f)
 {
-	memset(r, 0, sizeof(*r));
-	r->policy.net = SBX_NET_ALLOW;
-	r->policy.egress.n_allow = 1;
-	r->policy.egress.connections = 4;
-	strcpy(r->policy.egress.allow[0].host, "db.internal");
-	r->policy.egress.allow[0].port = 5432;
-	r->egress.n_pairs = 1;
-	r->egress.pairs[0] = (struct egress_pair){.family = AF_INET, .rule = 0, .port = 5432};
-	inet_pton(AF_INET, "10.1.2.3", r->egress.pairs[0].addr);
+	memset(f, 0, sizeof(*f));
+	f->mode = SBX_NET_ALLOW;
+	f->started = 1;
+	f->n_rules = 1;
+	f->connections = 4;
+	strcpy(f->rules[0].host, "db.internal");
+	f->rules[0].port = 5432;
+	f->n_pairs = 1;
+	f->pairs[0] = (struct sbx_egress_pair){.family = AF_INET, .rule = 0, .port = 5432};
+	inet_pton(AF_INET, "10.1.2.3", f->pairs[0].addr);
 }
 
 static struct sbx_egress_report conn_rec(const char *addr, uint16_t port, uint8_t end)
@@ -211,7 +211,7 @@ static struct sbx_egress_report conn_rec(const char *addr, uint16_t port, uint8_
 }
 
 /* The report as the relay would send it: recs, then (if totals) an END. */
-static void feed(struct run *r, const struct sbx_egress_report *recs, size_t n, bool totals,
+static void feed(struct sbx_egress_facts *r, const struct sbx_egress_report *recs, size_t n, bool totals,
 		 struct egress_report *rep)
 {
 	struct sbx_egress_report end = {.magic = SBX_EGRESS_MAGIC, .kind = SBX_EGRESS_REPORT_END, .count = 1,
@@ -224,13 +224,12 @@ static void feed(struct run *r, const struct sbx_egress_report *recs, size_t n, 
 	if (totals)
 		assert_int_equal(write(sv[0], &end, sizeof(end)), sizeof(end));
 	close(sv[0]);
-	r->egress.report = sv[1];
-	egress_report_read(r, rep);
+	egress_report_read(sv[1], r, rep);
 }
 
 static void report_checked(void **state)
 {
-	static struct run r;
+	static struct sbx_egress_facts r;
 	static struct egress_report rep;
 	struct sbx_egress_report recs[3];
 	(void)state;
@@ -266,10 +265,10 @@ static void report_checked(void **state)
 	assert_string_equal(rep.status, "malformed: sbx-relay sent a refused destination it cannot be");
 	for (int i = 0; i < 3; i++)
 		recs[i] = conn_rec("10.1.2.3", 5432, SBX_END_CLOSED);
-	r.policy.egress.connections = 2; /* more connections than the limit */
+	r.connections = 2; /* more connections than the limit */
 	feed(&r, recs, 3, true, &rep);
 	assert_string_equal(rep.status, "malformed: sbx-relay sent more connections than the limit");
-	r.policy.egress.connections = 4;
+	r.connections = 4;
 	feed(&r, recs, 1, false, &rep); /* the relay died before its totals */
 	assert_false(rep.complete);
 	assert_string_equal(rep.status, "incomplete: sbx-relay ended without its totals");
@@ -278,7 +277,7 @@ static void report_checked(void **state)
 
 static void end_fields(void **state)
 {
-	static struct run r;
+	static struct sbx_egress_facts r;
 	static struct egress_report rep;
 	struct sbx_egress_report recs[2];
 	struct sbx_record end;
@@ -308,7 +307,7 @@ static void end_fields(void **state)
 	assert_memory_equal(v.p, "complete", v.n);
 	sbx_rext_free(&end.ext);
 	/* a run that did not start has no network fields */
-	strcpy(r.error, "refused");
+	r.started = 0;
 	memset(&end, 0, sizeof(end));
 	assert_int_equal(egress_end_fields(&end, &r, &rep, e, sizeof(e)), 0);
 	assert_int_equal(sbx_rec_get(&end, SBX_F_NET_CONN_COUNT, &v), 0);
