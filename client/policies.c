@@ -96,11 +96,11 @@ static void fmt_ms(uint64_t ms, char *buf, size_t len)
 
 static json_t *limits_json(const struct sbx_limits *l)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "wall_time_ms",
+	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "wall_time_ms",
 			 (json_int_t)l->wall_ms, "cpu_time_ms", (json_int_t)l->cpu_ms, "memory_bytes",
 			 (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids, "cpus",
 			 (double)l->cpus_milli / 1000.0, "tmp_bytes", (json_int_t)l->tmp_bytes, "out_bytes",
-			 (json_int_t)l->out_bytes, "input_bytes", (json_int_t)l->input_bytes, "output_bytes",
+			 (json_int_t)l->out_bytes, "shm_bytes", (json_int_t)l->shm_bytes, "input_bytes", (json_int_t)l->input_bytes, "output_bytes",
 			 (json_int_t)l->output_bytes, "file_size_bytes", (json_int_t)l->file_size_bytes,
 			 "open_files", (json_int_t)l->open_files, "max_attempts", (json_int_t)l->max_attempts);
 }

@@ -49,7 +49,7 @@ void sbx_policy_defaults(struct sbx_policy *p)
 	p->limits = (struct sbx_limits){
 		.wall_ms = 30000, .cpu_ms = 30000, .memory_bytes = 512ULL << 20,
 		.pids = 64, .cpus_milli = 1000, .tmp_bytes = 64ULL << 20,
-		.out_bytes = 64ULL << 20, .output_bytes = 1ULL << 20,
+		.out_bytes = 64ULL << 20, .shm_bytes = 64ULL << 20, .output_bytes = 1ULL << 20,
 		.file_size_bytes = 64ULL << 20, .open_files = 256, .max_attempts = 5,
 		.input_bytes = 64ULL << 20,
 	};
@@ -211,6 +211,8 @@ static int limits_key(struct parse_ctx *c, const char *name, const char *v)
 		return set_size(c, name, v, &l->tmp_bytes);
 	if (strcmp(name, "out_size") == 0)
 		return set_size(c, name, v, &l->out_bytes);
+	if (strcmp(name, "shm_size") == 0)
+		return set_size(c, name, v, &l->shm_bytes);
 	if (strcmp(name, "output") == 0)
 		return set_size(c, name, v, &l->output_bytes);
 	if (strcmp(name, "file_size") == 0)
@@ -524,6 +526,7 @@ int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, cha
 		{"cpus (thousandths)", &eff->cpus_milli, req->cpus_milli},
 		{"tmp_size (bytes)", &eff->tmp_bytes, req->tmp_bytes},
 		{"out_size (bytes)", &eff->out_bytes, req->out_bytes},
+		{"shm_size (bytes)", &eff->shm_bytes, req->shm_bytes},
 		{"output (bytes)", &eff->output_bytes, req->output_bytes},
 		{"file_size (bytes)", &eff->file_size_bytes, req->file_size_bytes},
 		{"open_files", &eff->open_files, req->open_files},

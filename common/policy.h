@@ -32,6 +32,7 @@ struct sbx_limits {
 	uint64_t open_files;      /* RLIMIT_NOFILE */
 	uint64_t max_attempts;    /* cap for the client's retry loop */
 	uint64_t input_bytes;     /* input files under /in, all together (not in the signed record) */
+	uint64_t shm_bytes;       /* size of the /dev/shm tmpfs (POSIX shared memory, semaphores) */
 };
 
 enum sbx_net_mode { SBX_NET_NONE = 0, SBX_NET_LOOPBACK = 1 };

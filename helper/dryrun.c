@@ -70,6 +70,7 @@ void dry_run_print(const struct run *r)
 	     (unsigned long long)(l->cpus_milli % 1000));
 	line("tmp_bytes", "%llu", (unsigned long long)l->tmp_bytes);
 	line("out_bytes", "%llu", (unsigned long long)l->out_bytes);
+	line("shm_bytes", "%llu", (unsigned long long)l->shm_bytes);
 	line("input_bytes", "%llu", (unsigned long long)l->input_bytes);
 	line("output_bytes", "%llu", (unsigned long long)l->output_bytes);
 	line("file_size_bytes", "%llu", (unsigned long long)l->file_size_bytes);
@@ -87,8 +88,12 @@ void dry_run_print(const struct run *r)
 	line("mount", "/etc tmpfs ro (passwd, group, hosts, hostname, nsswitch.conf, resolv.conf)");
 	line("mount", "/proc proc nosuid,nodev,noexec");
 	line("mount", "/dev tmpfs ro,nosuid,noexec (null zero full random urandom)");
-	line("mount", "/tmp tmpfs rw,nosuid,nodev size=%llu", (unsigned long long)l->tmp_bytes);
-	line("mount", "/out tmpfs rw,nosuid,nodev,noexec size=%llu", (unsigned long long)l->out_bytes);
+	line("mount", "/dev/shm tmpfs rw,nosuid,nodev,noexec size=%llu nr_inodes=%llu",
+	     (unsigned long long)l->shm_bytes, tmpfs_inodes(l->shm_bytes));
+	line("mount", "/tmp tmpfs rw,nosuid,nodev size=%llu nr_inodes=%llu", (unsigned long long)l->tmp_bytes,
+	     tmpfs_inodes(l->tmp_bytes));
+	line("mount", "/out tmpfs rw,nosuid,nodev,noexec size=%llu nr_inodes=%llu", (unsigned long long)l->out_bytes,
+	     tmpfs_inodes(l->out_bytes));
 	line("mount", "%s tmpfs ro,nosuid,nodev,noexec size=%zu", r->code_path, r->code_len);
 	if (r->n_inputs > 0)
 		line("mount", "/in tmpfs ro,nosuid,nodev,noexec size=%llu (%zu files)",

@@ -90,6 +90,7 @@ struct run_end {
 };
 #define DISK_FULL_TMP 1u
 #define DISK_FULL_OUT 2u
+#define DISK_FULL_SHM 4u
 #define RUN_END_MAGIC 0x53425845u
 
 /* recorder -> supervisor messages (one byte each on the control socket) */
@@ -163,6 +164,8 @@ _Noreturn void sandbox_main(const struct run *r, const struct sandbox_fds *f);
 
 /* mounts.c: build the new root and pivot into it. */
 int setup_mounts(const struct run *r, char *err, size_t errlen);
+/* mounts.c: the inode cap (nr_inodes) of a writable tmpfs of size bytes. */
+unsigned long long tmpfs_inodes(uint64_t size);
 
 /* seccomp.c */
 int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen);

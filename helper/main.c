@@ -55,7 +55,7 @@ struct sup {
 	struct cgroup *cg;
 	pid_t child;
 	int pipe_w[2];       /* write ends of the payload's stdout/stderr pipes, until the sandbox has them */
-	int pidfd, sync, outdir, tmpdir; /* outdir, tmpdir: O_PATH fds of the sandbox's /out and /tmp */
+	int pidfd, sync, outdir, tmpdir, shmdir; /* O_PATH fds of the sandbox's /out, /tmp, /dev/shm */
 	struct run_end end;
 	bool have_status;
 	int status;
@@ -236,6 +236,10 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 		s->tmpdir = fd;
 		return true;
 	}
+	if (buf[0] == 'S' && fd >= 0 && s->shmdir < 0) {
+		s->shmdir = fd;
+		return true;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (buf[0] == 'X' && n == 1 + (int)sizeof(int)) {
@@ -388,31 +392,38 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 	return code;
 }
 
-/* Which of the size-capped tmpfs mounts /tmp and /out the sandbox left
- * without a free block or inode: the program met ENOSPC there (or stopped
- * just short of it). Read once every sandboxed process is dead, through
- * the O_PATH fds the sandbox init passed before the payload started, so
- * a killed run is covered too. A full mount does not end the run: the
- * program sees ENOSPC and its outcome stays its own. When no other limit
- * fired, the limit field (result JSON and the audit END record) names the
- * cap it ran into. */
+/* Which of the size-capped tmpfs mounts /tmp, /dev/shm and /out the
+ * sandbox left without a free block or inode: the program met ENOSPC there
+ * (or stopped just short of it). Read once every sandboxed process is dead,
+ * through the O_PATH fds the sandbox init passed before the payload
+ * started, so a killed run is covered too. A full mount does not end the
+ * run: the program sees ENOSPC and its outcome stays its own. When no
+ * other limit fired, the limit field (result JSON and the audit END
+ * record) names the cap it ran into: tmp_size, shm_size, out_size, two of
+ * them as tmp+out_size, tmp+shm_size, shm+out_size, all three as
+ * tmp+shm+out (the record's limit field holds 15 bytes). */
 static void note_disk_full(struct sup *s)
 {
-	static const char *const names[] = {"", "tmp_size", "out_size", "tmp+out_size"};
-	const int fds[] = {s->tmpdir, s->outdir};
-	const uint8_t bits[] = {DISK_FULL_TMP, DISK_FULL_OUT};
+	static const char *const names[] = {"",         "tmp_size",     "out_size",     "tmp+out_size",
+					    "shm_size", "tmp+shm_size", "shm+out_size", "tmp+shm+out"};
+	int *const mnt[] = {&s->tmpdir, &s->outdir, &s->shmdir};
+	const uint8_t bits[] = {DISK_FULL_TMP, DISK_FULL_OUT, DISK_FULL_SHM};
 	struct run_end *e = &s->end;
 	struct statfs sf;
 
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0 && fstatfs(fds[i], &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
-		    (sf.f_bavail == 0 || sf.f_ffree == 0))
+	for (int i = 0; i < 3; i++) {
+		int *fd = mnt[i];
+		if (*fd < 0)
+			continue;
+		if (fstatfs(*fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC && (sf.f_bavail == 0 || sf.f_ffree == 0))
 			e->disk_full |= bits[i];
-	if (s->tmpdir >= 0)
-		close(s->tmpdir);
-	s->tmpdir = -1;
+		if (fd != &s->outdir) { /* that one stays open for the collector */
+			close(*fd);
+			*fd = -1;
+		}
+	}
 	if (e->limit[0] == '\0' && e->disk_full)
-		strlcpy(e->limit, names[e->disk_full & 3], sizeof(e->limit));
+		strlcpy(e->limit, names[e->disk_full & 7], sizeof(e->limit));
 }
 
 static void start_collector(struct sup *s)
@@ -522,7 +533,7 @@ int main(int argc, char **argv)
 	}
 	TEST_HOOK_INIT();
 	s->r = &run;
-	s->pidfd = s->sync = s->outdir = s->tmpdir = s->art = -1;
+	s->pidfd = s->sync = s->outdir = s->tmpdir = s->shmdir = s->art = -1;
 	s->pipe_w[0] = s->pipe_w[1] = -1;
 	prepare(&run, argc, argv);
 	TEST_HOOK("supervisor-prepared");

@@ -272,13 +272,19 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 		fail(f->sync, err);
 	}
 	close(outdir);
-	/* and /tmp's, so it can tell whether the payload filled it (fstatfs) */
-	outdir = open("/tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (outdir < 0 || send_fd(f->sync, "T", 1, outdir) < 0) {
-		snprintf(err, sizeof(err), "passing /tmp: %s", strerror(errno));
-		fail(f->sync, err);
+	/* and /tmp's and /dev/shm's, so it can tell whether the payload
+	 * filled them (fstatfs) */
+	{
+		static const char *const scratch[][2] = {{"/tmp", "T"}, {"/dev/shm", "S"}};
+		for (size_t i = 0; i < sizeof(scratch) / sizeof(scratch[0]); i++) {
+			outdir = open(scratch[i][0], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (outdir < 0 || send_fd(f->sync, scratch[i][1], 1, outdir) < 0) {
+				snprintf(err, sizeof(err), "passing %s: %s", scratch[i][0], strerror(errno));
+				fail(f->sync, err);
+			}
+			close(outdir);
+		}
 	}
-	close(outdir);
 	if (drop_privileges(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
 	TEST_HOOK("sandbox-dropped");

@@ -366,10 +366,11 @@ static void excerpt(const struct stream *st, char *out, size_t outlen)
 
 static json_t *limits_json(const struct sbx_limits *l)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
 			 "wall_time_ms", (json_int_t)l->wall_ms, "cpu_time_ms", (json_int_t)l->cpu_ms,
 			 "memory_bytes", (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids,
 			 "cpus", (double)l->cpus_milli / 1000.0, "tmp_bytes", (json_int_t)l->tmp_bytes,
+			 "shm_bytes", (json_int_t)l->shm_bytes,
 			 "out_bytes", (json_int_t)l->out_bytes, "output_bytes", (json_int_t)l->output_bytes,
 			 "file_size_bytes", (json_int_t)l->file_size_bytes, "open_files", (json_int_t)l->open_files,
 			 "max_attempts", (json_int_t)l->max_attempts, "input_bytes", (json_int_t)l->input_bytes);
@@ -440,6 +441,8 @@ static json_t *result_json(struct rec *c, json_t *traceback)
 		json_t *full = json_array();
 		if (e->disk_full & DISK_FULL_TMP)
 			json_array_append_new(full, json_string("/tmp"));
+		if (e->disk_full & DISK_FULL_SHM)
+			json_array_append_new(full, json_string("/dev/shm"));
 		if (e->disk_full & DISK_FULL_OUT)
 			json_array_append_new(full, json_string("/out"));
 		json_object_set_new(j, "disk_full", full);

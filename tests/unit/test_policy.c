@@ -105,6 +105,7 @@ static void default_policy_file(void **state)
 	assert_int_equal(p.limits.out_bytes, 64ULL << 20);
 	assert_int_equal(p.limits.output_bytes, 1ULL << 20);
 	assert_int_equal(p.limits.input_bytes, 64ULL << 20);
+	assert_int_equal(p.limits.shm_bytes, 64ULL << 20);
 	assert_int_equal(p.net, SBX_NET_NONE);
 	assert_string_equal(p.ro[0], "/usr");
 	assert_true(p.n_env >= 3);
@@ -115,6 +116,9 @@ static void values(void **state)
 {
 	struct sbx_policy p;
 	(void)state;
+	assert_int_equal(parse("[limits]\nshm_size = 0\n", &p), -1);
+	assert_int_equal(parse("[limits]\nshm_size = 8M\n", &p), 0);
+	assert_int_equal(p.limits.shm_bytes, 8ULL << 20);
 	assert_int_equal(parse("[limits]\nmemory = 1G  # comment\ncpus = 0.5\npids = 10\n"
 			       "[network]\nmode = loopback\n[seccomp]\nprofile = strict\n"
 			       "[filesystem]\nro = /usr /opt/data\n[env]\nset = A=1 B=x=y\n", &p), 0);
