@@ -56,11 +56,16 @@ struct sbx_policy {
 	unsigned char sha256[32];   /* digest of the file as read */
 };
 
+#define SBX_MAX_LANG_ENV 8
+
 struct sbx_language {
 	char name[SBX_NAME_MAX + 1];
 	char argv[SBX_MAX_ARGV][SBX_PATH_LEN]; /* interpreter command line; the code path is appended */
 	size_t argc;
 	char extension[16];                  /* default file name suffix, e.g. ".py" */
+	char env[SBX_MAX_LANG_ENV][256];     /* "KEY=VALUE" defaults; a policy's [env] replaces them */
+	size_t n_env;
+	char search_path[256];               /* "VAR=DIR:DIR", put in front of the policy's VAR, or "" */
 };
 
 struct sbx_config {
@@ -89,7 +94,7 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 
 /* Same for sbx.conf. Sections: [sbx] (cgroup_root, default_policy,
  * audit_origin, checkpoint_records, checkpoint_seconds) and
- * [language.NAME] (command, extension). */
+ * [language.NAME] (command, extension, env, search_path). */
 int sbx_config_parse(const char *file, const char *text, size_t len,
 		     struct sbx_config *c, char *err, size_t errlen);
 

@@ -17,6 +17,7 @@
  */
 #ifndef SBX_HELPER_H
 #define SBX_HELPER_H
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -166,6 +167,14 @@ _Noreturn void sandbox_main(const struct run *r, const struct sandbox_fds *f);
 int setup_mounts(const struct run *r, char *err, size_t errlen);
 /* mounts.c: the inode cap (nr_inodes) of a writable tmpfs of size bytes. */
 unsigned long long tmpfs_inodes(uint64_t size);
+
+/* cpus.c: fill set with the CPUs run r may use (ceil of its cpus limit,
+ * at most those of the helper's own affinity mask) and return how many;
+ * set stays empty when the mask cannot be read (the count is then
+ * ceil(cpus) and only the cgroup quota applies). Deterministic in the run
+ * id, so a dry run shows the same. */
+#include <sched.h>
+unsigned run_cpu_set(const struct run *r, cpu_set_t *set);
 
 /* seccomp.c */
 int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen);

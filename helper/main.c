@@ -33,6 +33,20 @@
 
 /* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
 #define WALL_GRACE_MS 500
+/*
+ * The pids limit (sbx.policy(5) pids): the kernel refuses a fork, clone or
+ * thread start past pids.max with EAGAIN, and a program may handle that
+ * and carry on (a pool that starts fewer workers). A fork bomb instead
+ * keeps hitting the limit, though not evenly: each refused fork first
+ * copies the process, and the cpus quota throttles the whole run. So the
+ * run is stopped (pids_limit) when PIDS_REFUSED starts or more were
+ * refused within one second (PIDS_SAMPLES checks, PIDS_CHECK_MS apart); a
+ * program that met the limit and went on is reported with limit "pids"
+ * and keeps its own outcome.
+ */
+#define PIDS_CHECK_MS 100
+#define PIDS_SAMPLES 10
+#define PIDS_REFUSED 50
 
 static int64_t now_ns(clockid_t c)
 {
@@ -255,6 +269,8 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 {
 	const struct sbx_limits *l = &s->r->limits;
 	uint64_t deadline = start_ms + l->wall_ms, grace = 0, hard = 0;
+	uint64_t pids_check = start_ms + PIDS_CHECK_MS, pids_ring[PIDS_SAMPLES] = {0};
+	unsigned pids_at = 0;
 	bool control_open = true, ctl_open = true, sync_open = true;
 
 	for (;;) {
@@ -319,8 +335,14 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 		cgroup_usage(s->cg, &u);
 		if (u.cpu_ms >= l->cpu_ms)
 			kill_sandbox(s, "cpu");
-		if (u.pids_max_hits > 0)
-			kill_sandbox(s, "pids");
+		if (now >= pids_check) {
+			/* pids_ring[pids_at]: the count one second ago */
+			if (u.pids_max_hits - pids_ring[pids_at] >= PIDS_REFUSED)
+				kill_sandbox(s, "pids");
+			pids_ring[pids_at] = u.pids_max_hits;
+			pids_at = (pids_at + 1) % PIDS_SAMPLES;
+			pids_check = now + PIDS_CHECK_MS;
+		}
 		if (u.oom_kills > 0)
 			kill_sandbox(s, "memory");
 	}
@@ -597,6 +619,9 @@ int main(int argc, char **argv)
 	s->end.wall_ms = mono_ms() - start;
 	cgroup_usage(s->cg, &u);
 	code = classify(s, &u, err);
+	/* refused starts the program lived with (PIDS_STREAK_MS) */
+	if (s->end.limit[0] == '\0' && u.pids_max_hits > 0)
+		strlcpy(s->end.limit, "pids", sizeof(s->end.limit));
 	note_disk_full(s);
 	s->end.cpu_ms = u.cpu_ms;
 	s->end.memory_peak_bytes = u.memory_peak_bytes;

@@ -19,9 +19,11 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/mount.h>
 #include <bsd/string.h>
 
 #include "helper.h"
+#include "paths.h"
 
 #define NEWROOT "/tmp"
 
@@ -252,16 +254,55 @@ static int make_code(const struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* sbx's own files for the payload's interpreters (sbx.conf(5): the Python
+ * start-up hook in /sbx/python): the install's data directory, a path
+ * compiled in and root-owned like the helper. Cloned (open_tree(2))
+ * before the new root hides the host's /tmp, where a test install lives,
+ * and attached read-only once the new root is built. */
+static int support_tree(char *err, size_t errlen)
+{
+	static const char src[] = SBX_DATADIR "/sbx/sandbox";
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					      MOUNT_ATTR_NOEXEC,
+				  .propagation = MS_PRIVATE};
+	int t = (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+
+	if (t < 0 || syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {
+		snprintf(err, errlen, "mounts: /sbx from %s: %s%s", src, strerror(errno),
+			 errno == ENOENT ? " (sbx is not completely installed)" : "");
+		if (t >= 0)
+			close(t);
+		return -1;
+	}
+	return t;
+}
+
+static int attach_support(int tree, char *err, size_t errlen)
+{
+	if (make_path("/sbx", false, err, errlen) < 0)
+		return -1;
+	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, NEWROOT "/sbx", MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		snprintf(err, errlen, "mounts: /sbx: %s", strerror(errno));
+		return -1;
+	}
+	close(tree);
+	return 0;
+}
+
 int setup_mounts(const struct run *r, char *err, size_t errlen)
 {
 	const struct sbx_policy *p = &r->policy;
 	char opts[128];
+	int support;
 
 	/* nothing we mount may propagate back to the host */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
 		snprintf(err, errlen, "mounts: making / private: %s", strerror(errno));
 		return -1;
 	}
+	support = support_tree(err, errlen);
+	if (support < 0)
+		return -1;
 	if (mount("tmpfs", NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096") < 0) {
 		snprintf(err, errlen, "mounts: new root: %s", strerror(errno));
 		return -1;
@@ -289,6 +330,8 @@ int setup_mounts(const struct run *r, char *err, size_t errlen)
 	snprintf(opts, sizeof(opts), "mode=0755,uid=%u,gid=%u,size=%llu,nr_inodes=%llu", (unsigned)r->uid,
 		 (unsigned)r->gid, (unsigned long long)r->limits.out_bytes, tmpfs_inodes(r->limits.out_bytes));
 	if (tmpfs("/out", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts, err, errlen) < 0)
+		return -1;
+	if (attach_support(support, err, errlen) < 0)
 		return -1;
 	if (make_code(r, err, errlen) < 0 || mount_inputs(r, NEWROOT "/in", err, errlen) < 0 ||
 	    mount_work(r, NEWROOT "/work", err, errlen) < 0)

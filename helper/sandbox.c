@@ -27,10 +27,13 @@
 #include <sched.h>
 
 #include "helper.h"
+#include "paths.h"
 #include "proto.h"
+#include "runenv.h"
 #include "testhook.h"
 
 static volatile pid_t payload_pid;
+static unsigned run_cpus; /* CPUs the run may use (cpus.c) */
 
 static _Noreturn void fail(int sync, const char *msg)
 {
@@ -136,10 +139,9 @@ static void set_limit(int res, rlim_t v)
 static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds *f)
 {
 	const struct sbx_limits *l = &r->limits;
-	char *envp[SBX_MAX_ENV + 1];
+	static struct sbx_runenv env;
 	sigset_t none;
 	int devnull;
-	size_t i;
 
 	/* ignored signals stay ignored across execve(2) */
 	for (int s = 1; s < NSIG; s++)
@@ -160,13 +162,11 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 		struct rlimit cpu = {l->cpu_ms / 1000 + 1, l->cpu_ms / 1000 + 2};
 		setrlimit(RLIMIT_CPU, &cpu);
 	}
-	for (i = 0; i < r->policy.n_env; i++)
-		envp[i] = (char *)r->policy.env[i];
-	envp[i] = NULL;
+	sbx_runenv_build(&env, &r->policy, r->lang, run_cpus);
 	/* a session's files are where the payload starts */
 	if (chdir(r->work_tree >= 0 ? "/work" : "/tmp") < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
-	execve(r->argv[0], r->argv, envp);
+	execve(r->argv[0], r->argv, env.envp);
 	dprintf(2, "sbx: cannot execute %s: %s\n", r->argv[0], strerror(errno));
 	_exit(errno == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_CANNOT_EXEC);
 }
@@ -283,6 +283,14 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 				fail(f->sync, err);
 			}
 			close(outdir);
+		}
+	}
+	{
+		cpu_set_t cpus;
+		run_cpus = run_cpu_set(r, &cpus);
+		if (CPU_COUNT(&cpus) > 0 && sched_setaffinity(0, sizeof(cpus), &cpus) < 0) {
+			snprintf(err, sizeof(err), "CPU affinity: %s", strerror(errno));
+			fail(f->sync, err);
 		}
 	}
 	if (drop_privileges(r, err, sizeof(err)) < 0)
