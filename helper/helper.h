@@ -49,6 +49,7 @@ struct run {
 	char lang_name[SBX_NAME_MAX + 1];
 	char code_name[65];
 	int code_fd, result_fd, control_fd;
+	int stdin_fd;       /* --stdin-fd: sealed memfd, the payload's stdin; -1: /dev/null */
 	struct sbx_limits request;  /* zero fields: not asked */
 	char session[65];
 	uint32_t attempt;
@@ -66,7 +67,8 @@ struct run {
 	char code_path[128];
 	char *code;
 	size_t code_len;
-	uint64_t inputs_bytes;  /* sum of the inputs' sizes */
+	uint64_t inputs_bytes;  /* sum of the inputs' sizes, and stdin's */
+	uint64_t stdin_size;    /* bytes of --stdin-fd */
 	int work_tree;          /* detached copy of the session directory's mount (open_tree), or -1 */
 	unsigned char code_sha256[32];
 	char run_id[SBX_ID_LEN + 1];

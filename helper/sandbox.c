@@ -150,7 +150,11 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	/* stdin: the caller's, read to its end into a sealed memfd by the
+	 * client (sbx(1)), from its start for every attempt; else /dev/null */
+	devnull = r->stdin_fd >= 0 ? r->stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (r->stdin_fd >= 0)
+		(void)lseek(r->stdin_fd, 0, SEEK_SET);
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(f->out_w, 1) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
 	close_range(3, ~0U, 0);
@@ -221,8 +225,9 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	/* nothing of the caller's (terminal included) reaches the sandbox */
 	{
-		int keep[3 + SBX_MAX_INPUTS + 2] = {f->sync, f->out_w, f->err_w};
-		size_t nk = 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2);
+		int keep[4 + SBX_MAX_INPUTS + 2] = {f->sync, f->out_w, f->err_w, r->stdin_fd};
+		size_t nk = r->stdin_fd >= 0 ? 4 : 3;
+		nk += run_extra_fds(r, keep + nk, SBX_MAX_INPUTS + 2);
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
 			_exit(SBX_EXIT_FAILURE);

@@ -376,32 +376,54 @@ static json_t *limits_json(const struct sbx_limits *l)
 			 "max_attempts", (json_int_t)l->max_attempts, "input_bytes", (json_int_t)l->input_bytes);
 }
 
-/* [{name, size, sha256}] of the input files. Only once the supervisor has
- * checked them (sealed memfds: pread cannot block or see changes). */
+/* SHA-256 (hex) of the first size bytes of a sealed memfd the supervisor
+ * checked (pread cannot block or see changes); "" if it is shorter. */
+static void hash_sealed(int fd, uint64_t size, char sha[65])
+{
+	crypto_hash_sha256_state st;
+	unsigned char buf[65536], md[32];
+	uint64_t off = 0;
+
+	crypto_hash_sha256_init(&st);
+	while (off < size) {
+		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)off);
+		if (n <= 0)
+			break;
+		crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
+		off += (uint64_t)n;
+	}
+	crypto_hash_sha256_final(&st, md);
+	hex(md, 32, sha);
+	if (off != size)
+		sha[0] = '\0';
+}
+
+/* [{name, size, sha256}] of the input files, once the supervisor has
+ * checked them. */
 static json_t *inputs_json(const struct run *r)
 {
 	json_t *a = json_array();
-	unsigned char buf[65536], md[32];
 	char sha[65];
 
 	for (size_t i = 0; i < r->n_inputs && r->error[0] == '\0'; i++) {
-		crypto_hash_sha256_state st;
-		uint64_t off = 0;
-
-		crypto_hash_sha256_init(&st);
-		while (off < r->inputs[i].size) {
-			ssize_t n = pread(r->inputs[i].fd, buf, sizeof(buf), (off_t)off);
-			if (n <= 0)
-				break;
-			crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
-			off += (uint64_t)n;
-		}
-		crypto_hash_sha256_final(&st, md);
-		hex(md, 32, sha);
+		hash_sealed(r->inputs[i].fd, r->inputs[i].size, sha);
 		json_array_append_new(a, json_pack("{s:s,s:I,s:s}", "name", r->inputs[i].name, "size",
-						   (json_int_t)r->inputs[i].size, "sha256", off == r->inputs[i].size ? sha : ""));
+						   (json_int_t)r->inputs[i].size, "sha256", sha));
 	}
 	return a;
+}
+
+/* {size, sha256} of the standard input passed to the program, or null
+ * (/dev/null). Until the audit record carries it (record v2), the result
+ * does. */
+static json_t *stdin_json(const struct run *r)
+{
+	char sha[65];
+
+	if (r->stdin_fd < 0 || r->error[0] != '\0')
+		return json_null();
+	hash_sealed(r->stdin_fd, r->stdin_size, sha);
+	return json_pack("{s:I,s:s}", "size", (json_int_t)r->stdin_size, "sha256", sha);
 }
 
 static json_t *result_json(struct rec *c, json_t *traceback)
@@ -436,6 +458,7 @@ static json_t *result_json(struct rec *c, json_t *traceback)
 	if (j == NULL)
 		return NULL;
 	json_object_set_new(j, "inputs", inputs_json(c->r));
+	json_object_set_new(j, "stdin", stdin_json(c->r));
 	json_object_set_new(j, "limit", e->limit[0] ? json_string(e->limit) : json_null());
 	{
 		json_t *full = json_array();

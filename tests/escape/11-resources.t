@@ -12,7 +12,7 @@
 #   >= 240 MiB, far above the 64 MiB allowed for other activity on the
 #   host. SBX_ESCAPE_FILL_RUNS=1000 runs the issue's count.
 # - A shell fork bomb that goes on forking is stopped at the pids limit
-#   (pids_limit: 50 refused starts within a second), and none of its processes is
+#   (pids_limit: 50 refused starts), and none of its processes is
 #   left on the host (found by a marker in their command line).
 # - A double-forked orphan that ignores SIGTERM/SIGHUP/SIGINT and leaves
 #   its session dies when the payload exits normally (pid 1 of the
