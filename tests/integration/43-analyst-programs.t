@@ -23,7 +23,7 @@ want() {
 	sympy_calc) echo "RESULT [2, 3] sqrt(pi) 1|" ;;
 	openpyxl_sheet) echo "RESULT 18.0 4|report.xlsx" ;;
 	sqlite_query) echo "RESULT [('ada', 15.5), ('bob', 7.25)]|shop.db" ;;
-	multiprocessing_pools) echo "RESULT True 8 {0: 0, 1: 1, 2: 4} b'hello'|" ;;
+	multiprocessing_pools) echo "RESULT True 8 [(0, 0), (1, 1), (2, 4)] b'hello'|" ;;
 	joblib_parallel) echo "RESULT 200 True|" ;;
 	stdlib_report) echo "RESULT {'mean': 21.75, 'stdev': 13.205, 'money': '0.3'}|bundle.zip days.csv summary.json" ;;
 	input_data) echo "RESULT 5 11.0|by_sensor.csv" ;;
@@ -39,6 +39,7 @@ for p in $progs; do
 	diag "$p: $(jget outcome), wall $(jget wall_ms) ms, cpu $(jget cpu_ms) ms, memory peak $(( $(jget memory_peak_bytes) >> 20 )) MiB"
 	[ "$(jget outcome)" = ok ] || diag "$(jget stderr | tail -5)" "$(head -c 600 "$T/err")"
 	check "$p: outcome ok under the default policy" [ "$(jget outcome) $rc" = "ok 0" ]
+	[ "$got" = "$(want $p)" ] || diag "got: $got" "$(jget stderr | tail -5)"
 	check "$p: its result and artifacts ($(want $p))" [ "$got" = "$(want $p)" ]
 done
 finish

@@ -21,7 +21,7 @@ if __name__ == "__main__":
         ps = [mp.Process(target=d.__setitem__, args=(i, i * i)) for i in range(3)]
         [p.start() for p in ps]
         [p.join() for p in ps]
-        d = dict(d)
+        d = sorted(d.items())
     shm = shared_memory.SharedMemory(create=True, size=1024)
     shm.buf[:5] = b"hello"
     other = shared_memory.SharedMemory(name=shm.name)
