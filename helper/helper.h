@@ -34,6 +34,8 @@ struct run_input {
 	int fd;
 	char name[65];
 	uint64_t size;
+	unsigned char sha256[32]; /* set by the recorder before START */
+	bool hashed;              /* sha256 holds the whole file's digest */
 };
 
 /* Everything known about one run before the sandbox starts. Filled by the
@@ -69,6 +71,7 @@ struct run {
 	size_t code_len;
 	uint64_t inputs_bytes;  /* sum of the inputs' sizes, and stdin's */
 	uint64_t stdin_size;    /* bytes of --stdin-fd */
+	unsigned char stdin_sha256[32]; /* set by the recorder for START (stdin_hashed) */
 	int work_tree;          /* detached copy of the session directory's mount (open_tree), or -1 */
 	unsigned char code_sha256[32];
 	char run_id[SBX_ID_LEN + 1];
@@ -76,6 +79,7 @@ struct run {
 	/* a failure before the sandbox ran; recorded as sandbox_error */
 	char error[HELPER_ERR_LEN];
 	bool policy_loaded;
+	bool stdin_hashed;
 	uid_t sbx_uid;       /* the recorder's account, _sbx */
 	gid_t sbx_gid;
 };

@@ -29,6 +29,7 @@
 #include "helper.h"
 #include "paths.h"
 #include "proto.h"
+#include "startfacts.h"
 #include "testhook.h"
 #include "textutil.h"
 #include "traceback.h"
@@ -376,28 +377,6 @@ static json_t *limits_json(const struct sbx_limits *l)
 			 "max_attempts", (json_int_t)l->max_attempts, "input_bytes", (json_int_t)l->input_bytes);
 }
 
-/* SHA-256 (hex) of the first size bytes of a sealed memfd the supervisor
- * checked (pread cannot block or see changes); "" if it is shorter. */
-static void hash_sealed(int fd, uint64_t size, char sha[65])
-{
-	crypto_hash_sha256_state st;
-	unsigned char buf[65536], md[32];
-	uint64_t off = 0;
-
-	crypto_hash_sha256_init(&st);
-	while (off < size) {
-		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)off);
-		if (n <= 0)
-			break;
-		crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
-		off += (uint64_t)n;
-	}
-	crypto_hash_sha256_final(&st, md);
-	hex(md, 32, sha);
-	if (off != size)
-		sha[0] = '\0';
-}
-
 /* [{name, size, sha256}] of the input files, once the supervisor has
  * checked them. */
 static json_t *inputs_json(const struct run *r)
@@ -405,24 +384,24 @@ static json_t *inputs_json(const struct run *r)
 	json_t *a = json_array();
 	char sha[65];
 
+	/* the digests START recorded (startfacts.c) */
 	for (size_t i = 0; i < r->n_inputs && r->error[0] == '\0'; i++) {
-		hash_sealed(r->inputs[i].fd, r->inputs[i].size, sha);
+		hex(r->inputs[i].sha256, 32, sha);
 		json_array_append_new(a, json_pack("{s:s,s:I,s:s}", "name", r->inputs[i].name, "size",
-						   (json_int_t)r->inputs[i].size, "sha256", sha));
+						   (json_int_t)r->inputs[i].size, "sha256", r->inputs[i].hashed ? sha : ""));
 	}
 	return a;
 }
 
-/* {size, sha256} of the standard input passed to the program, or null
- * (/dev/null). Until the audit record carries it (record v2), the result
- * does. */
+/* {size, sha256} of the standard input passed to the program, as START
+ * recorded it, or null (/dev/null). */
 static json_t *stdin_json(const struct run *r)
 {
 	char sha[65];
 
-	if (r->stdin_fd < 0 || r->error[0] != '\0')
+	if (!r->stdin_hashed)
 		return json_null();
-	hash_sealed(r->stdin_fd, r->stdin_size, sha);
+	hex(r->stdin_sha256, 32, sha);
 	return json_pack("{s:I,s:s}", "size", (json_int_t)r->stdin_size, "sha256", sha);
 }
 
@@ -519,7 +498,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	start.kind = SBX_REC_START;
 	start.code = r->code;
 	start.code_len = r->code_len;
-	if (open_log(&c, err, sizeof(err)) < 0 ||
+	if (start_fields(&start, r, err, sizeof(err)) < 0 || open_log(&c, err, sizeof(err)) < 0 ||
 	    sbx_audit_append(c.log, &start, c.sk, c.origin, c.chain, err, sizeof(err)) < 0) {
 		char k = REC_START_FAIL;
 		warnx1("audit log unavailable, the run was not started: %s", err);
@@ -527,6 +506,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 		_exit(1);
 	}
 	c.start_seq = start.seq;
+	sbx_rext_free(&start.ext);
 	if (r->error[0] == '\0') {
 		char k = REC_START_OK;
 		(void)!send(ctl, &k, 1, MSG_NOSIGNAL);

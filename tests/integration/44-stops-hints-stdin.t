@@ -13,7 +13,7 @@
 # - stdin: with -c or FILE, a piped standard input reaches the program,
 #   capped by input_size, its size and SHA-256 in the result.
 . "$(dirname "$0")/lib.sh"
-plan 21
+plan 22
 POL=$P/etc/sbx/policies.d
 cat > "$POL/stops.policy" <<'EOF2'
 [policy]
@@ -132,6 +132,8 @@ seq 1 100 > "$T/nums"
 sbx_in "$T/nums" run --json "$T/sum.py"
 check "piped stdin reaches a FILE program; the result has its size and SHA-256" \
 	[ "$(jget stdout | head -1) $(jget stdin.size) $(jget stdin.sha256)" = "5050 $(wc -c < "$T/nums") $(sha256sum < "$T/nums" | cut -d' ' -f1)" ]
+check "the audit START record has the same size and SHA-256" \
+	[ "$(audit_field "$(jget id)" start.stdin.size) $(audit_field "$(jget id)" start.stdin.sha256)" = "$(jget stdin.size) $(jget stdin.sha256)" ]
 head -c 2000 /dev/zero > "$T/big"
 sbx_in "$T/big" run --policy stops -c 'import sys; print(len(sys.stdin.buffer.read()))'
 check "stdin over input_size (1K): exit 125, one line naming the cap, nothing run" \
