@@ -81,8 +81,8 @@ int check_inputs(struct run *r, char *err, size_t errlen)
 		char a[32];
 
 		sbx_format_size(r->limits.input_bytes, a, sizeof(a));
-		snprintf(err, errlen, "input files and standard input: more than input_size %s (%llu bytes) of policy '%s'",
-			 a, (unsigned long long)r->limits.input_bytes, r->policy.name);
+		snprintf(err, errlen, "input files%s: more than input_size %s (%llu bytes) of policy '%s'",
+			 r->stdin_fd >= 0 ? " and standard input" : "", a, (unsigned long long)r->limits.input_bytes, r->policy.name);
 		return -1;
 	}
 	return 0;

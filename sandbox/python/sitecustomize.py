@@ -125,17 +125,20 @@ sys.meta_path.insert(0, _PyplotFinder)
 
 
 def _chain():
-    """Run the next sitecustomize on sys.path (the distribution's)."""
-    import importlib.machinery
-    import importlib.util
+    """Run the next sitecustomize on sys.path (the distribution's), without
+    importing more than start-up already has."""
+    from importlib.machinery import PathFinder
     here = os.path.dirname(os.path.abspath(__file__))
     rest = [p for p in sys.path if os.path.abspath(p or ".") != here]
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
-    if spec is None or spec.loader is None:
+    spec = PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or not spec.has_location or not spec.origin:
         return
-    module = importlib.util.module_from_spec(spec)
+    module = type(sys)("sitecustomize")
+    module.__file__ = spec.origin
     try:
-        spec.loader.exec_module(module)
+        with open(spec.origin, "rb") as f:
+            code = compile(f.read(), spec.origin, "exec")
+        exec(code, module.__dict__)
     except Exception as e:  # as site.py does for its own sitecustomize
         sys.stderr.write("Error in sitecustomize (%s); set PYTHONVERBOSE for traceback: %s: %s\n"
                          % (spec.origin, type(e).__name__, e))
