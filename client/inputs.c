@@ -69,7 +69,12 @@ void stdin_open(struct run_opts *o, uint64_t cap)
 	uint64_t total = 0;
 	int mfd;
 
-	if ((o->file != NULL && strcmp(o->file, "-") == 0) || isatty(0) || fcntl(0, F_GETFD) < 0)
+	struct stat st;
+
+	/* pipes, sockets and files only: a terminal is the user's, and a
+	 * character device such as /dev/null or /dev/zero is no input */
+	if ((o->file != NULL && strcmp(o->file, "-") == 0) || fstat(0, &st) < 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISREG(st.st_mode)))
 		return;
 	mfd = memfd_create("sbx-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (mfd < 0)
