@@ -57,6 +57,7 @@ quick() { awk -v k="$1" '$1 == k {exit !($3 < 1)}' "$T/res"; }
 check "three connections within the limit work at once" [ "$(res three)" = ok ]
 check "the fourth is refused at once" sh -c '[ "$1" = ECONNREFUSED ]' _ "$(res fourth)" && quick fourth
 check "the limit is per run: a fifth after closing all is refused too" [ "$(res fifth)" = ECONNREFUSED ]
+eg_wait_log "$T/srv.log" "^conn" 3
 check "the server host saw exactly three connections" [ "$(grep -c '^conn' "$T/srv.log")" = 3 ]
 check "the run goes on: outcome ok" audited "$(jget id)" ok
 "$AUDIT" show --json "$(jget id)" > "$T/rec.json"
@@ -107,6 +108,9 @@ jget stdout > "$T/res"
 id_out=$(jget id)
 egress_sbx run --json --policy eg-in "$T/in.py"
 jget stdout >> "$T/res"
+# five connections reached the service (three, the bytes_out one, the bytes_in
+# one): wait until it has logged the end of each
+eg_wait_log "$T/srv.log" "^(bytes|sent) " 5
 diag "$(cat "$T/res" "$T/err")" "$(grep -E '^(bytes|sent)' "$T/srv.log")"
 check "sending past bytes_out ends the connection" sh -c '[ "$1" = ECONNRESET ] || [ "$1" = EPIPE ]' _ "$(res out)"
 # The largest count the service logged is the bytes_out connection's: the

@@ -95,7 +95,7 @@ chmod 0644 "$T/relay.py"
 bg=$!
 # the relay of this run, while it runs
 relay=
-for _ in $(seq 100); do relay=$(pgrep -x sbx-relay | head -1); [ -n "$relay" ] && break; sleep 0.1; done
+for _ in $(seq 300); do relay=$(eg_relays | head -1); [ -n "$relay" ] && break; sleep 0.1; done
 st=/proc/$relay/status
 check "the relay runs as _sbxnet with no capability, no_new_privs, not dumpable (/proc/PID/fd is root's), a seccomp filter" sh -c '
 	u=$(id -u _sbxnet)
@@ -130,6 +130,7 @@ res() { awk -v k="$1" '$1 == k {print $2}' "$T/res"; }
 check "the payload holds no descriptor but its own (0, 1, 2 and the listing's)" [ "$(awk '$1 == "fds" {$1 = ""; print}' "$T/res")" = " 0 1 2 3" ]
 check "a name changed on the host during the run stays pinned, and is relayed to its address" sh -c '
 	[ "$(awk "\$1 == \"second\" {print \$2}" "$1")" = echo:hi ] && [ "$(awk "\$1 == \"second_addr\" {print \$2}" "$1")" = "$2" ]' _ "$T/res" "$EG_SRV"
+eg_wait_log "$T/srv.log" "^conn $EG_SRV:7000" 3
 check "racing the destination: only the allowed pair is reached" sh -c '! grep -q "^conn $1:7000" "$2" && [ "$(grep -c "^conn $3:7000" "$2")" -ge 3 ]' _ "$EG_SRV2" "$T/srv.log" "$EG_SRV"
 check "... and each call either reached it or failed at once (ENETUNREACH)" sh -c 'echo "$1" | grep -Eq "^((connected|ENETUNREACH)=[0-9]+,?)+$"' _ "$(res race)"
 check "20000 refused connect(2) calls: the allowed service still answers" [ "$(res after_flood)" = echo:hi ]

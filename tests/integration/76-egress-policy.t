@@ -121,5 +121,5 @@ check "nothing reached the server host but the runs that were allowed" sh -c '
 egress_sbx doctor
 check "sbx doctor checks _sbxnet and sbx-relay" sh -c 'grep -q "^ok: accounts: users _sbx and _sbxnet" "$1" &&
 	grep -q "^ok: relay: .*/libexec/sbx/sbx-relay is root mode 0755" "$1"' _ "$T/out"
-check "no relay is left running" sh -c '! pgrep -u _sbxnet sbx-relay >/dev/null'
+check "no relay of this prefix is left running" [ -z "$(eg_relays)" ]
 finish

@@ -98,6 +98,27 @@ eg_pg_start() {
 	EOF
 }
 
+# eg_wait_log LOG ERE N: wait (at most 30 s) until LOG has N lines matching
+# ERE. The service logs a connection when it accepts it and its byte count
+# when the peer closes, both possibly after the run that made it returned:
+# a check of what the service saw waits for the event, never for a time.
+eg_wait_log() {
+	for _ in $(seq 300); do
+		[ "$(grep -cE "$2" "$1")" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# eg_relays: the pids of the relays of this prefix's helper (other suites
+# on the machine run relays of their own, from other prefixes)
+eg_relays() {
+	for p in $(pgrep -x sbx-relay); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$P/libexec/sbx/sbx-relay" ] && echo "$p"
+	done
+	return 0
+}
+
 # eg_policy NAME BODY: a root-owned policy eg-NAME (removed on exit): the
 # shipped default's files and environment, then BODY
 eg_policy() {
