@@ -337,10 +337,12 @@ json_t *egress_result_json(const struct sbx_egress_facts *f, const struct egress
 			json_array_append_new(lims, json_string(t));
 	}
 	n_refused += rep->totals.more;
-	o = json_pack("{s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:o,s:s}", "allowed", allowed, "connections", conns,
+	o = json_pack("{s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:o,s:{s:I,s:I,s:I},s:s}", "allowed", allowed, "connections", conns,
 		      "refused", refused, "refused_total", (json_int_t)n_refused,
 		      "refused_unlisted", (json_int_t)rep->totals.more, "bytes_out", (json_int_t)rep->totals.bytes_out,
-		      "bytes_in", (json_int_t)rep->totals.bytes_in, "limits", lims,
+		      "bytes_in", (json_int_t)rep->totals.bytes_in, "limits", lims, "max", "connections",
+		      (json_int_t)f->connections, "bytes_out", (json_int_t)f->bytes_out, "bytes_in",
+		      (json_int_t)f->bytes_in,
 		      "report", !f->started ? "none: the run did not start" : rep->status);
 	return o;
 }

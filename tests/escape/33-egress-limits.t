@@ -7,7 +7,8 @@
 # answers). With bytes_out = 64K, sending 1 MiB ends the connection with a
 # reset and the service has received exactly 64 KiB; with bytes_in = 64K,
 # asking the service for 1 MiB, the payload reads exactly 64 KiB, then
-# the reset. The runs themselves go on (outcome ok).
+# the reset. The runs themselves go on (outcome ok); the result and, in
+# plain mode, one line on standard error name the limit and its value.
 #
 # Defences checked by removing them:
 # - close_listeners() not called when the limit is reached (relay/loop.c):
@@ -18,7 +19,7 @@
 #   transfers went through whole (1 MiB each way): tests 6 to 9 failed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../integration/egress-lib.sh"
-plan 13
+plan 16
 
 eg_net_up || { echo "Bail out! cannot create the test network"; exit 1; }
 eg_listen ns "$T/srv.log" "$EG_SRV:7000" || exit 1
@@ -60,6 +61,7 @@ check "the limit is per run: a fifth after closing all is refused too" [ "$(res 
 eg_wait_log "$T/srv.log" "^conn" 3
 check "the server host saw exactly three connections" [ "$(grep -c '^conn' "$T/srv.log")" = 3 ]
 check "the run goes on: outcome ok" audited "$(jget id)" ok
+check "the result names the limit reached and its value" [ "$(jget network.limits.0) $(jget network.max.connections)" = "connections 3" ]
 "$AUDIT" show --json "$(jget id)" > "$T/rec.json"
 check "END: three connections, the limit reached, the two refused attempts counted for it" \
 	[ "$(pj "$T/rec.json" '(len(d["end"]["network_connections"]), d["end"]["network_limits_reached"], [(r["reason"], r["count"]) for r in d["end"]["network_refused"]])')" = \
@@ -128,4 +130,13 @@ check "END: the connection past bytes_in ended by it, with the bytes it carried"
 	[ "$(pj "$T/rec_in.json" '[(c["end"], c["bytes_in"]) for c in d["end"]["network_connections"]], d["end"]["network_limits_reached"]')" = "([('bytes_in', 65536)], 'bytes_in')" ]
 both_ok() { audited "$id_out" ok && audited "$(jget id)" ok; }
 check "the runs go on: outcome ok" both_ok
+# plain mode: one line on standard error per limit reached, in the
+# policy's units, and the program's own output as it was
+egress_sbx run --policy eg-out "$T/out.py"
+check "plain mode: the bytes_out limit reached, named with its value and policy" sh -c '
+	[ "$1" = 0 ] && grep -q "^out E" "$2" &&
+	grep -qx "sbx: network: the bytes_out limit of 64K (policy eg-out) was reached: the connection that crossed it was reset; the program went on" "$3"' _ "$rc" "$T/out" "$T/err"
+egress_sbx run --policy eg-conns "$T/conns.py"
+check "plain mode: the connections limit reached" grep -qx \
+	"sbx: network: the connections limit of 3 (policy eg-conns) was reached: the connections after it were refused; the program went on" "$T/err"
 finish
