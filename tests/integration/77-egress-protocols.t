@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: ISC
 # [network] mode = allow relays at the transport layer, so clients work as
 # they would anywhere, without a proxy: psql (PostgreSQL's own client, in
-# a shell run) and HTTPS with TLS end to end (Python's ssl verifying the
+# a shell run), the MySQL protocol (MariaDB's server, which speaks first,
+# and PyMySQL) and HTTPS with TLS end to end (Python's ssl verifying the
 # service's certificate for the pinned name, the service seeing the name
 # the client sent as SNI: the relay neither terminates nor alters TLS).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/egress-lib.sh"
-plan 6
+plan 8
 
 eg_net_up || { echo "Bail out! cannot create the test network"; exit 1; }
 eg_pg_start || { echo "Bail out! PostgreSQL did not start"; exit 1; }
+eg_my_start || { echo "Bail out! MariaDB did not start: $(tail -3 "$T/my-install.log" "$T/my.log")"; exit 1; }
 # a CA and a certificate for svc.sbx.test, the HTTPS service's
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=sbx-test-ca -keyout "$T/ca.key" -out "$T/ca.pem" \
 	-addext basicConstraints=critical,CA:TRUE >/dev/null 2>&1 &&
@@ -48,11 +50,31 @@ EG_PIDS="$EG_PIDS $!"
 for _ in $(seq 50); do grep -q '^ready' "$T/tls.log" && break; sleep 0.1; done
 eg_policy proto "[network]
 mode = allow
-allow = pg.sbx.test:5432 svc.sbx.test:8443"
+allow = pg.sbx.test:5432 svc.sbx.test:8443 svc.sbx.test:3306"
 
 egress_sbx run --policy eg-proto --lang sh -c 'PGPASSWORD=s3cret psql -h pg.sbx.test -U analyst -d shop -Atc "select count(*), sum(amount) from sales"'
 diag "$(cat "$T/out" "$T/err")"
 check "psql in a shell run queries the database by its pinned name" [ "$(cat "$T/out")" = "300|67725.0" ]
+
+cat > "$T/my.py" <<'EOF'
+import pymysql
+c = pymysql.connect(host="svc.sbx.test", port=3306, user="analyst", password="s3cret", database="shop",
+                    connect_timeout=5)
+with c.cursor() as cur:
+    cur.execute("select count(*), sum(amount) from sales")
+    print(*cur.fetchone())
+    print(c.get_server_info())
+c.close()
+EOF
+chmod 0644 "$T/my.py"
+egress_sbx run --json --policy eg-proto "$T/my.py"
+jget stdout > "$T/res"
+diag "$(cat "$T/res")" "$(head -c 600 "$T/err")" "$(pj "$T/out" "d[\"stderr\"][-400:]")"
+check "the MySQL protocol (MariaDB greets first, PyMySQL answers) by the pinned name" \
+	sh -c '[ "$(head -1 "$1")" = "300 67725.00" ] && grep -q MariaDB "$1"' _ "$T/res"
+"$AUDIT" show --json "$(jget id)" > "$T/rec.json"
+check "END: the MySQL connection, closed by the client, with its bytes" \
+	[ "$(pj "$T/rec.json" '[(c["port"], c["end"], c["bytes_out"] > 100, c["bytes_in"] > 100) for c in d["end"]["network_connections"]]')" = "[(3306, 'closed', True, True)]" ]
 
 cat > "$T/tls.py" <<'EOF'
 import ssl, urllib.request
