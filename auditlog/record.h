@@ -11,10 +11,9 @@
 #include <sodium.h>
 
 #include "policy.h"
+#include "proto.h" /* SBX_ID_LEN */
 
 enum sbx_record_kind { SBX_REC_START = 1, SBX_REC_END = 2 };
-
-#define SBX_ID_LEN 32 /* run id: 16 random bytes, lower-case hex */
 
 struct sbx_artifact {
 	char name[256];

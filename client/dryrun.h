@@ -5,9 +5,9 @@
 #include "cli.h"
 
 /*
- * Ask the helper to check the request as for a run and print the effective
- * set-up instead of running it. Without --json its "key: value" lines go
- * straight to stdout; with --json they become one object (keys mount,
+ * Ask the helper to check the request as for a run; it answers with its
+ * run description (proto.h SBX_FRAME_DRY_RUN, rundesc.h), which we print:
+ * "key: value" lines on stdout, or with --json one object (keys mount,
  * input and env are arrays) with "dry_run": true. Returns the helper's exit
  * status (0, or 125 with its error on stderr / as the JSON error object).
  */

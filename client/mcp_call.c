@@ -182,7 +182,7 @@ void mcp_call_read(struct call *c)
 
 /* Stop a run nobody waits for: SIGTERM to sbx run (passed on to the
  * program), SIGKILL after a grace period (its helper then kills the
- * sandbox when the control pipe closes). */
+ * sandbox when the result socket closes). */
 void mcp_call_kill(struct call *c)
 {
 	c->cancelled = true;

@@ -25,7 +25,6 @@
 #include <linux/magic.h>
 #include <linux/sched.h>
 #include <bsd/string.h>
-#include <sodium.h>
 
 #include "helper.h"
 #include "proto.h"
@@ -33,6 +32,10 @@
 
 /* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
 #define WALL_GRACE_MS 500
+/* From the client's interrupt or terminate request to SIGKILL. */
+#define CONTROL_GRACE_MS 2000
+/* exec_recorder moves every descriptor at least this high before placing it */
+#define FD_PARK 64
 
 static int64_t now_ns(clockid_t c)
 {
@@ -49,18 +52,21 @@ static uint64_t mono_ms(void)
 
 struct sup {
 	struct run *r;
-	int ctl;             /* recorder */
+	int ctl;             /* recorder (proto.h SBX_REC_FD_CONTROL) */
 	int art;             /* our end of the artifact channel, for the collector */
 	pid_t recorder;
 	struct cgroup *cg;
 	pid_t child;
 	int pipe_w[2];       /* write ends of the payload's stdout/stderr pipes, until the sandbox has them */
 	int pidfd, sync, outdir, tmpdir; /* outdir, tmpdir: O_PATH fds of the sandbox's /out and /tmp */
-	struct run_end end;
+	struct sbx_run_end end;
 	bool have_status;
 	int status;
 	const char *killed_for;  /* limit or event that made us kill, or NULL */
+	bool client_open;        /* no EOF on the result socket yet */
 };
+
+static struct sup sup;
 
 static void kill_sandbox(struct sup *s, const char *why)
 {
@@ -70,76 +76,116 @@ static void kill_sandbox(struct sup *s, const char *why)
 		kill(s->child, SIGKILL);
 }
 
+/*
+ * In the recorder's child, still root: the descriptors at their fixed
+ * numbers (proto.h enum sbx_recorder_fd), everything else closed, then
+ * _sbx for good and exec of the recorder binary opened (and checked, like
+ * sbx.conf) before the fork. Nothing of this address space survives the
+ * exec.
+ */
+static _Noreturn void exec_recorder(const struct run *r, int exe, const int *fds, size_t n)
+{
+	static char *const argv[] = {"sbx-recorder", NULL}, *const envp[] = {NULL};
+	int parked[SBX_REC_FD_INPUT0 - SBX_REC_FD_CONTROL + SBX_MAX_INPUTS + 1];
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	char err[HELPER_ERR_LEN];
+	int last;
+
+	for (size_t i = 0; i < n; i++)
+		if ((parked[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, FD_PARK)) < 0)
+			_exit(SBX_EXIT_FAILURE);
+	parked[n] = fcntl(exe, F_DUPFD_CLOEXEC, FD_PARK);
+	if (devnull < 0 || parked[n] < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
+		_exit(SBX_EXIT_FAILURE);
+	for (size_t i = 0; i < n; i++)
+		if (dup2(parked[i], SBX_REC_FD_CONTROL + (int)i) < 0)
+			_exit(SBX_EXIT_FAILURE);
+	last = SBX_REC_FD_CONTROL + (int)n;
+	if (dup3(parked[n], last, O_CLOEXEC) < 0)
+		_exit(SBX_EXIT_FAILURE);
+#ifdef SBX_TEST_HOOKS
+	close_range((unsigned)last + 1, SBX_HOOK_FD_IN - 1, 0);
+	close_range(SBX_HOOK_FD_OUT + 1, ~0U, 0);
+	fcntl(SBX_HOOK_FD_IN, F_SETFD, 0);
+	fcntl(SBX_HOOK_FD_OUT, F_SETFD, 0);
+#else
+	close_range((unsigned)last + 1, ~0U, 0);
+#endif
+	if (drop_to(r->sbx_uid, r->sbx_gid, err, sizeof(err)) < 0)
+		_exit(SBX_EXIT_FAILURE);
+	syscall(SYS_execveat, last, "", argv, envp, AT_EMPTY_PATH);
+	_exit(SBX_EXIT_FAILURE);
+}
+
 static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 {
-	int ctl[2], out[2], errp[2], art[2];
+	struct run *r = s->r;
+	int ctl[2], out[2], errp[2], art[2], exe, devnull;
+	int fds[SBX_REC_FD_INPUT0 - SBX_REC_FD_CONTROL + SBX_MAX_INPUTS];
+	size_t n = 0;
 	char err[HELPER_ERR_LEN];
+	struct sbx_run_desc d;
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
+	exe = open_trusted(SBX_RECORDER_PATH, err, sizeof(err));
+	if (exe < 0)
+		die("audit log unavailable: the recorder: %s; the run was not started", err);
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, art) < 0 ||
 	    pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
 		die("pipes: %s", strerror(errno));
+	describe_run(r, &d);
+	/* in the order of enum sbx_recorder_fd; a refused run's fds are never
+	 * read (a refused --code-fd may not even be a memfd) */
+	fds[n++] = ctl[1];
+	fds[n++] = r->result_fd;
+	fds[n++] = out[0];
+	fds[n++] = errp[0];
+	fds[n++] = art[1];
+	fds[n++] = r->refused ? devnull : r->code_fd;
+	for (size_t i = 0; i < d.n_inputs; i++)
+		fds[n++] = r->inputs[i].fd;
 	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(ctl[0]);
-		close(art[0]);
-		close(out[1]);
-		close(errp[1]);
-		close(s->r->control_fd);
-		/* the inputs stay: the result lists their SHA-256 */
-		if (s->r->work_tree >= 0)
-			close(s->r->work_tree);
-		if (s->r->work_fd >= 0)
-			close(s->r->work_fd);
-		if (drop_to(s->r->sbx_uid, s->r->sbx_gid, err, sizeof(err)) < 0)
-			die("recorder: %s", err);
-		TEST_HOOK("recorder-dropped");
-		recorder_main(s->r, ctl[1], out[0], errp[0], art[1]);
-	}
+	if (pid == 0)
+		exec_recorder(r, exe, fds, n);
+	/* the recorder writes the result socket from now until it is reaped */
+	msg_hold();
+	close(exe);
+	close(devnull);
 	close(ctl[1]);
 	close(art[1]);
 	close(out[0]);
 	close(errp[0]);
-	close(s->r->result_fd);
 	s->ctl = ctl[0];
 	s->art = art[0];
 	*out_w = out[1];
 	*err_w = errp[1];
+	/* a lost description shows as the recorder's failure in await_start */
+	(void)!send(s->ctl, &d, sizeof(d), MSG_NOSIGNAL);
 	return pid;
 }
 
 /* Wait for the recorder's verdict on the START record: no commit, no run.
- * Returns 0, or the byte the recorder sent instead (0 if none). */
+ * Returns 0, or the reply the recorder sent instead (-1 if none). */
 static int await_start(struct sup *s)
 {
 	struct pollfd p = {.fd = s->ctl, .events = POLLIN};
-	char c = 0;
+	unsigned char c = 0;
 
 	if (poll(&p, 1, 60000) != 1 || read(s->ctl, &c, 1) != 1)
 		return -1;
-	return c == REC_START_OK ? 0 : c;
+	return c == SBX_REPLY_START_OK ? 0 : c;
 }
 
-/* Reap child pid within timeout_ms, killing it past that. Returns its wait
- * status, or -1 if it had to be killed. */
-static int wait_timeout(pid_t pid, int timeout_ms)
+/* The recorder is gone (or killed): the socket is ours again. */
+static void recorder_gone(struct sup *s, int timeout_ms)
 {
-	int st, pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	struct pollfd p = {.fd = pfd, .events = POLLIN};
-
-	if (pfd >= 0) {
-		while (poll(&p, 1, timeout_ms) < 0 && errno == EINTR)
-			;
-		close(pfd);
-	}
-	if (waitpid(pid, &st, WNOHANG) == pid)
-		return st;
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	return -1;
+	wait_timeout(s->recorder, timeout_ms);
+	s->recorder = -1;
+	msg_release();
 }
 
 static int wait_recorder(struct sup *s)
@@ -150,20 +196,24 @@ static int wait_recorder(struct sup *s)
 	return st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-/* Tell the recorder how the run ended and let it finish; our exit status. */
+/* Tell the recorder how the run ended and let it finish; our exit status.
+ * The recorder tells the client s->end.error. */
 static _Noreturn void finish(struct sup *s, int code)
 {
-	s->end.magic = RUN_END_MAGIC;
+	int rc;
+
+	sbx_msg_hdr_init(&s->end.hdr, SBX_REC_MSG_END, sizeof(s->end));
 	if (send(s->ctl, &s->end, sizeof(s->end), MSG_NOSIGNAL) < 0)
 		warnx1("recorder gone before the END record");
 	if (s->art >= 0)
 		close(s->art);
-	if (wait_recorder(s) < 0) {
+	rc = wait_recorder(s);
+	s->recorder = -1;
+	msg_release();
+	if (rc < 0) {
 		warnx1("audit: the END record of run %s was not written", s->r->run_id);
 		_exit(SBX_EXIT_FAILURE);
 	}
-	if (s->end.error[0])
-		warnx1("%s", s->end.error);
 	_exit(code);
 }
 
@@ -223,41 +273,68 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 {
 	char buf[HELPER_ERR_LEN + 8];
 	int fd = -1;
-	int n = recv_fd(s->sync, buf, sizeof(buf) - 1, &fd);
+	int n = sbx_recv_fd(s->sync, buf, sizeof(buf) - 1, &fd);
 
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	if (buf[0] == 'O' && fd >= 0 && s->outdir < 0) {
+	if (buf[0] == SBX_SANDBOX_OUTDIR && fd >= 0 && s->outdir < 0) {
 		s->outdir = fd;
 		return true;
 	}
-	if (buf[0] == 'T' && fd >= 0 && s->tmpdir < 0) {
+	if (buf[0] == SBX_SANDBOX_TMPDIR && fd >= 0 && s->tmpdir < 0) {
 		s->tmpdir = fd;
 		return true;
 	}
 	if (fd >= 0)
 		close(fd);
-	if (buf[0] == 'X' && n == 1 + (int)sizeof(int)) {
+	if (buf[0] == SBX_SANDBOX_STATUS && n == 1 + (int)sizeof(int)) {
 		memcpy(&s->status, buf + 1, sizeof(int));
 		s->have_status = true;
-	} else if (buf[0] == 'E') {
+	} else if (buf[0] == SBX_SANDBOX_ERROR) {
 		snprintf(errbuf, errlen, "sandbox set-up: %.200s", buf + 1);
 	}
 	return true;
+}
+
+/*
+ * Control bytes from the client on the result socket (proto.h enum
+ * sbx_control). MSG_DONTWAIT: the socket is the caller's, and a copy of it
+ * the caller kept may take the bytes poll(2) announced before we read.
+ */
+static void client_control(struct sup *s, uint64_t *grace)
+{
+	unsigned char buf[64];
+	ssize_t n = recv(s->r->result_fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0) {
+		/* the client is gone: nobody wants this run any more */
+		s->client_open = false;
+		kill_sandbox(s, "client");
+		return;
+	}
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] != SBX_CONTROL_INTERRUPT && buf[i] != SBX_CONTROL_TERMINATE)
+			continue;
+		kill(s->child, buf[i] == SBX_CONTROL_INTERRUPT ? SIGINT : SIGTERM);
+		if (!*grace)
+			*grace = mono_ms() + CONTROL_GRACE_MS;
+	}
 }
 
 static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t errlen)
 {
 	const struct sbx_limits *l = &s->r->limits;
 	uint64_t deadline = start_ms + l->wall_ms, grace = 0, hard = 0;
-	bool control_open = true, ctl_open = true, sync_open = true;
+	bool ctl_open = true, sync_open = true;
 
 	for (;;) {
 		struct pollfd p[4] = {
 			{.fd = s->pidfd, .events = POLLIN},
 			{.fd = sync_open ? s->sync : -1, .events = POLLIN},
-			{.fd = control_open ? s->r->control_fd : -1, .events = POLLIN},
+			{.fd = s->client_open ? s->r->result_fd : -1, .events = POLLIN},
 			{.fd = ctl_open ? s->ctl : -1, .events = POLLIN},
 		};
 		struct cgroup_usage u;
@@ -287,28 +364,15 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 			return;
 		if (p[1].revents && !sandbox_msg(s, setup_err, errlen))
 			sync_open = false;
-		if (p[2].revents) {
-			char c;
-			ssize_t n = read(s->r->control_fd, &c, 1);
-			if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-				/* another reader of the caller's took it: nothing to do */
-			} else if (n <= 0) {
-				/* the client is gone: nobody wants this run any more */
-				control_open = false;
-				kill_sandbox(s, "client");
-			} else if (c == 'I' || c == 'T') {
-				kill(s->child, c == 'I' ? SIGINT : SIGTERM);
-				if (!grace)
-					grace = mono_ms() + 2000;
-			}
-		}
+		if (p[2].revents)
+			client_control(s, &grace);
 		if (p[3].revents) {
-			char c;
+			unsigned char c;
 			ssize_t n = read(s->ctl, &c, 1);
 			if (n <= 0) {
 				ctl_open = false;
 				kill_sandbox(s, "recorder");
-			} else if (c == REC_KILL_OUTPUT)
+			} else if (c == SBX_REPLY_KILL_OUTPUT)
 				kill_sandbox(s, "output");
 		}
 		/* limits the kernel does not end the run for by itself */
@@ -324,7 +388,7 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 
 static int classify(struct sup *s, const struct cgroup_usage *u, const char *setup_err)
 {
-	struct run_end *e = &s->end;
+	struct sbx_run_end *e = &s->end;
 	const char *k = s->killed_for;
 	int sig = 0, code = -1;
 
@@ -400,8 +464,8 @@ static void note_disk_full(struct sup *s)
 {
 	static const char *const names[] = {"", "tmp_size", "out_size", "tmp+out_size"};
 	const int fds[] = {s->tmpdir, s->outdir};
-	const uint8_t bits[] = {DISK_FULL_TMP, DISK_FULL_OUT};
-	struct run_end *e = &s->end;
+	const uint8_t bits[] = {SBX_DISK_FULL_TMP, SBX_DISK_FULL_OUT};
+	struct sbx_run_end *e = &s->end;
 	struct statfs sf;
 
 	for (int i = 0; i < 2; i++)
@@ -425,6 +489,7 @@ static void start_collector(struct sup *s)
 	pid = fork();
 	if (pid == 0) {
 		close(s->ctl);
+		close(s->r->result_fd);
 		collector_main(s->r, s->outdir, s->art);
 	}
 	close(s->outdir);
@@ -440,23 +505,30 @@ static void start_collector(struct sup *s)
 static void prepare(struct run *r, int argc, char **argv)
 {
 	char err[SBX_ERR_LEN] = "";
-	unsigned char rnd[16];
+	unsigned char rnd[SBX_ID_LEN / 2];
 	struct passwd *pw;
 
 	r->uid = getuid();
 	r->gid = getgid();
-	if (geteuid() != 0)
-		die("not installed setuid root (see sbx-postinst)");
-	/* All three uids 0 from here: the caller can no longer signal, stop or
-	 * ptrace this process (kill(2), ptrace(2) access rules). */
-	if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0)
-		die("setresuid: %s", strerror(errno));
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	reset_oom_score();
+	if (geteuid() == 0) {
+		/* All three uids 0 from here: the caller can no longer signal,
+		 * stop or ptrace this process (kill(2), ptrace(2) access rules). */
+		if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0)
+			die("setresuid: %s", strerror(errno));
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		reset_oom_score();
+	}
 	if (parse_args(argc, argv, r, err, sizeof(err)) < 0)
 		die("%s", err);
-	int keep[3 + SBX_MAX_INPUTS + 2] = {r->code_fd, r->result_fd, r->control_fd};
-	keep_fds(keep, 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2));
+	int keep[1 + RUN_EXTRA_FDS] = {r->result_fd};
+	keep_fds(keep, 1 + run_extra_fds(r, keep + 1, RUN_EXTRA_FDS));
+	if (check_result_socket(r, err, sizeof(err)) < 0)
+		die("%s", err);
+	/* from here on the helper's messages are frames on the socket */
+	msg_use_socket(r->result_fd);
+	sup.client_open = true;
+	if (geteuid() != 0)
+		die("not installed setuid root (see sbx-postinst)");
 	if (raise_rlimits(err, sizeof(err)) < 0 || lookup_caller(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	pw = getpwnam("_sbx");
@@ -467,11 +539,9 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->sbx_uid = pw->pw_uid;
 	// cppcheck-suppress nullPointerRedundantCheck
 	r->sbx_gid = pw->pw_gid;
-	if (sodium_init() < 0)
-		die("libsodium init failed");
 	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
 		die("getrandom: %s", strerror(errno));
-	hex(rnd, sizeof(rnd), r->run_id);
+	sbx_hex(rnd, sizeof(rnd), r->run_id);
 	r->realtime_ns = now_ns(CLOCK_REALTIME);
 	r->boottime_ns = now_ns(CLOCK_BOOTTIME);
 	if (load_config(r, err, sizeof(err)) < 0 || load_policy(r, err, sizeof(err)) < 0)
@@ -481,18 +551,15 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->limits = r->policy.limits;
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
-	    read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
-	    check_work(r, err, sizeof(err)) < 0 || own_control_fd(r, err, sizeof(err)) < 0) {
-		/* never an empty error: an empty one would let the run go ahead */
+	    check_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
+	    check_work(r, err, sizeof(err)) < 0) {
+		r->refused = true;
+		/* never an empty reason (rundesc.h) */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
-		if (r->code == NULL) {
-			r->code = strdup("");
-			r->code_len = 0;
-		}
+		r->code_len = 0;
 	}
 	if (setgroups(0, NULL) < 0)
 		die("setgroups: %s", strerror(errno));
-	crypto_hash_sha256(r->code_sha256, (const unsigned char *)r->code, r->code_len);
 	if (r->code_name[0] == '\0')
 		snprintf(r->code_name, sizeof(r->code_name), "main%s", r->lang->extension);
 	snprintf(r->code_path, sizeof(r->code_path), "/code/%s", r->code_name);
@@ -506,7 +573,6 @@ static void prepare(struct run *r, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static struct run run;
-	static struct sup sup;
 	struct sup *s = &sup;
 	struct sandbox_fds f;
 	struct cgroup_usage u;
@@ -514,6 +580,7 @@ int main(int argc, char **argv)
 	uint64_t start;
 	int code;
 
+	msg_init();
 	sanitize_process(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "--check") == 0) {
 		if (argc != 2)
@@ -528,21 +595,25 @@ int main(int argc, char **argv)
 	TEST_HOOK("supervisor-prepared");
 	if (run.dry_run) {
 		/* nothing runs, so nothing is recorded (sbx-helper(8)) */
-		if (run.error[0])
+		if (run.refused)
 			die("%s", run.error);
-		dry_run_print(&run);
+		dry_run_send(&run);
 	}
 
 	s->recorder = start_recorder(s, &f.out_w, &f.err_w);
 	s->pipe_w[0] = f.out_w;
 	s->pipe_w[1] = f.err_w;
-	if (run.error[0])
+	if (run.refused)
 		fail_run(s, run.error);
 	int verdict = await_start(s);
-	if (verdict == REC_START_FAIL)
-		_exit(SBX_EXIT_FAILURE); /* the recorder said why, in one line */
-	if (verdict != 0)
+	if (verdict == SBX_REPLY_START_FAIL) {
+		recorder_gone(s, 2000); /* it told the client why */
+		_exit(SBX_EXIT_FAILURE);
+	}
+	if (verdict != 0) {
+		recorder_gone(s, 0);
 		die("audit log unavailable: the recorder died; the run was not started");
+	}
 
 	if (cgroup_create(&run.conf, run.run_id, &run.limits, &s->cg, err, sizeof(err)) < 0)
 		fail_run(s, err);
@@ -573,7 +644,7 @@ int main(int argc, char **argv)
 		fail_run(s, err);
 	}
 	TEST_HOOK("supervisor-mapped");
-	if (write(s->sync, "G", 1) != 1)
+	if (write(s->sync, &(char){SBX_SANDBOX_GO}, 1) != 1)
 		kill_sandbox(s, "poll");
 	start = mono_ms();
 	err[0] = '\0';

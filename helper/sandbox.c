@@ -36,7 +36,7 @@ static _Noreturn void fail(int sync, const char *msg)
 {
 	char buf[HELPER_ERR_LEN + 1];
 
-	buf[0] = 'E';
+	buf[0] = SBX_SANDBOX_ERROR;
 	snprintf(buf + 1, sizeof(buf) - 1, "%s", msg);
 	(void)send(sync, buf, 1 + strlen(buf + 1), MSG_NOSIGNAL);
 	_exit(SBX_EXIT_FAILURE);
@@ -196,7 +196,7 @@ static _Noreturn void init_loop(int sync, pid_t payload)
 		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
 			if (w == payload) {
 				char msg[1 + sizeof(int)];
-				msg[0] = 'X';
+				msg[0] = SBX_SANDBOX_STATUS;
 				memcpy(msg + 1, &status, sizeof(int));
 				(void)send(sync, msg, sizeof(msg), MSG_NOSIGNAL);
 				_exit(0);
@@ -221,15 +221,15 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	/* nothing of the caller's (terminal included) reaches the sandbox */
 	{
-		int keep[3 + SBX_MAX_INPUTS + 2] = {f->sync, f->out_w, f->err_w};
-		size_t nk = 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2);
+		int keep[3 + RUN_EXTRA_FDS] = {f->sync, f->out_w, f->err_w};
+		size_t nk = 3 + run_extra_fds(r, keep + 3, RUN_EXTRA_FDS);
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
 			_exit(SBX_EXIT_FAILURE);
 		keep_fds(keep, nk);
 	}
 	TEST_HOOK("sandbox-cloned");
-	if (read(f->sync, &go, 1) != 1 || go != 'G')
+	if (read(f->sync, &go, 1) != 1 || go != SBX_SANDBOX_GO)
 		_exit(SBX_EXIT_FAILURE);
 	/* Take the caller's ids now: files we create on the sandbox's tmpfs
 	 * need an owner mapped in the user namespace (EOVERFLOW otherwise).
@@ -254,10 +254,10 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	if (setup_mounts(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
 	{
-		/* copied to /in, moved to /work; r->work_tree stays as the marker
-		 * that /work exists */
-		int fds[SBX_MAX_INPUTS + 2];
-		size_t n = run_extra_fds(r, fds, SBX_MAX_INPUTS + 2);
+		/* copied to /code and /in, moved to /work; r->work_tree stays as
+		 * the marker that /work exists */
+		int fds[RUN_EXTRA_FDS];
+		size_t n = run_extra_fds(r, fds, RUN_EXTRA_FDS);
 		for (size_t i = 0; i < n; i++)
 			close(fds[i]);
 	}
@@ -267,14 +267,14 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	/* The supervisor keeps /out's tmpfs alive through this fd and hands it
 	 * to the artifact collector once everything in here is dead. */
 	outdir = open("/out", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (outdir < 0 || send_fd(f->sync, "O", 1, outdir) < 0) {
+	if (outdir < 0 || sbx_send_fd(f->sync, &(char){SBX_SANDBOX_OUTDIR}, 1, outdir, 0) < 0) {
 		snprintf(err, sizeof(err), "passing /out: %s", strerror(errno));
 		fail(f->sync, err);
 	}
 	close(outdir);
 	/* and /tmp's, so it can tell whether the payload filled it (fstatfs) */
 	outdir = open("/tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (outdir < 0 || send_fd(f->sync, "T", 1, outdir) < 0) {
+	if (outdir < 0 || sbx_send_fd(f->sync, &(char){SBX_SANDBOX_TMPDIR}, 1, outdir, 0) < 0) {
 		snprintf(err, sizeof(err), "passing /tmp: %s", strerror(errno));
 		fail(f->sync, err);
 	}
@@ -306,6 +306,5 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	payload_pid = pid;
 	close(f->out_w);
 	close(f->err_w);
-	(void)!send(f->sync, "R", 1, MSG_NOSIGNAL);
 	init_loop(f->sync, pid);
 }
