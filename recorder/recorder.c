@@ -25,6 +25,7 @@
 #include "fdio.h"
 #include "proto.h"
 #include "recorder.h"
+#include "startfacts.h"
 #include "testhook.h"
 #include "textutil.h"
 #include "traceback.h"
@@ -381,10 +382,11 @@ void recorder_run(const struct sbx_run_desc *d)
 	start.kind = SBX_REC_START;
 	start.code = c.code;
 	start.code_len = c.code_len;
-	if (rec_log_open(&c.log, origin, err, sizeof(err)) < 0 ||
+	if (start_fields(&start, &c, err, sizeof(err)) < 0 || rec_log_open(&c.log, origin, err, sizeof(err)) < 0 ||
 	    rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
 		start_failed(&c, err);
 	c.start_seq = start.seq;
+	sbx_rext_free(&start.ext);
 	if (!(d->flags & SBX_DESC_REFUSED)) {
 		reply(&c, SBX_REPLY_START_OK);
 		outq_frame(&c.q, SBX_FRAME_STARTED, d->run_id, strlen(d->run_id), -1);

@@ -41,6 +41,7 @@ struct rec {
 	char *code;
 	size_t code_len;
 	unsigned char code_sha256[32];
+	unsigned char input_sha256[SBX_MAX_INPUTS][32]; /* set with START (startfacts.c) */
 	struct sbx_artifact arts[MAX_ARTIFACTS];
 	int art_fd[MAX_ARTIFACTS];
 	size_t n_arts, skipped_arts;

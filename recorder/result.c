@@ -3,8 +3,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sodium.h>
 
 #include "fdio.h"
 #include "proto.h"
@@ -30,31 +28,16 @@ static json_t *limits_json(const struct sbx_limits *l)
 			 "max_attempts", (json_int_t)l->max_attempts, "input_bytes", (json_int_t)l->input_bytes);
 }
 
-/* [{name, size, sha256}] of the input files, from their sealed memfds
- * (the supervisor checked them: pread cannot block or see changes). */
-static json_t *inputs_json(const struct sbx_run_desc *d)
+/* [{name, size, sha256}] of the input files, as START recorded them. */
+static json_t *inputs_json(const struct rec *c)
 {
 	json_t *a = json_array();
-	unsigned char buf[65536], md[32];
 	char sha[65];
 
-	for (uint32_t i = 0; i < d->n_inputs; i++) {
-		crypto_hash_sha256_state st;
-		uint64_t off = 0;
-		int fd = SBX_REC_FD_INPUT0 + (int)i;
-
-		crypto_hash_sha256_init(&st);
-		while (off < d->inputs[i].size) {
-			ssize_t n = pread(fd, buf, sizeof(buf), (off_t)off);
-			if (n <= 0)
-				break;
-			crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
-			off += (uint64_t)n;
-		}
-		crypto_hash_sha256_final(&st, md);
-		sbx_hex(md, 32, sha);
-		json_array_append_new(a, json_pack("{s:s,s:I,s:s}", "name", d->inputs[i].name, "size",
-						   (json_int_t)d->inputs[i].size, "sha256", off == d->inputs[i].size ? sha : ""));
+	for (uint32_t i = 0; i < c->d->n_inputs; i++) {
+		sbx_hex(c->input_sha256[i], 32, sha);
+		json_array_append_new(a, json_pack("{s:s,s:I,s:s}", "name", c->d->inputs[i].name, "size",
+						   (json_int_t)c->d->inputs[i].size, "sha256", sha));
 	}
 	return a;
 }
@@ -91,7 +74,7 @@ json_t *result_json(const struct rec *c, json_t *traceback)
 		      "session", d->session, "language", d->language, "code_sha256", sha);
 	if (j == NULL)
 		return NULL;
-	json_object_set_new(j, "inputs", inputs_json(d));
+	json_object_set_new(j, "inputs", inputs_json(c));
 	json_object_set_new(j, "limit", e->limit[0] ? json_string(e->limit) : json_null());
 	{
 		json_t *full = json_array();
