@@ -42,12 +42,10 @@ ssize_t sbx_read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
-int sbx_send_fd(int sock, const void *buf, size_t len, int fd, int flags)
+ssize_t sbx_sendmsg_fd(int sock, struct iovec *iov, size_t iovcnt, int fd, int flags)
 {
 	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
-	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-	ssize_t n;
+	struct msghdr m = {.msg_iov = iov, .msg_iovlen = iovcnt};
 
 	memset(&u, 0, sizeof(u));
 	if (fd >= 0) {
@@ -59,8 +57,16 @@ int sbx_send_fd(int sock, const void *buf, size_t len, int fd, int flags)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
+	return sendmsg(sock, &m, MSG_NOSIGNAL | flags);
+}
+
+int sbx_send_fd(int sock, const void *buf, size_t len, int fd, int flags)
+{
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	ssize_t n;
+
 	do
-		n = sendmsg(sock, &m, MSG_NOSIGNAL | flags);
+		n = sbx_sendmsg_fd(sock, &iov, 1, fd, flags);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -1;

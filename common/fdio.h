@@ -12,6 +12,10 @@
 int sbx_write_all(int fd, const void *buf, size_t len);
 /* read(2) until len bytes or EOF; bytes read, or -1 (errno). */
 ssize_t sbx_read_full(int fd, void *buf, size_t len);
+/* sendmsg(2) of iov with fd (or none: -1) as SCM_RIGHTS, flags |
+ * MSG_NOSIGNAL: what sendmsg returned. */
+struct iovec;
+ssize_t sbx_sendmsg_fd(int sock, struct iovec *iov, size_t iovcnt, int fd, int flags);
 /* sendmsg(2) of buf with fd (or none: -1) as SCM_RIGHTS, MSG_NOSIGNAL plus
  * flags; a short send of a stream socket is completed with sbx_write_all
  * when flags is 0. 0, or -1 (errno). */

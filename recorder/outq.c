@@ -140,30 +140,20 @@ void outq_send(struct outq *q)
 		struct outq_item *it = &q->items[q->head];
 		const char *payload = it->own ? it->own : it->src->buf + it->off;
 		unsigned char hdr[8];
-		union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
 		struct iovec iov[2];
-		struct msghdr m = {.msg_iov = iov};
+		size_t niov = 0;
 		ssize_t w;
 
 		sbx_frame_header(hdr, it->type, (uint32_t)it->len);
 		if (it->sent < 8) {
-			iov[m.msg_iovlen++] = (struct iovec){hdr + it->sent, 8 - it->sent};
+			iov[niov++] = (struct iovec){hdr + it->sent, 8 - it->sent};
 			if (it->len)
-				iov[m.msg_iovlen++] = (struct iovec){(void *)payload, it->len};
+				iov[niov++] = (struct iovec){(void *)payload, it->len};
 		} else {
-			iov[m.msg_iovlen++] = (struct iovec){(void *)(payload + it->sent - 8), it->len + 8 - it->sent};
+			iov[niov++] = (struct iovec){(void *)(payload + it->sent - 8), it->len + 8 - it->sent};
 		}
-		if (it->sent == 0 && it->fd >= 0) {
-			memset(&u, 0, sizeof(u));
-			m.msg_control = u.b;
-			m.msg_controllen = sizeof(u.b);
-			struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-			c->cmsg_level = SOL_SOCKET;
-			c->cmsg_type = SCM_RIGHTS;
-			c->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(c), &it->fd, sizeof(int));
-		}
-		w = sendmsg(q->sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+		/* the fd goes with the header's first byte */
+		w = sbx_sendmsg_fd(q->sock, iov, niov, it->sent == 0 ? it->fd : -1, MSG_DONTWAIT);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))

@@ -44,22 +44,9 @@ for c in cases:
     peer.close(); os.close(m)
     got = []
 
-    def read_result():
-        data = b""
-        res.settimeout(60)
-        try:
-            while True:
-                b = res.recv(1 << 20)
-                if not b:
-                    break
-                data += b
-        except socket.timeout:
-            pass
-        got.append(data)
-
-    # the helper forwards output to our pipes while it runs: drain them
-    # concurrently, or it waits for a stalled client
-    th = threading.Thread(target=read_result)
+    # the socket and the helper's own stdout/stderr are read concurrently:
+    # a usage error goes to stderr before the socket is checked
+    th = threading.Thread(target=lambda: got.append(F.read_all(res, 60)))
     th.start()
     out, err = p.communicate(timeout=60)
     th.join()
