@@ -178,7 +178,8 @@ static void show(struct run_state *rs, int which, const char *buf, size_t n, boo
 	struct ttyout *t = &rs->show[which];
 	size_t o;
 
-	t->fd = 1 + which;
+	if (t->fd == 0)
+		t->fd = 1 + which; /* our stdout, stderr (a test may have set another) */
 	if (!rs->h.tty[which]) {
 		ttyout_add(t, buf, n);
 	} else {

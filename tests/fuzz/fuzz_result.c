@@ -74,6 +74,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rs.dir.fd = -1;
 	rs.pidfd = -1;
 	rs.h.result_fd = sv[0];
+	{
+		/* plain mode shows output and messages: here, on /dev/null */
+		static int devnull = -1;
+		if (devnull < 0)
+			devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		rs.show[0].fd = rs.show[1].fd = devnull;
+	}
 	frame_reader_init(&rs.fr, sv[0]);
 	for (off = 0; off < size && !rs.sock_done; off += chunk) {
 		size_t n = size - off < chunk ? size - off : chunk;
@@ -99,5 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(rs.arts);
 	free(rs.result);
+	/* plain mode: output and messages wait for stdout/stderr there */
+	free(rs.show[0].buf);
+	free(rs.show[1].buf);
 	return 0;
 }
