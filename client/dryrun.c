@@ -87,7 +87,18 @@ static json_t *dry_json(const struct sbx_dry_run *dr)
 	json_object_set_new(o, "max_attempts", num(l->max_attempts));
 	json_object_set_new(o, "sessions", json_string(d->flags & SBX_DESC_SESSIONS ? "yes" : "no"));
 	json_object_set_new(o, "namespaces", json_string("user mount pid net ipc uts cgroup"));
-	json_object_set_new(o, "network", json_string(d->net == SBX_NET_LOOPBACK ? "loopback" : "none"));
+	json_object_set_new(o, "network", json_string(sbx_net_mode_name((int)d->net)));
+	if (d->net == SBX_NET_ALLOW) {
+		for (uint32_t i = 0; i < dr->n_allow; i++) {
+			char hp[SBX_HOSTPORT_LEN];
+
+			sbx_hostport_format(dr->allow[i].host, dr->allow[i].port, hp, sizeof(hp));
+			add_list(o, "network_allow", json_string(hp));
+		}
+		json_object_set_new(o, "network_connections", num(dr->net_connections));
+		json_object_set_new(o, "network_bytes_out", num(dr->net_bytes_out));
+		json_object_set_new(o, "network_bytes_in", num(dr->net_bytes_in));
+	}
 	json_object_set_new(o, "seccomp", json_string(d->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default"));
 	add_list(o, "mount", json_string("/ tmpfs ro,nosuid,nodev"));
 	for (uint32_t i = 0; i < dr->n_binds; i++) {

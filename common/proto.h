@@ -11,6 +11,7 @@
  *              [--policy NAME] [--name FILE] [--timeout MS] [--memory BYTES]
  *              [--pids N] [--session ID] [--attempt N] [--parent ID]
  *              [--input-fd N --input-name NAME]... [--work-fd N] [--dry-run]
+ *              [--allow HOST:PORT]...
  *
  * --lang      language name from sbx.conf ([language.NAME]); the helper, not
  *             the client, resolves it to an interpreter command line.
@@ -36,6 +37,9 @@
  *             directory owned by the caller, not group/world-writable;
  *             mounted read-write at /work (open_tree + move_mount), where
  *             the payload starts.
+ * --allow     HOST:PORT as in sbx.policy(5), up to 16: the run may reach only
+ *             these entries of the policy's [network] allow list, each of
+ *             which must be one of them (tighten-only, like the limits).
  * --dry-run   all checks, then one SBX_FRAME_DRY_RUN frame describing the
  *             effective set-up, exit 0; nothing runs, nothing is recorded.
  *
@@ -133,7 +137,9 @@ enum sbx_recorder_fd {
 	SBX_REC_FD_STDERR = 6,  /* read end of the payload's stderr pipe */
 	SBX_REC_FD_ARTIFACTS = 7, /* SOCK_SEQPACKET from the artifact collector */
 	SBX_REC_FD_CODE = 8,    /* the code memfd (sealed) */
-	SBX_REC_FD_INPUT0 = 9,  /* the input memfds, n_inputs of them, in order */
+	SBX_REC_FD_EGRESS = 9,  /* [network] mode = allow: the relay's report socket
+				 * (common/egress_proto.h); else /dev/null */
+	SBX_REC_FD_INPUT0 = 10, /* the input memfds, n_inputs of them, in order */
 };
 /* 0, 1 and 2 are /dev/null. */
 

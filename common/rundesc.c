@@ -60,13 +60,19 @@ int sbx_run_desc_check(const void *buf, size_t n, bool dry, char *err, size_t er
 	if (dry) {
 		const struct sbx_dry_run *r = buf;
 
-		if (r->n_binds > sizeof(r->binds) / sizeof(r->binds[0]) || r->n_env > SBX_MAX_ENV) {
+		if (r->n_binds > sizeof(r->binds) / sizeof(r->binds[0]) || r->n_env > SBX_MAX_ENV ||
+		    r->n_allow > SBX_EGRESS_MAX) {
 			snprintf(err, errlen, "malformed dry-run description");
 			return -1;
 		}
 		for (uint32_t i = 0; i < r->n_binds; i++)
 			if (!TERMINATED(r->binds[i].path)) {
 				snprintf(err, errlen, "malformed dry-run description (bind %u)", (unsigned)i);
+				return -1;
+			}
+		for (uint32_t i = 0; i < r->n_allow; i++)
+			if (!TERMINATED(r->allow[i].host)) {
+				snprintf(err, errlen, "malformed dry-run description (allow %u)", (unsigned)i);
 				return -1;
 			}
 		for (uint32_t i = 0; i < r->n_env; i++)

@@ -17,6 +17,7 @@
 
 #include "policy.h"
 #include "proto.h"
+#include "hostport.h"
 
 #define SBX_DESC_ERR_LEN 256
 #define SBX_DESC_ARGV_LEN 1024 /* the record's argv field */
@@ -67,12 +68,20 @@ struct sbx_dry_bind {
 	uint8_t rw;    /* 1: read-write bind */
 	uint8_t state; /* enum sbx_bind_state, as lstat(2) saw it as root */
 };
+struct sbx_dry_allow {
+	char host[SBX_HOST_MAX + 1];
+	uint16_t port;
+};
 struct sbx_dry_run {
 	struct sbx_run_desc run;    /* hdr.type SBX_REC_MSG_RUN, hdr.size = sizeof(struct sbx_dry_run) */
 	uint32_t n_binds;
 	struct sbx_dry_bind binds[2 * SBX_MAX_PATHS];
 	uint32_t n_env;
 	char env[SBX_MAX_ENV][256];
+	/* [network] mode = allow: the policy's services and per-run caps */
+	uint32_t n_allow;
+	struct sbx_dry_allow allow[SBX_EGRESS_MAX];
+	uint64_t net_connections, net_bytes_out, net_bytes_in;
 };
 
 /* How the run ended, supervisor -> recorder (SBX_REC_MSG_END). */

@@ -15,13 +15,14 @@
 enum opt_id {
 	OPT_POLICY, OPT_LANG, OPT_NAME, OPT_CODE_FD, OPT_RESULT_FD, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_SESSION, OPT_ATTEMPT, OPT_PARENT, OPT_INPUT_FD, OPT_INPUT_NAME, OPT_WORK_FD, OPT_DRY_RUN,
+	OPT_ALLOW,
 };
 
 static const struct opt {
 	const char *name;
 	enum opt_id id;
 	bool value;   /* takes a value */
-	bool repeats; /* may be given more than once (--input-fd/--input-name pairs) */
+	bool repeats; /* may be given more than once (--input-fd/--input-name pairs, --allow) */
 } opts[] = {
 	{"--policy", OPT_POLICY, true, false},
 	{"--lang", OPT_LANG, true, false},
@@ -38,6 +39,7 @@ static const struct opt {
 	{"--input-name", OPT_INPUT_NAME, true, true},
 	{"--work-fd", OPT_WORK_FD, true, false},
 	{"--dry-run", OPT_DRY_RUN, false, false},
+	{"--allow", OPT_ALLOW, true, true},
 };
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -166,6 +168,27 @@ static int take(struct run *r, enum opt_id id, const char *v, char *err, size_t 
 	case OPT_DRY_RUN:
 		r->dry_run = true;
 		return 0;
+	case OPT_ALLOW: {
+		/* tighten-only: egress_narrow() checks each is the policy's */
+		struct sbx_egress_rule *w = &r->egress.want[r->egress.n_want];
+		const char *why;
+
+		if (r->egress.n_want == SBX_EGRESS_MAX) {
+			snprintf(err, errlen, "--allow: more than %d", SBX_EGRESS_MAX);
+			return -1;
+		}
+		if (sbx_hostport_parse(v, w->host, &w->port, &why) < 0) {
+			snprintf(err, errlen, "--allow: '%.64s': %s", v, why);
+			return -1;
+		}
+		for (size_t j = 0; j < r->egress.n_want; j++)
+			if (r->egress.want[j].port == w->port && strcmp(r->egress.want[j].host, w->host) == 0) {
+				snprintf(err, errlen, "--allow: '%.64s' given twice", v);
+				return -1;
+			}
+		r->egress.n_want++;
+		return 0;
+	}
 	}
 	return 1;
 }

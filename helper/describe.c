@@ -90,5 +90,15 @@ void dry_run_send(const struct run *r)
 		add_bind(&d, p->rw[i], true);
 	for (size_t i = 0; i < p->n_env; i++)
 		strlcpy(d.env[d.n_env++], p->env[i], sizeof(d.env[0]));
+	if (p->net == SBX_NET_ALLOW) {
+		for (size_t i = 0; i < p->egress.n_allow; i++) {
+			strlcpy(d.allow[i].host, p->egress.allow[i].host, sizeof(d.allow[i].host));
+			d.allow[i].port = p->egress.allow[i].port;
+		}
+		d.n_allow = (uint32_t)p->egress.n_allow;
+		d.net_connections = p->egress.connections;
+		d.net_bytes_out = p->egress.bytes_out;
+		d.net_bytes_in = p->egress.bytes_in;
+	}
 	_exit(msg_frame(SBX_FRAME_DRY_RUN, &d, sizeof(d), 1000) < 0 ? SBX_EXIT_FAILURE : 0);
 }

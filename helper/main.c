@@ -144,6 +144,7 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	fds[n++] = errp[0];
 	fds[n++] = art[1];
 	fds[n++] = r->refused ? devnull : r->code_fd;
+	fds[n++] = r->egress.report >= 0 ? r->egress.report : devnull;
 	for (size_t i = 0; i < d.n_inputs; i++)
 		fds[n++] = r->inputs[i].fd;
 	pid = fork();
@@ -159,6 +160,7 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	close(art[1]);
 	close(out[0]);
 	close(errp[0]);
+	egress_recorder_started(s->r);
 	s->ctl = ctl[0];
 	s->art = art[0];
 	*out_w = out[1];
@@ -214,6 +216,7 @@ static _Noreturn void finish(struct sup *s, int code)
 		warnx1("audit: the END record of run %s was not written", s->r->run_id);
 		_exit(SBX_EXIT_FAILURE);
 	}
+	egress_reap(s->r);
 	_exit(code);
 }
 
@@ -231,6 +234,7 @@ static _Noreturn void fail_run(struct sup *s, const char *msg)
 		cgroup_destroy(s->cg);
 		s->cg = NULL;
 	}
+	egress_stop(s->r);
 	memset(&s->end, 0, sizeof(s->end));
 	strlcpy(s->end.outcome, "sandbox_error", sizeof(s->end.outcome));
 	strlcpy(s->end.error, msg, sizeof(s->end.error));
@@ -551,6 +555,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->limits = r->policy.limits;
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
+	    egress_narrow(r, err, sizeof(err)) < 0 ||
 	    check_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
 	    check_work(r, err, sizeof(err)) < 0) {
 		r->refused = true;
@@ -589,6 +594,7 @@ int main(int argc, char **argv)
 	}
 	TEST_HOOK_INIT();
 	s->r = &run;
+	egress_init(&run);
 	s->pidfd = s->sync = s->outdir = s->tmpdir = s->art = -1;
 	s->pipe_w[0] = s->pipe_w[1] = -1;
 	prepare(&run, argc, argv);
@@ -600,6 +606,11 @@ int main(int argc, char **argv)
 		dry_run_send(&run);
 	}
 
+	/* names resolved by sbx-relay (_sbxnet) before START, which lists them */
+	if (!run.refused && run.policy.net == SBX_NET_ALLOW && egress_start(&run, err, sizeof(err)) < 0) {
+		run.refused = true;
+		strlcpy(run.error, err[0] ? err : "egress set-up failed", sizeof(run.error));
+	}
 	s->recorder = start_recorder(s, &f.out_w, &f.err_w);
 	s->pipe_w[0] = f.out_w;
 	s->pipe_w[1] = f.err_w;
@@ -632,6 +643,7 @@ int main(int argc, char **argv)
 		sandbox_main(&run, &f);
 	}
 	close(sv[1]);
+	egress_sandbox_started(&run);
 	close(f.out_w);
 	close(f.err_w);
 	s->pipe_w[0] = s->pipe_w[1] = -1;
@@ -652,6 +664,7 @@ int main(int argc, char **argv)
 	/* pid 1 is gone, so is every process of its namespace */
 	kill(s->child, SIGKILL);
 	waitpid(s->child, NULL, 0);
+	egress_stop(&run);
 	while (s->sync >= 0 && sandbox_msg(s, err, sizeof(err)))
 		; /* a status sent just before init exited */
 	s->end.wall_ms = mono_ms() - start;

@@ -156,6 +156,7 @@ static void test_outq_order_and_merge(void **state)
 	outq_frame(&q, SBX_FRAME_ARTIFACT, "plot.png", 8, mfd);
 	outq_frame_take(&q, SBX_FRAME_RESULT, strdup("{}"), 2);
 	outq_flush(&q, outq_now_ms() + 5000);
+	free(q.items);
 	close(sv[0]);
 	n = read_frames(sv[1], types, lens, 16, &got);
 	close(sv[1]);
