@@ -615,6 +615,7 @@ static void test_forged_record(void **state)
 	free(b);
 	strcpy(r.user, "mallory");
 	assert_int_equal(sbx_record_encode(&r, &b, &l, NULL, 0), 0);
+	sbx_record_free(&r);
 	get_blob(f, "chain", 2, &prev, &pl);
 	sbx_audit_leaf(b, l, leaf);
 	sbx_audit_chain(prev, leaf, chain);
