@@ -100,6 +100,8 @@ $(B)/libsbxaudit.a: $(filter-out $(B)/audit/main.o,$(AUDIT_OBJ))
 	rm -f $@ && ar rcs $@ $^
 $(B)/libsbxrecorder.a: $(filter-out $(B)/recorder/main.o,$(RECORDER_OBJ))
 	rm -f $@ && ar rcs $@ $^
+$(B)/libsbxclient.a: $(filter-out $(B)/client/main.o,$(CLIENT_OBJ))
+	rm -f $@ && ar rcs $@ $^
 
 # The setuid program: helper/ and libsbxcommon.a, nothing else of the tree.
 $(B)/sbx-helper: $(HELPER_OBJ) $(LIBCOMMON)
@@ -151,7 +153,7 @@ $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 
 # Unit tests link the objects they test (test_client still #includes
 # client sources: HACKING.md).
-UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(LIBLOG) $(LIBCOMMON)
+UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbxclient.a $(LIBLOG) $(LIBCOMMON)
 $(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $$(pkg-config --libs cmocka)

@@ -17,6 +17,7 @@
 #include "fail.h"
 #include "fdio.h"
 #include "frames.h"
+#include "limitjson.h"
 #include "proto.h"
 #include "rundesc.h"
 #include "signals.h"
@@ -52,9 +53,7 @@ static json_t *str(const char *fmt, ...)
 	return j ? j : json_string("?");
 }
 
-/* The helper's checked description as one object, in the order the facts
- * are listed in sbx(1) (--dry-run). */
-static json_t *dry_json(const struct sbx_dry_run *dr)
+json_t *dry_run_json(const struct sbx_dry_run *dr)
 {
 	const struct sbx_run_desc *d = &dr->run;
 	const struct sbx_limits *l = &d->limits;
@@ -72,19 +71,14 @@ static json_t *dry_json(const struct sbx_dry_run *dr)
 		if (cmd[i] == '\0')
 			cmd[i] = ' ';
 	json_object_set_new(o, "command", str("%s", cmd));
-	json_object_set_new(o, "wall_time_ms", num(l->wall_ms));
-	json_object_set_new(o, "cpu_time_ms", num(l->cpu_ms));
-	json_object_set_new(o, "memory_bytes", num(l->memory_bytes));
-	json_object_set_new(o, "swap_bytes", num(0));
-	json_object_set_new(o, "pids", num(l->pids));
-	json_object_set_new(o, "cpus", str("%" PRIu64 ".%03" PRIu64, l->cpus_milli / 1000, l->cpus_milli % 1000));
-	json_object_set_new(o, "tmp_bytes", num(l->tmp_bytes));
-	json_object_set_new(o, "out_bytes", num(l->out_bytes));
-	json_object_set_new(o, "input_bytes", num(l->input_bytes));
-	json_object_set_new(o, "output_bytes", num(l->output_bytes));
-	json_object_set_new(o, "file_size_bytes", num(l->file_size_bytes));
-	json_object_set_new(o, "open_files", num(l->open_files));
-	json_object_set_new(o, "max_attempts", num(l->max_attempts));
+	/* every limit under its JSON key (limit.h), swap after memory */
+	for (size_t i = 0; i < SBX_LIMIT_N; i++) {
+		const struct sbx_limit_def *ld = &sbx_limit_defs[i];
+
+		json_object_set_new(o, ld->json, sbx_limit_json(ld, sbx_limit_get(l, ld->id)));
+		if (ld->id == SBX_LIMIT_MEMORY)
+			json_object_set_new(o, "swap_bytes", num(0));
+	}
 	json_object_set_new(o, "sessions", json_string(d->flags & SBX_DESC_SESSIONS ? "yes" : "no"));
 	json_object_set_new(o, "namespaces", json_string("user mount pid net ipc uts cgroup"));
 	json_object_set_new(o, "network", json_string(sbx_net_mode_name((int)d->net)));
@@ -145,6 +139,8 @@ static void print_text(json_t *o)
 			it = items ? json_array_get(items, i) : v;
 			if (json_is_integer(it))
 				printf("%s: %" JSON_INTEGER_FORMAT "\n", k, json_integer_value(it));
+			else if (json_is_real(it))
+				printf("%s: %.3f\n", k, json_real_value(it));
 			else
 				printf("%s: %s\n", k, json_string_value(it) ? json_string_value(it) : "");
 		}
@@ -230,7 +226,7 @@ int run_dry(const struct run_opts *o)
 		return code;
 	}
 	{
-		json_t *j = dry_json(a.dr);
+		json_t *j = dry_run_json(a.dr);
 
 		if (o->json) {
 			char *s = json_dumps(j, JSON_INDENT(2));

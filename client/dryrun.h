@@ -2,6 +2,8 @@
 /* `sbx run --dry-run` (proto.h --dry-run). */
 #ifndef SBX_CLIENT_DRYRUN_H
 #define SBX_CLIENT_DRYRUN_H
+#include <jansson.h>
+
 #include "cli.h"
 
 /*
@@ -12,5 +14,10 @@
  * status (0, or 125 with its error on stderr / as the JSON error object).
  */
 int run_dry(const struct run_opts *o);
+
+/* The helper's checked description as one object, in the order the facts
+ * are listed in sbx(1) (--dry-run); every limit under its JSON key. */
+struct sbx_dry_run;
+json_t *dry_run_json(const struct sbx_dry_run *dr);
 
 #endif

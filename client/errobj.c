@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "outcome.h"
+
 /* Longest "message" taken from the last stderr line (bytes). */
 #define LAST_LINE_MAX 512
 
@@ -40,35 +42,26 @@ static json_t *last_line(const char *s)
 	return json_stringn(begin, n);
 }
 
+/* "wall-time limit of 2000 ms reached": the limit of the result's outcome
+ * (outcome and limit tables), with its value from the result's limits. */
 static json_t *limit_message(json_t *res)
 {
-	static const struct {
-		const char *outcome, *limit_key, *what, *unit;
-	} lim[] = {
-		{"timeout", "wall_time_ms", "wall-time limit", "ms"},
-		{"cpu_limit", "cpu_time_ms", "CPU-time limit", "ms"},
-		{"memory_limit", "memory_bytes", "memory limit", "bytes"},
-		{"pids_limit", "pids", "process limit", "processes"},
-		{"output_limit", "output_bytes", "output limit", "bytes"},
-		{"file_size", "file_size_bytes", "file size limit", "bytes"},
-	};
-	const char *outcome = json_string_value(json_object_get(res, "outcome"));
-	json_t *limits = json_object_get(res, "limits");
+	const char *name = json_string_value(json_object_get(res, "outcome"));
+	const struct sbx_outcome_def *o = name ? sbx_outcome_by_name(name) : NULL;
+	const struct sbx_limit_def *l;
+	json_t *v;
 	char buf[128];
-	size_t i;
 
-	for (i = 0; outcome != NULL && i < sizeof(lim) / sizeof(lim[0]); i++)
-		if (strcmp(outcome, lim[i].outcome) == 0) {
-			json_t *v = json_object_get(limits, lim[i].limit_key);
-
-			if (json_is_integer(v))
-				snprintf(buf, sizeof(buf), "%s of %" JSON_INTEGER_FORMAT " %s reached", lim[i].what,
-					 json_integer_value(v), lim[i].unit);
-			else
-				snprintf(buf, sizeof(buf), "%s reached", lim[i].what);
-			return json_string(buf);
-		}
-	return NULL;
+	if (o == NULL || o->limit == SBX_LIMIT_NONE)
+		return NULL;
+	l = &sbx_limit_defs[o->limit];
+	v = json_object_get(json_object_get(res, "limits"), l->json);
+	if (json_is_integer(v))
+		snprintf(buf, sizeof(buf), "%s of %" JSON_INTEGER_FORMAT "%s%s reached", l->what, json_integer_value(v),
+			 sbx_unit_name(l->unit)[0] ? " " : "", sbx_unit_name(l->unit));
+	else
+		snprintf(buf, sizeof(buf), "%s reached", l->what);
+	return json_string(buf);
 }
 
 json_t *result_error(json_t *res)

@@ -11,6 +11,7 @@
 
 #include "fail.h"
 #include "name.h"
+#include "limit.h"
 #include "policy.h"
 
 static void write_all(int fd, const char *p, size_t n, const char *path)
@@ -52,9 +53,9 @@ static int copy_file(const char *path, uint64_t *total)
 		if (r == 0)
 			break;
 		*total += (uint64_t)r;
-		if (*total > SBX_INPUT_SIZE_MAX)
+		if (*total > sbx_limit_defs[SBX_LIMIT_INPUT_SIZE].max)
 			cli_die("--input", "%s: input files larger than %llu bytes together", path,
-				(unsigned long long)SBX_INPUT_SIZE_MAX);
+				(unsigned long long)sbx_limit_defs[SBX_LIMIT_INPUT_SIZE].max);
 		write_all(mfd, buf, (size_t)r, path);
 	}
 	close(fd);

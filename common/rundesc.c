@@ -90,7 +90,8 @@ int sbx_run_end_check(const void *buf, size_t n, char *err, size_t errlen)
 
 	if (hdr_ok(&e->hdr, n, SBX_REC_MSG_END, sizeof(*e), err, errlen) < 0)
 		return -1;
-	if (!TERMINATED(e->outcome) || !TERMINATED(e->limit) || !TERMINATED(e->error)) {
+	if (e->outcome >= SBX_OUTCOME_N || !sbx_outcome_of_run(&sbx_outcome_defs[e->outcome]) ||
+	    e->limit < SBX_LIMIT_NONE || e->limit >= SBX_LIMIT_N || !TERMINATED(e->error)) {
 		snprintf(err, errlen, "malformed run end");
 		return -1;
 	}

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "outcome.h"
 #include "policy.h"
 #include "proto.h"
 #include "hostport.h"
@@ -89,8 +90,8 @@ struct sbx_run_end {
 	struct sbx_msg_hdr hdr;
 	int32_t exit_code;        /* -1 if killed by a signal */
 	int32_t signal;
-	char outcome[16];
-	char limit[16];
+	uint32_t outcome;         /* enum sbx_outcome */
+	int32_t limit;            /* enum sbx_limit that fired, or SBX_LIMIT_NONE */
 	uint64_t wall_ms, cpu_ms, memory_peak_bytes, pids_peak;
 	char error[SBX_DESC_ERR_LEN];
 	uint8_t disk_full;        /* SBX_DISK_FULL_* bits: tmpfs left full at the payload's exit */
@@ -109,7 +110,7 @@ void sbx_msg_hdr_init(struct sbx_msg_hdr *h, enum sbx_rec_msg type, size_t size)
  */
 int sbx_run_desc_check(const void *buf, size_t n, bool dry, char *err, size_t errlen);
 
-/* The same for a run end. */
+/* The same for a run end (outcome and limit in their tables' range). */
 int sbx_run_end_check(const void *buf, size_t n, char *err, size_t errlen);
 
 /* Append s and its NUL to d's argv; -1 when it does not fit. */

@@ -50,6 +50,16 @@ static uint64_t mono_ms(void)
 	return (uint64_t)now_ns(CLOCK_MONOTONIC) / 1000000;
 }
 
+/* Why the supervisor killed the sandbox. */
+enum kill_cause {
+	KILL_NONE,
+	KILL_LIMIT,     /* a limit fired (killed_limit says which) */
+	KILL_CLIENT,    /* the client is gone (EOF on the result socket) */
+	KILL_GRACE,     /* an interrupt or terminate the payload did not obey in time */
+	KILL_RECORDER,  /* the recorder died */
+	KILL_POLL,      /* poll(2) or the sandbox's socket failed */
+};
+
 struct sup {
 	struct run *r;
 	int ctl;             /* recorder (proto.h SBX_REC_FD_CONTROL) */
@@ -62,16 +72,19 @@ struct sup {
 	struct sbx_run_end end;
 	bool have_status;
 	int status;
-	const char *killed_for;  /* limit or event that made us kill, or NULL */
+	enum kill_cause killed;  /* what made us kill the sandbox first */
+	int killed_limit;        /* with KILL_LIMIT: enum sbx_limit */
 	bool client_open;        /* no EOF on the result socket yet */
 };
 
 static struct sup sup;
 
-static void kill_sandbox(struct sup *s, const char *why)
+static void kill_sandbox(struct sup *s, enum kill_cause why, int limit)
 {
-	if (s->killed_for == NULL)
-		s->killed_for = why;
+	if (s->killed == KILL_NONE) {
+		s->killed = why;
+		s->killed_limit = limit;
+	}
 	if (s->child > 0)
 		kill(s->child, SIGKILL);
 }
@@ -236,7 +249,8 @@ static _Noreturn void fail_run(struct sup *s, const char *msg)
 	}
 	egress_stop(s->r);
 	memset(&s->end, 0, sizeof(s->end));
-	strlcpy(s->end.outcome, "sandbox_error", sizeof(s->end.outcome));
+	s->end.outcome = SBX_OUTCOME_SANDBOX_ERROR;
+	s->end.limit = SBX_LIMIT_NONE;
 	strlcpy(s->end.error, msg, sizeof(s->end.error));
 	s->end.exit_code = -1;
 	finish(s, SBX_EXIT_FAILURE);
@@ -316,7 +330,7 @@ static void client_control(struct sup *s, uint64_t *grace)
 	if (n <= 0) {
 		/* the client is gone: nobody wants this run any more */
 		s->client_open = false;
-		kill_sandbox(s, "client");
+		kill_sandbox(s, KILL_CLIENT, SBX_LIMIT_NONE);
 		return;
 	}
 	for (ssize_t i = 0; i < n; i++) {
@@ -349,21 +363,23 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 			/* Interrupt first, so an interpreter can say where it was
 			 * stuck (Python's KeyboardInterrupt traceback); the kill
 			 * follows WALL_GRACE_MS later whatever the payload does. */
-			if (s->killed_for == NULL)
-				s->killed_for = "wall";
+			if (s->killed == KILL_NONE) {
+				s->killed = KILL_LIMIT;
+				s->killed_limit = SBX_LIMIT_WALL_TIME;
+			}
 			kill(s->child, SIGINT);
 			hard = now + WALL_GRACE_MS;
 		}
 		if (hard && now >= hard)
-			kill_sandbox(s, "wall");
+			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_WALL_TIME);
 		if (grace && now >= grace)
-			kill_sandbox(s, "signal");
+			kill_sandbox(s, KILL_GRACE, SBX_LIMIT_NONE);
 		if (deadline > now && deadline - now < (uint64_t)wait)
 			wait = (int)(deadline - now);
 		if (hard > now && hard - now < (uint64_t)wait)
 			wait = (int)(hard - now);
 		if (poll(p, 4, wait) < 0 && errno != EINTR)
-			kill_sandbox(s, "poll");
+			kill_sandbox(s, KILL_POLL, SBX_LIMIT_NONE);
 		if (p[0].revents)
 			return;
 		if (p[1].revents && !sandbox_msg(s, setup_err, errlen))
@@ -375,26 +391,36 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 			ssize_t n = read(s->ctl, &c, 1);
 			if (n <= 0) {
 				ctl_open = false;
-				kill_sandbox(s, "recorder");
+				kill_sandbox(s, KILL_RECORDER, SBX_LIMIT_NONE);
 			} else if (c == SBX_REPLY_KILL_OUTPUT)
-				kill_sandbox(s, "output");
+				kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_OUTPUT);
 		}
 		/* limits the kernel does not end the run for by itself */
 		cgroup_usage(s->cg, &u);
 		if (u.cpu_ms >= l->cpu_ms)
-			kill_sandbox(s, "cpu");
+			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_CPU_TIME);
 		if (u.pids_max_hits > 0)
-			kill_sandbox(s, "pids");
+			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_PIDS);
 		if (u.oom_kills > 0)
-			kill_sandbox(s, "memory");
+			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_MEMORY);
 	}
 }
 
+/* The outcome of a limit that fired: the table's row for it. */
+static const struct sbx_outcome_def *outcome_of_limit(int limit)
+{
+	for (size_t i = 0; i < SBX_OUTCOME_N; i++)
+		if (sbx_outcome_defs[i].limit == limit)
+			return &sbx_outcome_defs[i];
+	return &sbx_outcome_defs[SBX_OUTCOME_SANDBOX_ERROR];
+}
+
+/* The run's outcome (outcome.h) from how it ended; our exit status. */
 static int classify(struct sup *s, const struct cgroup_usage *u, const char *setup_err)
 {
 	struct sbx_run_end *e = &s->end;
-	const char *k = s->killed_for;
-	int sig = 0, code = -1;
+	enum kill_cause k = s->killed;
+	int limit = s->killed_limit, sig = 0, code = -1;
 
 	if (s->have_status) {
 		if (WIFEXITED(s->status))
@@ -404,55 +430,51 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 	}
 	/* A limit the kernel enforced shows in the counters even when our
 	 * poll did not see it first. */
-	if (k == NULL && u->oom_kills > 0 && (sig == SIGKILL || !s->have_status))
-		k = "memory";
-	if (k == NULL && (sig == SIGXCPU || (sig == SIGKILL && u->cpu_ms >= s->r->limits.cpu_ms)))
-		k = "cpu";
+	if (k == KILL_NONE && u->oom_kills > 0 && (sig == SIGKILL || !s->have_status))
+		k = KILL_LIMIT, limit = SBX_LIMIT_MEMORY;
+	if (k == KILL_NONE && (sig == SIGXCPU || (sig == SIGKILL && u->cpu_ms >= s->r->limits.cpu_ms)))
+		k = KILL_LIMIT, limit = SBX_LIMIT_CPU_TIME;
+	/* RLIMIT_FSIZE, the policy's file_size (setrlimit(2)) */
+	if (k == KILL_NONE && s->have_status && sig == SIGXFSZ)
+		k = KILL_LIMIT, limit = SBX_LIMIT_FILE_SIZE;
 	e->exit_code = code;
 	e->signal = sig;
-	if (k != NULL && strcmp(k, "wall") == 0) {
-		strlcpy(e->outcome, "timeout", sizeof(e->outcome));
-		strlcpy(e->limit, "wall_time", sizeof(e->limit));
-		return SBX_EXIT_TIMEOUT;
+	e->limit = SBX_LIMIT_NONE;
+	if (k == KILL_LIMIT) {
+		const struct sbx_outcome_def *o = outcome_of_limit(limit);
+
+		e->outcome = o->id;
+		e->limit = limit;
+		if (o->status == SBX_STATUS_SIGNAL)
+			return 128 + sig;
+		/* killed by us with SIGKILL; the time limits keep what the
+		 * payload did with its SIGINT (or SIGXCPU) */
+		if (o->status != SBX_EXIT_TIMEOUT) {
+			e->signal = SIGKILL;
+			e->exit_code = -1;
+		}
+		return o->status;
 	}
-	if (k != NULL && strcmp(k, "cpu") == 0) {
-		strlcpy(e->outcome, "cpu_limit", sizeof(e->outcome));
-		strlcpy(e->limit, "cpu_time", sizeof(e->limit));
-		return SBX_EXIT_TIMEOUT;
-	}
-	if (k != NULL && (strcmp(k, "memory") == 0 || strcmp(k, "pids") == 0 || strcmp(k, "output") == 0)) {
-		snprintf(e->outcome, sizeof(e->outcome), "%s_limit", k);
-		strlcpy(e->limit, k, sizeof(e->limit));
-		e->signal = SIGKILL;
-		e->exit_code = -1;
-		return 128 + SIGKILL;
-	}
-	if (k != NULL && (strcmp(k, "recorder") == 0 || strcmp(k, "poll") == 0)) {
-		strlcpy(e->outcome, "sandbox_error", sizeof(e->outcome));
-		snprintf(e->error, sizeof(e->error), "run stopped: %s failed", k);
+	if (k == KILL_RECORDER || k == KILL_POLL) {
+		e->outcome = SBX_OUTCOME_SANDBOX_ERROR;
+		snprintf(e->error, sizeof(e->error), "run stopped: %s failed", k == KILL_RECORDER ? "recorder" : "poll");
 		return SBX_EXIT_FAILURE;
 	}
 	if (!s->have_status) {
-		if (k != NULL) { /* client went away or ignored an interrupt */
-			strlcpy(e->outcome, "signal", sizeof(e->outcome));
+		if (k != KILL_NONE) { /* client went away or ignored an interrupt */
+			e->outcome = SBX_OUTCOME_SIGNAL;
 			e->signal = SIGKILL;
 			return 128 + SIGKILL;
 		}
-		strlcpy(e->outcome, "sandbox_error", sizeof(e->outcome));
+		e->outcome = SBX_OUTCOME_SANDBOX_ERROR;
 		strlcpy(e->error, setup_err[0] ? setup_err : "sandbox init died", sizeof(e->error));
 		return SBX_EXIT_FAILURE;
 	}
-	if (sig == SIGXFSZ) {
-		/* RLIMIT_FSIZE, the policy's file_size (setrlimit(2)) */
-		strlcpy(e->outcome, "file_size", sizeof(e->outcome));
-		strlcpy(e->limit, "file_size", sizeof(e->limit));
-		return 128 + sig;
-	}
 	if (sig) {
-		strlcpy(e->outcome, "signal", sizeof(e->outcome));
+		e->outcome = SBX_OUTCOME_SIGNAL;
 		return 128 + sig;
 	}
-	strlcpy(e->outcome, code == 0 ? "ok" : "error", sizeof(e->outcome));
+	e->outcome = code == 0 ? SBX_OUTCOME_OK : SBX_OUTCOME_ERROR;
 	return code;
 }
 
@@ -462,11 +484,10 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
  * the O_PATH fds the sandbox init passed before the payload started, so
  * a killed run is covered too. A full mount does not end the run: the
  * program sees ENOSPC and its outcome stays its own. When no other limit
- * fired, the limit field (result JSON and the audit END record) names the
- * cap it ran into. */
+ * fired, the recorder names the cap it ran into in the limit field (result
+ * JSON and the audit END record). */
 static void note_disk_full(struct sup *s)
 {
-	static const char *const names[] = {"", "tmp_size", "out_size", "tmp+out_size"};
 	const int fds[] = {s->tmpdir, s->outdir};
 	const uint8_t bits[] = {SBX_DISK_FULL_TMP, SBX_DISK_FULL_OUT};
 	struct sbx_run_end *e = &s->end;
@@ -479,8 +500,6 @@ static void note_disk_full(struct sup *s)
 	if (s->tmpdir >= 0)
 		close(s->tmpdir);
 	s->tmpdir = -1;
-	if (e->limit[0] == '\0' && e->disk_full)
-		strlcpy(e->limit, names[e->disk_full & 3], sizeof(e->limit));
 }
 
 static void start_collector(struct sup *s)
@@ -657,7 +676,7 @@ int main(int argc, char **argv)
 	}
 	TEST_HOOK("supervisor-mapped");
 	if (write(s->sync, &(char){SBX_SANDBOX_GO}, 1) != 1)
-		kill_sandbox(s, "poll");
+		kill_sandbox(s, KILL_POLL, SBX_LIMIT_NONE);
 	start = mono_ms();
 	err[0] = '\0';
 	supervise(s, start, err, sizeof(err));
@@ -674,7 +693,7 @@ int main(int argc, char **argv)
 	s->end.cpu_ms = u.cpu_ms;
 	s->end.memory_peak_bytes = u.memory_peak_bytes;
 	s->end.pids_peak = u.pids_peak;
-	if (cgroup_destroy(s->cg) < 0 && strcmp(s->end.outcome, "ok") == 0)
+	if (cgroup_destroy(s->cg) < 0 && s->end.outcome == SBX_OUTCOME_OK)
 		strlcpy(s->end.error, "cgroup could not be removed", sizeof(s->end.error));
 	s->cg = NULL;
 	start_collector(s);

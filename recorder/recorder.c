@@ -160,7 +160,8 @@ static void read_end(struct rec *c)
 		c->end = e;
 	} else {
 		memset(&c->end, 0, sizeof(c->end));
-		strlcpy(c->end.outcome, "sandbox_error", sizeof(c->end.outcome));
+		c->end.outcome = SBX_OUTCOME_SANDBOX_ERROR;
+		c->end.limit = SBX_LIMIT_NONE;
 		strlcpy(c->end.error, "supervisor vanished", sizeof(c->end.error));
 		c->end.exit_code = -1;
 	}
@@ -311,6 +312,16 @@ static void excerpt(const struct stream *st, char *out, size_t outlen)
 	free(clean);
 }
 
+const char *rec_limit_name(const struct sbx_run_end *e)
+{
+	/* a full tmpfs does not end the run: named only when nothing else fired */
+	static const char *const disk_full[] = {"", "tmp_size", "out_size", "tmp+out_size"};
+
+	if (e->limit != SBX_LIMIT_NONE)
+		return sbx_limit_defs[e->limit].key;
+	return disk_full[e->disk_full & (SBX_DISK_FULL_TMP | SBX_DISK_FULL_OUT)];
+}
+
 static void fill_end(struct rec *c, struct sbx_record *end)
 {
 	struct timespec ts;
@@ -322,8 +333,8 @@ static void fill_end(struct rec *c, struct sbx_record *end)
 	end->realtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	end->boottime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	strlcpy(end->outcome, c->end.outcome, sizeof(end->outcome));
-	strlcpy(end->limit, c->end.limit, sizeof(end->limit));
+	strlcpy(end->outcome, sbx_outcome_defs[c->end.outcome].name, sizeof(end->outcome));
+	strlcpy(end->limit, rec_limit_name(&c->end), sizeof(end->limit));
 	strlcpy(end->error, c->end.error, sizeof(end->error));
 	end->exit_code = c->end.exit_code;
 	end->signal = c->end.signal;
@@ -403,12 +414,14 @@ void recorder_run(const struct sbx_run_desc *d)
 		tb = sbx_traceback_parse(c.s[1].cap.buf, c.s[1].cap.len, d->language);
 
 	fill_end(&c, &end);
-	if (rec_log_append(c.log, &end, c.chain, err, sizeof(err)) < 0) {
+	if (sbx_rec_put_u64(&end, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, sizeof(err)) < 0 ||
+	    rec_log_append(c.log, &end, c.chain, err, sizeof(err)) < 0) {
 		message(&c, "audit: END record: %s", err);
 		syslog(LOG_ERR, "run=%s END record not written: %s", d->run_id, err);
 		outq_flush(&c.q, outq_now_ms() + 1000);
 		_exit(1);
 	}
+	sbx_rext_free(&end.ext);
 	/* After END, not inside it: a failed checkpoint costs only its own
 	 * freshness (verify warns about the tail), never the run's record. */
 	if ((d->checkpoint_records || d->checkpoint_seconds) &&
@@ -418,7 +431,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	sbx_hex(c.chain, 32, chainhex);
 	/* a remote syslog that keeps these lines witnesses the chain */
 	syslog(LOG_INFO, "run=%s user=%s uid=%u policy=%s lang=%s outcome=%s exit=%d seq=%" PRIu64 " chain=%s",
-	       d->run_id, d->user, (unsigned)d->uid, d->policy, d->language, c.end.outcome,
+	       d->run_id, d->user, (unsigned)d->uid, d->policy, d->language, sbx_outcome_defs[c.end.outcome].name,
 	       c.end.exit_code, c.end_seq, chainhex);
 	rec_log_close(c.log);
 

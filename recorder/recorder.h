@@ -52,6 +52,10 @@ struct rec {
 /* recorder.c: the run, from START to the result; never returns. */
 _Noreturn void recorder_run(const struct sbx_run_desc *d);
 
+/* recorder.c: what the END record and the result call the limit that
+ * ended the run (its policy key), or the full tmpfs it ran into, or "". */
+const char *rec_limit_name(const struct sbx_run_end *e);
+
 /* result.c: the result JSON (docs/result.schema.json) of a recorded run;
  * traceback is consumed. NULL when out of memory. */
 json_t *result_json(const struct rec *c, json_t *traceback);

@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: ISC */
-/* The result JSON of a recorded run (recorder.h). */
+/*
+ * The result JSON of a recorded run (recorder.h; sbx(1) "The result",
+ * docs/result.schema.json): one table, one row per key, in the order the
+ * result shows them. Adding a key is a row and its function here, and its
+ * entry in the schema.
+ */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fdio.h"
+#include "limitjson.h"
 #include "proto.h"
 #include "recorder.h"
 #include "textutil.h"
+
+/* What the value functions get: the run and the parsed traceback. */
+struct rctx {
+	const struct rec *c;
+	json_t *traceback; /* consumed by the "traceback" row */
+};
 
 static json_t *text_json(const char *data, size_t len)
 {
@@ -17,75 +29,170 @@ static json_t *text_json(const char *data, size_t len)
 	return j;
 }
 
-static json_t *limits_json(const struct sbx_limits *l)
+static json_t *u64(uint64_t v)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
-			 "wall_time_ms", (json_int_t)l->wall_ms, "cpu_time_ms", (json_int_t)l->cpu_ms,
-			 "memory_bytes", (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids,
-			 "cpus", (double)l->cpus_milli / 1000.0, "tmp_bytes", (json_int_t)l->tmp_bytes,
-			 "out_bytes", (json_int_t)l->out_bytes, "output_bytes", (json_int_t)l->output_bytes,
-			 "file_size_bytes", (json_int_t)l->file_size_bytes, "open_files", (json_int_t)l->open_files,
-			 "max_attempts", (json_int_t)l->max_attempts, "input_bytes", (json_int_t)l->input_bytes);
+	return json_integer((json_int_t)v);
 }
 
-/* [{name, size, sha256}] of the input files, as START recorded them. */
-static json_t *inputs_json(const struct rec *c)
+static json_t *digest(const unsigned char d[32])
+{
+	char hex[65];
+
+	sbx_hex(d, 32, hex);
+	return json_string(hex);
+}
+
+static json_t *k_id(const struct rctx *x) { return json_string(x->c->d->run_id); }
+static json_t *k_outcome(const struct rctx *x) { return json_string(sbx_outcome_defs[x->c->end.outcome].name); }
+static json_t *k_exit_code(const struct rctx *x)
+{
+	return x->c->end.exit_code >= 0 ? json_integer(x->c->end.exit_code) : json_null();
+}
+static json_t *k_signal(const struct rctx *x) { return x->c->end.signal ? json_integer(x->c->end.signal) : json_null(); }
+static json_t *k_signal_name(const struct rctx *x)
+{
+	const char *n = x->c->end.signal ? sigabbrev_np(x->c->end.signal) : NULL;
+
+	return x->c->end.signal ? json_string(n ? n : "?") : json_null();
+}
+static json_t *k_wall_ms(const struct rctx *x) { return u64(x->c->end.wall_ms); }
+static json_t *k_cpu_ms(const struct rctx *x) { return u64(x->c->end.cpu_ms); }
+static json_t *k_memory_peak(const struct rctx *x) { return u64(x->c->end.memory_peak_bytes); }
+static json_t *k_pids_peak(const struct rctx *x) { return u64(x->c->end.pids_peak); }
+static json_t *k_stdout(const struct rctx *x) { return text_json(x->c->s[0].cap.buf, x->c->s[0].cap.len); }
+static json_t *k_stderr(const struct rctx *x) { return text_json(x->c->s[1].cap.buf, x->c->s[1].cap.len); }
+/* cut by the cap, or the payload wrote more than was captured */
+static json_t *truncated(const struct stream *st) { return json_boolean(st->truncated || st->total > st->cap.len); }
+static json_t *k_stdout_truncated(const struct rctx *x) { return truncated(&x->c->s[0]); }
+static json_t *k_stderr_truncated(const struct rctx *x) { return truncated(&x->c->s[1]); }
+static json_t *k_stdout_bytes(const struct rctx *x) { return u64(x->c->s[0].total); }
+static json_t *k_stderr_bytes(const struct rctx *x) { return u64(x->c->s[1].total); }
+static json_t *k_traceback(const struct rctx *x) { return x->traceback ? x->traceback : json_null(); }
+
+static json_t *k_artifacts(const struct rctx *x)
 {
 	json_t *a = json_array();
-	char sha[65];
 
-	for (uint32_t i = 0; i < c->d->n_inputs; i++) {
-		sbx_hex(c->input_sha256[i], 32, sha);
-		json_array_append_new(a, json_pack("{s:s,s:I,s:s}", "name", c->d->inputs[i].name, "size",
-						   (json_int_t)c->d->inputs[i].size, "sha256", sha));
+	for (size_t i = 0; a != NULL && i < x->c->n_arts; i++) {
+		const struct sbx_artifact *r = &x->c->arts[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", json_string(r->name));
+		json_object_set_new(o, "size", u64(r->size));
+		json_object_set_new(o, "media_type", json_string(r->media_type));
+		json_object_set_new(o, "sha256", digest(r->sha256));
+		json_array_append_new(a, o);
 	}
 	return a;
 }
 
+static json_t *k_artifacts_skipped(const struct rctx *x) { return u64(x->c->skipped_arts); }
+static json_t *k_policy(const struct rctx *x) { return json_string(x->c->d->policy); }
+static json_t *k_limits(const struct rctx *x) { return sbx_limits_json(&x->c->d->limits); }
+static json_t *k_attempt(const struct rctx *x) { return u64(x->c->d->attempt); }
+static json_t *k_session(const struct rctx *x) { return json_string(x->c->d->session); }
+static json_t *k_language(const struct rctx *x) { return json_string(x->c->d->language); }
+static json_t *k_code_sha256(const struct rctx *x) { return digest(x->c->code_sha256); }
+
+/* [{name, size, sha256}] of the input files, as START recorded them. */
+static json_t *k_inputs(const struct rctx *x)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; a != NULL && i < x->c->d->n_inputs; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", json_string(x->c->d->inputs[i].name));
+		json_object_set_new(o, "size", u64(x->c->d->inputs[i].size));
+		json_object_set_new(o, "sha256", digest(x->c->input_sha256[i]));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *k_limit(const struct rctx *x)
+{
+	const char *n = rec_limit_name(&x->c->end);
+
+	return n[0] ? json_string(n) : json_null();
+}
+
+/* the size-capped tmpfs mounts the payload left full */
+static json_t *k_disk_full(const struct rctx *x)
+{
+	json_t *a = json_array();
+
+	if (x->c->end.disk_full & SBX_DISK_FULL_TMP)
+		json_array_append_new(a, json_string("/tmp"));
+	if (x->c->end.disk_full & SBX_DISK_FULL_OUT)
+		json_array_append_new(a, json_string("/out"));
+	return a;
+}
+
+static json_t *k_error(const struct rctx *x)
+{
+	const char *e = x->c->end.error;
+
+	return e[0] ? text_json(e, strlen(e)) : json_null();
+}
+
+static json_t *k_audit(const struct rctx *x)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "start_seq", u64(x->c->start_seq));
+	json_object_set_new(o, "end_seq", u64(x->c->end_seq));
+	json_object_set_new(o, "chain", digest(x->c->chain));
+	return o;
+}
+
+static const struct {
+	const char *key;
+	json_t *(*value)(const struct rctx *x);
+} keys[] = {
+	{"id", k_id},
+	{"outcome", k_outcome},
+	{"exit_code", k_exit_code},
+	{"signal", k_signal},
+	{"signal_name", k_signal_name},
+	{"wall_ms", k_wall_ms},
+	{"cpu_ms", k_cpu_ms},
+	{"memory_peak_bytes", k_memory_peak},
+	{"pids_peak", k_pids_peak},
+	{"stdout", k_stdout},
+	{"stderr", k_stderr},
+	{"stdout_truncated", k_stdout_truncated},
+	{"stderr_truncated", k_stderr_truncated},
+	{"stdout_bytes", k_stdout_bytes},
+	{"stderr_bytes", k_stderr_bytes},
+	{"traceback", k_traceback},
+	{"artifacts", k_artifacts},
+	{"artifacts_skipped", k_artifacts_skipped},
+	{"policy", k_policy},
+	{"limits", k_limits},
+	{"attempt", k_attempt},
+	{"session", k_session},
+	{"language", k_language},
+	{"code_sha256", k_code_sha256},
+	{"inputs", k_inputs},
+	{"limit", k_limit},
+	{"disk_full", k_disk_full},
+	{"error", k_error},
+	{"audit", k_audit},
+};
+
 json_t *result_json(const struct rec *c, json_t *traceback)
 {
-	const struct sbx_run_end *e = &c->end;
-	const struct sbx_run_desc *d = c->d;
-	char chain[65], sha[65];
-	json_t *arts = json_array(), *j;
+	struct rctx x = {.c = c, .traceback = traceback};
+	json_t *j = json_object();
 
-	for (size_t i = 0; i < c->n_arts; i++) {
-		sbx_hex(c->arts[i].sha256, 32, sha);
-		json_array_append_new(arts, json_pack("{s:s,s:I,s:s,s:s}", "name", c->arts[i].name,
-						      "size", (json_int_t)c->arts[i].size, "media_type",
-						      c->arts[i].media_type, "sha256", sha));
+	for (size_t i = 0; j != NULL && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *v = keys[i].value(&x);
+
+		if (v == NULL || json_object_set_new(j, keys[i].key, v) < 0) {
+			json_decref(j);
+			return NULL;
+		}
 	}
-	sbx_hex(c->chain, 32, chain);
-	sbx_hex(c->code_sha256, 32, sha);
-	j = json_pack("{s:s,s:s,s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:o,s:o,s:b,s:b,s:I,s:I,s:o,s:o,s:I,s:s,s:o,s:I,s:s,s:s,s:s}",
-		      "id", d->run_id, "outcome", e->outcome,
-		      "exit_code", e->exit_code >= 0 ? json_integer(e->exit_code) : json_null(),
-		      "signal", e->signal ? json_integer(e->signal) : json_null(),
-		      "signal_name", e->signal ? json_string(sigabbrev_np(e->signal) ? sigabbrev_np(e->signal) : "?") : json_null(),
-		      "wall_ms", (json_int_t)e->wall_ms, "cpu_ms", (json_int_t)e->cpu_ms,
-		      "memory_peak_bytes", (json_int_t)e->memory_peak_bytes, "pids_peak", (json_int_t)e->pids_peak,
-		      "stdout", text_json(c->s[0].cap.buf, c->s[0].cap.len), "stderr", text_json(c->s[1].cap.buf, c->s[1].cap.len),
-		      "stdout_truncated", c->s[0].truncated || c->s[0].total > c->s[0].cap.len,
-		      "stderr_truncated", c->s[1].truncated || c->s[1].total > c->s[1].cap.len,
-		      "stdout_bytes", (json_int_t)c->s[0].total, "stderr_bytes", (json_int_t)c->s[1].total,
-		      "traceback", traceback ? traceback : json_null(), "artifacts", arts,
-		      "artifacts_skipped", (json_int_t)c->skipped_arts, "policy", d->policy,
-		      "limits", limits_json(&d->limits), "attempt", (json_int_t)d->attempt,
-		      "session", d->session, "language", d->language, "code_sha256", sha);
-	if (j == NULL)
-		return NULL;
-	json_object_set_new(j, "inputs", inputs_json(c));
-	json_object_set_new(j, "limit", e->limit[0] ? json_string(e->limit) : json_null());
-	{
-		json_t *full = json_array();
-		if (e->disk_full & SBX_DISK_FULL_TMP)
-			json_array_append_new(full, json_string("/tmp"));
-		if (e->disk_full & SBX_DISK_FULL_OUT)
-			json_array_append_new(full, json_string("/out"));
-		json_object_set_new(j, "disk_full", full);
-	}
-	json_object_set_new(j, "error", e->error[0] ? text_json(e->error, strlen(e->error)) : json_null());
-	json_object_set_new(j, "audit", json_pack("{s:I,s:I,s:s}", "start_seq", (json_int_t)c->start_seq,
-						  "end_seq", (json_int_t)c->end_seq, "chain", chain));
 	return j;
 }

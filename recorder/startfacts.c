@@ -55,7 +55,8 @@ int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen
 	struct utsname u;
 	char path[PATH_MAX];
 
-	if (sbx_rec_put_str(rec, SBX_F_SBX_VERSION, SBX_VERSION, err, errlen) < 0 ||
+	if (sbx_rec_put_u64(rec, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, errlen) < 0 ||
+	    sbx_rec_put_str(rec, SBX_F_SBX_VERSION, SBX_VERSION, err, errlen) < 0 ||
 	    sbx_rec_put_u64(rec, SBX_F_CODE_BYTES, c->code_len, err, errlen) < 0)
 		return -1;
 	if (uname(&u) == 0 && sbx_rec_put_str(rec, SBX_F_KERNEL, u.release, err, errlen) < 0)

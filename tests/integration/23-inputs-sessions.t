@@ -3,7 +3,7 @@
 # Input files (/in), sessions (/work), and the helper's checks of the fds
 # behind them when it is called directly with crafted ones.
 . "$(dirname "$0")/lib.sh"
-plan 55
+plan 56
 POL=$P/etc/sbx/policies.d
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"
@@ -51,6 +51,9 @@ check "inputs: read-only (write, append and create fail)" sh -c '[ "$(grep -cE "
 
 srun run --input "$T/data.csv" --json -c 'pass'
 check "inputs: the result's limits carry input_bytes" [ "$(jget limits.input_bytes)" = 67108864 ]
+# one vocabulary: sbx-audit show --json has the result's limit keys, input_bytes too
+check "inputs: show --json has the result's limits, input_bytes included (START and END)" \
+	[ "$(audit_field "$(jget id)" start.limits.input_bytes) $(audit_field "$(jget id)" end.limits.input_bytes) $(audit_field "$(jget id)" start.limits.wall_time_ms)" = "67108864 67108864 30000" ]
 check "inputs: the result lists name, size and SHA-256" \
 	[ "$(jget inputs.0.name) $(jget inputs.0.size) $(jget inputs.0.sha256)" = "data.csv 8 $(sha256sum < "$T/data.csv" | cut -d' ' -f1)" ]
 

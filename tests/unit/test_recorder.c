@@ -103,9 +103,19 @@ static void test_end_check(void **state)
 	(void)state;
 	memset(&e, 0, sizeof(e));
 	sbx_msg_hdr_init(&e.hdr, SBX_REC_MSG_END, sizeof(e));
-	strcpy(e.outcome, "ok");
+	e.outcome = SBX_OUTCOME_OK;
+	e.limit = SBX_LIMIT_NONE;
 	assert_int_equal(sbx_run_end_check(&e, sizeof(e), err, sizeof(err)), 0);
-	memset(e.outcome, 'x', sizeof(e.outcome));
+	/* outcome and limit within their tables; "incomplete" is not a run's */
+	e.outcome = SBX_OUTCOME_N;
+	assert_int_equal(sbx_run_end_check(&e, sizeof(e), err, sizeof(err)), -1);
+	e.outcome = SBX_OUTCOME_INCOMPLETE;
+	assert_int_equal(sbx_run_end_check(&e, sizeof(e), err, sizeof(err)), -1);
+	e.outcome = SBX_OUTCOME_OK;
+	e.limit = SBX_LIMIT_N;
+	assert_int_equal(sbx_run_end_check(&e, sizeof(e), err, sizeof(err)), -1);
+	e.limit = SBX_LIMIT_NONE;
+	memset(e.error, 'x', sizeof(e.error));
 	assert_int_equal(sbx_run_end_check(&e, sizeof(e), err, sizeof(err)), -1);
 }
 
