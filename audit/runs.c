@@ -384,7 +384,7 @@ static void csv_cell(sqlite3_stmt *st, int i)
 		return;
 	}
 	t = text(st, i, &n);
-	clean = out_need(sbx_audit_utf8_clean(t, n));
+	clean = out_need(sbx_utf8_sanitize(t, n));
 	csv_text(clean);
 	free(clean);
 }

@@ -13,19 +13,7 @@
 #include "name.h"
 #include "limit.h"
 #include "policy.h"
-
-static void write_all(int fd, const char *p, size_t n, const char *path)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			cli_die("--input", "%s: cannot copy: %s", path, strerror(errno));
-		p += w;
-		n -= (size_t)w;
-	}
-}
+#include "fdio.h"
 
 static int copy_file(const char *path, uint64_t *total)
 {
@@ -56,7 +44,8 @@ static int copy_file(const char *path, uint64_t *total)
 		if (*total > sbx_limit_defs[SBX_LIMIT_INPUT_SIZE].max)
 			cli_die("--input", "%s: input files larger than %llu bytes together", path,
 				(unsigned long long)sbx_limit_defs[SBX_LIMIT_INPUT_SIZE].max);
-		write_all(mfd, buf, (size_t)r, path);
+		if (sbx_write_all(mfd, buf, (size_t)r) < 0)
+			cli_die("--input", "%s: cannot copy: %s", path, strerror(errno));
 	}
 	close(fd);
 	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)

@@ -17,6 +17,7 @@
 #include "fail.h"
 #include "proto.h"
 #include "signals.h"
+#include "clock.h"
 
 /* After the helper exits, how long descriptors a leftover process might
  * still hold open are given to reach EOF. */
@@ -191,13 +192,6 @@ static void show(struct run_state *rs, int which, const char *buf, size_t n, boo
 	ttyout_flush(t);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void event_loop(struct run_state *rs)
 {
@@ -213,7 +207,7 @@ static void event_loop(struct run_state *rs)
 			p[np++] = (struct pollfd){.fd = rs->pidfd, .events = POLLIN};
 		}
 		if (rs->helper_exited) {
-			long long left = deadline - now_ms();
+			long long left = deadline - sbx_mono_ms();
 			if (left <= 0)
 				break;
 			timeout = (int)left;
@@ -227,7 +221,7 @@ static void event_loop(struct run_state *rs)
 			cli_die("poll", "%s", strerror(errno));
 		if (ip >= 0 && p[ip].revents) {
 			rs->helper_exited = true;
-			deadline = now_ms() + GRACE_MS;
+			deadline = sbx_mono_ms() + GRACE_MS;
 		}
 		if (p[0].revents)
 			run_read_frames(rs);

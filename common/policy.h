@@ -34,7 +34,7 @@ struct sbx_limits {
 	uint64_t file_size_bytes; /* RLIMIT_FSIZE */
 	uint64_t open_files;      /* RLIMIT_NOFILE */
 	uint64_t max_attempts;    /* cap for the client's retry loop */
-	uint64_t input_bytes;     /* input files under /in, all together (not in the signed record) */
+	uint64_t input_bytes;     /* input files under /in, all together (record field input_bytes) */
 };
 
 /* [network] mode; sbx_net_mode_name() is the one table of their names. */

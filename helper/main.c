@@ -29,6 +29,7 @@
 #include "helper.h"
 #include "proto.h"
 #include "testhook.h"
+#include "clock.h"
 
 /* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
 #define WALL_GRACE_MS 500
@@ -37,18 +38,7 @@
 /* exec_recorder moves every descriptor at least this high before placing it */
 #define FD_PARK 64
 
-static int64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
 
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static uint64_t mono_ms(void)
-{
-	return (uint64_t)now_ns(CLOCK_MONOTONIC) / 1000000;
-}
 
 /* Why the supervisor killed the sandbox. */
 enum kill_cause {
@@ -338,7 +328,7 @@ static void client_control(struct sup *s, uint64_t *grace)
 			continue;
 		kill(s->child, buf[i] == SBX_CONTROL_INTERRUPT ? SIGINT : SIGTERM);
 		if (!*grace)
-			*grace = mono_ms() + CONTROL_GRACE_MS;
+			*grace = (uint64_t)sbx_mono_ms() + CONTROL_GRACE_MS;
 	}
 }
 
@@ -356,7 +346,7 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 			{.fd = ctl_open ? s->ctl : -1, .events = POLLIN},
 		};
 		struct cgroup_usage u;
-		uint64_t now = mono_ms();
+		uint64_t now = (uint64_t)sbx_mono_ms();
 		int wait = 100;
 
 		if (now >= deadline && hard == 0) {
@@ -565,8 +555,8 @@ static void prepare(struct run *r, int argc, char **argv)
 	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
 		die("getrandom: %s", strerror(errno));
 	sbx_hex(rnd, sizeof(rnd), r->run_id);
-	r->realtime_ns = now_ns(CLOCK_REALTIME);
-	r->boottime_ns = now_ns(CLOCK_BOOTTIME);
+	r->realtime_ns = sbx_clock_ns(CLOCK_REALTIME);
+	r->boottime_ns = sbx_clock_ns(CLOCK_BOOTTIME);
 	if (load_config(r, err, sizeof(err)) < 0 || load_policy(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	r->policy_loaded = true;
@@ -677,7 +667,7 @@ int main(int argc, char **argv)
 	TEST_HOOK("supervisor-mapped");
 	if (write(s->sync, &(char){SBX_SANDBOX_GO}, 1) != 1)
 		kill_sandbox(s, KILL_POLL, SBX_LIMIT_NONE);
-	start = mono_ms();
+	start = (uint64_t)sbx_mono_ms();
 	err[0] = '\0';
 	supervise(s, start, err, sizeof(err));
 	/* pid 1 is gone, so is every process of its namespace */
@@ -686,7 +676,7 @@ int main(int argc, char **argv)
 	egress_stop(&run);
 	while (s->sync >= 0 && sandbox_msg(s, err, sizeof(err)))
 		; /* a status sent just before init exited */
-	s->end.wall_ms = mono_ms() - start;
+	s->end.wall_ms = (uint64_t)sbx_mono_ms() - start;
 	cgroup_usage(s->cg, &u);
 	code = classify(s, &u, err);
 	note_disk_full(s);

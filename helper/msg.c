@@ -17,6 +17,7 @@
 #include <bsd/string.h>
 
 #include "helper.h"
+#include "clock.h"
 
 #define MSG_WAIT_MS 1000
 #define MSG_HELD 4
@@ -46,19 +47,12 @@ void msg_hold(void)
 	held = true;
 }
 
-static long long ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int msg_frame(uint32_t type, const void *data, size_t len, int timeout_ms)
 {
 	unsigned char hdr[8];
 	size_t sent = 0, total = 8 + len;
-	long long end = ms_now() + timeout_ms;
+	long long end = sbx_mono_ms() + timeout_ms;
 
 	if (sock < 0 || len > SBX_FRAME_MAX)
 		return -1;
@@ -85,7 +79,7 @@ int msg_frame(uint32_t type, const void *data, size_t len, int timeout_ms)
 			continue;
 		if (n < 0 && errno != EAGAIN)
 			return -1;
-		long long left = end - ms_now();
+		long long left = end - sbx_mono_ms();
 		if (left <= 0 || poll(&p, 1, (int)left) < 0)
 			return -1;
 	}

@@ -12,15 +12,9 @@
 
 #include "fdio.h"
 #include "proto.h"
+#include "clock.h"
 
 
-int64_t outq_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void outq_init(struct outq *q, int sock)
 {
@@ -182,7 +176,7 @@ void outq_flush(struct outq *q, int64_t deadline_ms)
 		outq_send(q);
 		if (!outq_pending(q))
 			return;
-		int64_t left = deadline_ms - outq_now_ms();
+		int64_t left = deadline_ms - sbx_mono_ms();
 		struct pollfd p = {.fd = q->sock, .events = POLLOUT};
 		if (left <= 0 || (poll(&p, 1, (int)left) < 0 && errno != EINTR))
 			break;

@@ -54,11 +54,8 @@ void outq_send(struct outq *q);
 /* Something is queued (and the client has not gone). */
 bool outq_pending(const struct outq *q);
 
-/* Send until nothing is left, the client goes, or deadline_ms (CLOCK_MONOTONIC
- * milliseconds) passes; then drop the rest. */
+/* Send until nothing is left, the client goes, or deadline_ms (sbx_mono_ms(),
+ * clock.h) passes; then drop the rest. */
 void outq_flush(struct outq *q, int64_t deadline_ms);
-
-/* CLOCK_MONOTONIC in milliseconds. */
-int64_t outq_now_ms(void);
 
 #endif

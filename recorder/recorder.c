@@ -29,6 +29,7 @@
 #include "testhook.h"
 #include "textutil.h"
 #include "traceback.h"
+#include "clock.h"
 
 /* One line from sbx-helper to the client (proto.h SBX_FRAME_MESSAGE). */
 static void message(struct rec *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -366,7 +367,7 @@ static _Noreturn void start_failed(struct rec *c, const char *err)
 	message(c, "audit log unavailable, the run was not started: %s", err);
 	reply(c, SBX_REPLY_START_FAIL);
 	/* the supervisor waits 2 s for us */
-	outq_flush(&c->q, outq_now_ms() + 1000);
+	outq_flush(&c->q, sbx_mono_ms() + 1000);
 	_exit(1);
 }
 
@@ -418,7 +419,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	    rec_log_append(c.log, &end, c.chain, err, sizeof(err)) < 0) {
 		message(&c, "audit: END record: %s", err);
 		syslog(LOG_ERR, "run=%s END record not written: %s", d->run_id, err);
-		outq_flush(&c.q, outq_now_ms() + 1000);
+		outq_flush(&c.q, sbx_mono_ms() + 1000);
 		_exit(1);
 	}
 	sbx_rext_free(&end.ext);
@@ -443,6 +444,6 @@ void recorder_run(const struct sbx_run_desc *d)
 		message(&c, "%s", c.end.error);
 	if (text != NULL)
 		outq_frame_take(&c.q, SBX_FRAME_RESULT, text, strlen(text));
-	outq_flush(&c.q, outq_now_ms() + SBX_FLUSH_MS);
+	outq_flush(&c.q, sbx_mono_ms() + SBX_FLUSH_MS);
 	_exit(0);
 }
