@@ -107,8 +107,13 @@ json_t *dry_run_json(const struct sbx_dry_run *dr)
 	add_list(o, "mount", json_string("/etc tmpfs ro (passwd, group, hosts, hostname, nsswitch.conf, resolv.conf)"));
 	add_list(o, "mount", json_string("/proc proc nosuid,nodev,noexec"));
 	add_list(o, "mount", json_string("/dev tmpfs ro,nosuid,noexec (null zero full random urandom)"));
-	add_list(o, "mount", str("/tmp tmpfs rw,nosuid,nodev size=%" PRIu64, l->tmp_bytes));
-	add_list(o, "mount", str("/out tmpfs rw,nosuid,nodev,noexec size=%" PRIu64, l->out_bytes));
+	add_list(o, "mount", str("/dev/shm tmpfs rw,nosuid,nodev,noexec size=%" PRIu64 " nr_inodes=%" PRIu64,
+				 l->shm_bytes, dr->shm_inodes));
+	add_list(o, "mount", str("/tmp tmpfs rw,nosuid,nodev size=%" PRIu64 " nr_inodes=%" PRIu64, l->tmp_bytes,
+				 dr->tmp_inodes));
+	add_list(o, "mount", str("/out tmpfs rw,nosuid,nodev,noexec size=%" PRIu64 " nr_inodes=%" PRIu64, l->out_bytes,
+				 dr->out_inodes));
+	add_list(o, "mount", json_string("/sbx bind ro,nosuid,nodev,noexec (" SBX_DATADIR "/sbx/sandbox)"));
 	add_list(o, "mount", str("%s tmpfs ro,nosuid,nodev,noexec size=%" PRIu64, d->code_path, d->code_bytes));
 	if (d->n_inputs > 0)
 		add_list(o, "mount", str("/in tmpfs ro,nosuid,nodev,noexec size=%" PRIu64 " (%u files)", d->inputs_bytes,
@@ -118,6 +123,7 @@ json_t *dry_run_json(const struct sbx_dry_run *dr)
 	if (d->flags & SBX_DESC_WORK)
 		add_list(o, "mount", str("/work session rw,nosuid,nodev (%s)", d->session[0] ? d->session : "session"));
 	json_object_set_new(o, "cwd", json_string(d->flags & SBX_DESC_WORK ? "/work" : "/tmp"));
+	json_object_set_new(o, "cpu_affinity", str("%u (%s)", (unsigned)dr->cpus, dr->cpu_list[0] ? dr->cpu_list : "not set"));
 	for (uint32_t i = 0; i < dr->n_env; i++)
 		add_list(o, "env", json_string(dr->env[i]));
 	return o;

@@ -5,14 +5,83 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hint.h"
+#include "limit.h"
 #include "outcome.h"
 
 /* Longest "message" taken from the last stderr line (bytes). */
 #define LAST_LINE_MAX 512
 
-static json_t *make(const char *type, json_t *message, json_t *line, json_t *traceback)
+/* The option of `sbx run` that lowered limit id in this run, or NULL (the
+ * policy's value). */
+static const char *asked(const struct run_opts *o, enum sbx_limit id)
 {
-	return json_pack("{s:s,s:o,s:o,s:o}", "type", type, "message", message ? message : json_null(),
+	if (o == NULL)
+		return NULL;
+	switch (id) {
+	case SBX_LIMIT_WALL_TIME: return o->timeout_ms != 0 ? "--timeout" : NULL;
+	case SBX_LIMIT_MEMORY: return o->memory_bytes != 0 ? "--memory" : NULL;
+	case SBX_LIMIT_PIDS: return o->pids != 0 ? "--pids" : NULL;
+	default: return NULL;
+	}
+}
+
+/* The limits table's row whose JSON key is json, or NULL. */
+static const struct sbx_limit_def *limit_by_json(const char *json)
+{
+	for (size_t i = 0; i < SBX_LIMIT_N; i++)
+		if (strcmp(sbx_limit_defs[i].json, json) == 0)
+			return &sbx_limit_defs[i];
+	return NULL;
+}
+
+static bool limit_value(json_t *res, const struct run_opts *o, const struct sbx_limit_def *d, char *buf, size_t len)
+{
+	json_t *v = json_object_get(json_object_get(res, "limits"), d->json);
+	const char *policy = json_string_value(json_object_get(res, "policy"));
+	const char *option = asked(o, d->id);
+	char val[32];
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	sbx_limit_format(d, (uint64_t)json_integer_value(v), val, sizeof(val));
+	if (option != NULL)
+		snprintf(buf, len, "%s (%s)", val, option);
+	else
+		snprintf(buf, len, "%s (policy %s)", val, policy ? policy : "?");
+	return true;
+}
+
+bool result_limit_value(json_t *res, const struct run_opts *o, const char *limit_key, char *buf, size_t len)
+{
+	const struct sbx_limit_def *d = limit_by_json(limit_key);
+
+	return d != NULL && limit_value(res, o, d, buf, len);
+}
+
+/* The limit of the result's outcome (outcome and limit tables). */
+bool result_limit_message(json_t *res, const struct run_opts *o, char *buf, size_t len)
+{
+	const char *name = json_string_value(json_object_get(res, "outcome"));
+	const struct sbx_outcome_def *oc = name ? sbx_outcome_by_name(name) : NULL;
+	const struct sbx_limit_def *d;
+	char val[128];
+
+	if (oc == NULL || oc->limit == SBX_LIMIT_NONE)
+		return false;
+	d = &sbx_limit_defs[oc->limit];
+	if (limit_value(res, o, d, val, sizeof(val)))
+		snprintf(buf, len, "%s of %s reached", d->what, val);
+	else
+		snprintf(buf, len, "%s reached", d->what);
+	return true;
+}
+
+static json_t *make(const char *code, const char *type, json_t *message, json_t *line, json_t *traceback,
+		    json_t *hint)
+{
+	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "code", code, "type", type,
+			 "message", message ? message : json_null(), "hint", hint ? hint : json_null(),
 			 "line", line ? line : json_null(), "traceback", traceback ? traceback : json_null());
 }
 
@@ -42,59 +111,57 @@ static json_t *last_line(const char *s)
 	return json_stringn(begin, n);
 }
 
-/* "wall-time limit of 2000 ms reached": the limit of the result's outcome
- * (outcome and limit tables), with its value from the result's limits. */
-static json_t *limit_message(json_t *res)
+/* A hint for a traceback sbx recognises, or NULL. */
+static json_t *traceback_hint(json_t *tb)
 {
-	const char *name = json_string_value(json_object_get(res, "outcome"));
-	const struct sbx_outcome_def *o = name ? sbx_outcome_by_name(name) : NULL;
-	const struct sbx_limit_def *l;
-	json_t *v;
-	char buf[128];
+	const char *type = json_string_value(json_object_get(tb, "type"));
+	const char *msg = json_string_value(json_object_get(tb, "message"));
+	char mod[128], buf[512];
+	const char *q;
 
-	if (o == NULL || o->limit == SBX_LIMIT_NONE)
+	/* "No module named 'polars'" (Python's import system) */
+	if (type == NULL || msg == NULL || strcmp(type, "ModuleNotFoundError") != 0 ||
+	    strncmp(msg, "No module named '", 17) != 0 || (q = strchr(msg + 17, '\'')) == NULL ||
+	    (size_t)(q - msg - 17) >= sizeof(mod))
 		return NULL;
-	l = &sbx_limit_defs[o->limit];
-	v = json_object_get(json_object_get(res, "limits"), l->json);
-	if (json_is_integer(v))
-		snprintf(buf, sizeof(buf), "%s of %" JSON_INTEGER_FORMAT "%s%s reached", l->what, json_integer_value(v),
-			 sbx_unit_name(l->unit)[0] ? " " : "", sbx_unit_name(l->unit));
-	else
-		snprintf(buf, sizeof(buf), "%s reached", l->what);
-	return json_string(buf);
+	memcpy(mod, msg + 17, (size_t)(q - msg - 17));
+	mod[q - msg - 17] = '\0';
+	return hint_missing_module(mod, buf, sizeof(buf)) ? json_string(buf) : NULL;
 }
 
-json_t *result_error(json_t *res)
+json_t *result_error(json_t *res, const struct run_opts *o)
 {
 	const char *outcome = json_string_value(json_object_get(res, "outcome"));
 	json_t *tb = json_object_get(res, "traceback");
 	json_t *old = json_object_get(res, "error");
-	json_t *msg;
+	const char *tbtext = json_string_value(json_object_get(tb, "text"));
+	char buf[256];
 
 	if (outcome == NULL || strcmp(outcome, "ok") == 0)
 		return json_null();
 	if (strcmp(outcome, "sandbox_error") == 0)
-		return make("sandbox_error", json_is_string(old) ? json_incref(old) : NULL, NULL, NULL);
+		return make("sandbox_error", "sandbox_error", json_is_string(old) ? json_incref(old) : NULL, NULL,
+			    NULL, NULL);
+	/* a limit leads, the traceback says where the program was */
+	if (result_limit_message(res, o, buf, sizeof(buf)))
+		return make(outcome, outcome, json_string(buf), NULL, tbtext ? json_string(tbtext) : NULL, NULL);
 	if (json_is_object(tb) && json_is_string(json_object_get(tb, "type")))
-		return make(json_string_value(json_object_get(tb, "type")),
+		return make(outcome, json_string_value(json_object_get(tb, "type")),
 			    json_incref(json_object_get(tb, "message")), json_incref(json_object_get(tb, "line")),
-			    json_incref(json_object_get(tb, "text")));
-	msg = limit_message(res);
-	if (msg == NULL && strcmp(outcome, "signal") == 0) {
+			    json_incref(json_object_get(tb, "text")), traceback_hint(tb));
+	if (strcmp(outcome, "signal") == 0) {
 		const char *name = json_string_value(json_object_get(res, "signal_name"));
-		char buf[64];
 
 		snprintf(buf, sizeof(buf), "killed by signal SIG%s", name ? name : "?");
-		msg = json_string(buf);
+		return make(outcome, outcome, json_string(buf), NULL, NULL, NULL);
 	}
-	if (msg == NULL)
-		msg = last_line(json_string_value(json_object_get(res, "stderr")));
-	return make(outcome, msg, NULL, NULL);
+	return make(outcome, outcome, last_line(json_string_value(json_object_get(res, "stderr"))), NULL, NULL,
+		    NULL);
 }
 
-int result_set_error(json_t *res)
+int result_set_error(json_t *res, const struct run_opts *o)
 {
-	json_t *e = result_error(res);
+	json_t *e = result_error(res, o);
 
 	return e == NULL ? -1 : json_object_set_new(res, "error", e);
 }

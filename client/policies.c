@@ -105,6 +105,28 @@ static void default_policy(char *out, size_t len)
 	free(c);
 }
 
+void policy_limits(const char *name, struct sbx_limits *out)
+{
+	struct sbx_policy *p = calloc(1, sizeof(*p));
+	char dflt[SBX_NAME_MAX + 1], path[PATH_MAX], err[SBX_ERR_LEN], *text;
+	size_t n;
+
+	if (p == NULL)
+		cli_die("policy", "out of memory");
+	sbx_policy_defaults(p);
+	*out = p->limits;
+	if (name == NULL) {
+		default_policy(dflt, sizeof(dflt));
+		name = dflt;
+	}
+	snprintf(path, sizeof(path), "%s/sbx/policies.d/%s.policy", SBX_SYSCONFDIR, name);
+	if (sbx_valid_name(name) && read_text(path, &text, &n) == 0) {
+		if (sbx_policy_parse(path, text, n, p, err, sizeof(err)) == 0)
+			*out = p->limits;
+		free(text);
+	}
+	free(p);
+}
 
 /* The limits `sbx policies` shows, as columns: header and width. */
 static const struct {

@@ -86,10 +86,7 @@ void sbx_limit_format(const struct sbx_limit_def *d, uint64_t v, char *buf, size
 {
 	switch (d->unit) {
 	case SBX_UNIT_MS:
-		if (v % 1000 == 0)
-			snprintf(buf, len, "%llus", (unsigned long long)(v / 1000));
-		else
-			snprintf(buf, len, "%llums", (unsigned long long)v);
+		sbx_format_duration_ms(v, buf, len);
 		return;
 	case SBX_UNIT_BYTES:
 		sbx_format_size(v, buf, len);

@@ -42,6 +42,8 @@ enum sbx_unit {
 	  "/tmp size", "size of the /tmp tmpfs")                                                    \
 	X(OUT_SIZE, "out_size", SBX_UNIT_BYTES, "out_bytes", out_bytes, 64ULL << 20, UINT64_MAX,    \
 	  "/out size", "size of the /out tmpfs and of the artifacts together")                      \
+	X(SHM_SIZE, "shm_size", SBX_UNIT_BYTES, "shm_bytes", shm_bytes, 64ULL << 20, UINT64_MAX,    \
+	  "/dev/shm size", "size of the /dev/shm tmpfs (POSIX shared memory, semaphores)")         \
 	X(INPUT_SIZE, "input_size", SBX_UNIT_BYTES, "input_bytes", input_bytes, 64ULL << 20,        \
 	  16ULL << 30, "input size limit", "input files under /in together")                        \
 	X(OUTPUT, "output", SBX_UNIT_BYTES, "output_bytes", output_bytes, 1ULL << 20, UINT64_MAX,   \

@@ -11,7 +11,7 @@
  *              [--policy NAME] [--name FILE] [--timeout MS] [--memory BYTES]
  *              [--pids N] [--session ID] [--attempt N] [--parent ID]
  *              [--input-fd N --input-name NAME]... [--work-fd N] [--dry-run]
- *              [--allow HOST:PORT]...
+ *              [--allow HOST:PORT]... [--stdin-fd N]
  *
  * --lang      language name from sbx.conf ([language.NAME]); the helper, not
  *             the client, resolves it to an interpreter command line.
@@ -33,6 +33,9 @@
  *             each is followed by its --input-name ([A-Za-z0-9._-]{1,64}, no
  *             leading '.', unique); at most SBX_MAX_INPUTS pairs, sizes
  *             together at most the policy's input_size.
+ * --stdin-fd  a memfd sealed like --code-fd: the payload's standard input
+ *             (read from its start; else /dev/null); counted in input_size,
+ *             its size and SHA-256 recorded in START.
  * --work-fd   a directory fd (O_PATH will do) of the caller's session: a
  *             directory owned by the caller, not group/world-writable;
  *             mounted read-write at /work (open_tree + move_mount), where
@@ -139,7 +142,8 @@ enum sbx_recorder_fd {
 	SBX_REC_FD_CODE = 8,    /* the code memfd (sealed) */
 	SBX_REC_FD_EGRESS = 9,  /* [network] mode = allow: the relay's report socket
 				 * (common/egress_proto.h); else /dev/null */
-	SBX_REC_FD_INPUT0 = 10, /* the input memfds, n_inputs of them, in order */
+	SBX_REC_FD_STDIN = 10,  /* the --stdin-fd memfd (sealed), or /dev/null */
+	SBX_REC_FD_INPUT0 = 11, /* the input memfds, n_inputs of them, in order */
 };
 /* 0, 1 and 2 are /dev/null. */
 
@@ -181,6 +185,7 @@ enum sbx_sandbox_msg {
 	SBX_SANDBOX_TMPDIR = 3, /* init -> supervisor: O_PATH fd of /tmp (SCM_RIGHTS) */
 	SBX_SANDBOX_STATUS = 4, /* init -> supervisor: then an int, the payload's wait status */
 	SBX_SANDBOX_ERROR = 5,  /* init -> supervisor: then text, why set-up failed */
+	SBX_SANDBOX_SHMDIR = 6, /* init -> supervisor: O_PATH fd of /dev/shm (SCM_RIGHTS) */
 };
 
 #endif

@@ -60,7 +60,7 @@ int sbx_run_desc_check(const void *buf, size_t n, bool dry, char *err, size_t er
 	if (dry) {
 		const struct sbx_dry_run *r = buf;
 
-		if (r->n_binds > sizeof(r->binds) / sizeof(r->binds[0]) || r->n_env > SBX_MAX_ENV ||
+		if (r->n_binds > sizeof(r->binds) / sizeof(r->binds[0]) || r->n_env > SBX_RUNENV_MAX ||
 		    r->n_allow > SBX_EGRESS_MAX) {
 			snprintf(err, errlen, "malformed dry-run description");
 			return -1;
@@ -75,6 +75,10 @@ int sbx_run_desc_check(const void *buf, size_t n, bool dry, char *err, size_t er
 				snprintf(err, errlen, "malformed dry-run description (allow %u)", (unsigned)i);
 				return -1;
 			}
+		if (!TERMINATED(r->cpu_list)) {
+			snprintf(err, errlen, "malformed dry-run description (cpu list)");
+			return -1;
+		}
 		for (uint32_t i = 0; i < r->n_env; i++)
 			if (!TERMINATED(r->env[i])) {
 				snprintf(err, errlen, "malformed dry-run description (env %u)", (unsigned)i);

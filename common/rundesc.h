@@ -19,6 +19,7 @@
 #include "policy.h"
 #include "proto.h"
 #include "hostport.h"
+#include "runenv.h"
 
 #define SBX_DESC_ERR_LEN 256
 #define SBX_DESC_ARGV_LEN 1024 /* the record's argv field */
@@ -27,6 +28,7 @@ enum sbx_desc_flags {
 	SBX_DESC_REFUSED = 1u << 0,  /* refused after the policy was loaded: error says why */
 	SBX_DESC_WORK = 1u << 1,     /* a session directory is mounted at /work */
 	SBX_DESC_SESSIONS = 1u << 2, /* the policy allows sessions */
+	SBX_DESC_STDIN = 1u << 3,    /* --stdin-fd: stdin_bytes of standard input */
 };
 
 struct sbx_desc_input {
@@ -54,11 +56,11 @@ struct sbx_run_desc {
 	char parent_id[SBX_ID_LEN + 1];
 	uint32_t n_inputs;
 	struct sbx_desc_input inputs[SBX_MAX_INPUTS];
-	uint64_t inputs_bytes;
+	uint64_t inputs_bytes;      /* the inputs' sizes and stdin's */
+	uint64_t stdin_bytes;
 	uint32_t net;               /* enum sbx_net_mode */
 	uint32_t seccomp;           /* enum sbx_seccomp_profile */
 	char audit_origin[128];     /* sbx.conf; "" = host name */
-	uint64_t checkpoint_records, checkpoint_seconds;
 	char error[SBX_DESC_ERR_LEN]; /* with SBX_DESC_REFUSED: why, never "" */
 };
 
@@ -78,7 +80,10 @@ struct sbx_dry_run {
 	uint32_t n_binds;
 	struct sbx_dry_bind binds[2 * SBX_MAX_PATHS];
 	uint32_t n_env;
-	char env[SBX_MAX_ENV][256];
+	char env[SBX_RUNENV_MAX][SBX_RUNENV_LEN]; /* the payload's environment (runenv.h) */
+	uint32_t cpus;              /* CPUs the run may use (the affinity mask's size) */
+	char cpu_list[256];         /* "0,1", or "" when no mask is set */
+	uint64_t tmp_inodes, shm_inodes, out_inodes; /* nr_inodes of the writable tmpfs */
 	/* [network] mode = allow: the policy's services and per-run caps */
 	uint32_t n_allow;
 	struct sbx_dry_allow allow[SBX_EGRESS_MAX];
@@ -98,6 +103,7 @@ struct sbx_run_end {
 };
 #define SBX_DISK_FULL_TMP 1u
 #define SBX_DISK_FULL_OUT 2u
+#define SBX_DISK_FULL_SHM 4u
 
 /* Fill a message header. */
 void sbx_msg_hdr_init(struct sbx_msg_hdr *h, enum sbx_rec_msg type, size_t size);

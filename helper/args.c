@@ -15,7 +15,7 @@
 enum opt_id {
 	OPT_POLICY, OPT_LANG, OPT_NAME, OPT_CODE_FD, OPT_RESULT_FD, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_SESSION, OPT_ATTEMPT, OPT_PARENT, OPT_INPUT_FD, OPT_INPUT_NAME, OPT_WORK_FD, OPT_DRY_RUN,
-	OPT_ALLOW,
+	OPT_ALLOW, OPT_STDIN_FD,
 };
 
 static const struct opt {
@@ -40,6 +40,7 @@ static const struct opt {
 	{"--work-fd", OPT_WORK_FD, true, false},
 	{"--dry-run", OPT_DRY_RUN, false, false},
 	{"--allow", OPT_ALLOW, true, true},
+	{"--stdin-fd", OPT_STDIN_FD, true, false},
 };
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -107,6 +108,8 @@ static int take(struct run *r, enum opt_id id, const char *v, char *err, size_t 
 		return parse_fd(v, &r->result_fd) < 0;
 	case OPT_WORK_FD:
 		return parse_fd(v, &r->work_fd) < 0;
+	case OPT_STDIN_FD:
+		return parse_fd(v, &r->stdin_fd) < 0;
 	case OPT_TIMEOUT:
 		if (parse_range(v, 1, SBX_ARG_TIMEOUT_MAX, &u) < 0)
 			return 1;
@@ -196,7 +199,7 @@ static int take(struct run *r, enum opt_id id, const char *v, char *err, size_t 
 /* every fd named once: one fd under two names would be closed twice */
 static int fds_distinct(const struct run *r, char *err, size_t errlen)
 {
-	int fds[2 + SBX_MAX_INPUTS + 1];
+	int fds[2 + SBX_MAX_INPUTS + 2];
 	size_t n = 0;
 
 	fds[n++] = r->code_fd;
@@ -205,6 +208,8 @@ static int fds_distinct(const struct run *r, char *err, size_t errlen)
 		fds[n++] = r->inputs[j].fd;
 	if (r->work_fd >= 0)
 		fds[n++] = r->work_fd;
+	if (r->stdin_fd >= 0)
+		fds[n++] = r->stdin_fd;
 	for (size_t a = 0; a < n; a++)
 		for (size_t b = a + 1; b < n; b++)
 			if (fds[a] == fds[b]) {
@@ -218,7 +223,7 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 {
 	bool seen[N_OPTS] = {false};
 
-	r->code_fd = r->result_fd = r->work_fd = r->work_tree = -1;
+	r->code_fd = r->result_fd = r->work_fd = r->work_tree = r->stdin_fd = -1;
 	r->attempt = 1;
 	if (argc < 2 || strcmp(argv[1], "run") != 0) {
 		snprintf(err, errlen, "usage: sbx-helper run --lang NAME --code-fd N --result-fd N "

@@ -6,12 +6,14 @@
  * come from argv (already validated), root-owned files and the fds' sizes.
  */
 #include <stdio.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bsd/string.h>
 
 #include "helper.h"
+#include "runenv.h"
 
 void describe_run(const struct run *r, struct sbx_run_desc *d)
 {
@@ -54,11 +56,13 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 		d->inputs[i].size = r->inputs[i].size;
 	}
 	d->inputs_bytes = r->refused ? 0 : r->inputs_bytes;
+	if (r->stdin_fd >= 0 && !r->refused) {
+		d->flags |= SBX_DESC_STDIN;
+		d->stdin_bytes = r->stdin_size;
+	}
 	d->net = (uint32_t)r->policy.net;
 	d->seccomp = (uint32_t)r->policy.seccomp;
 	strlcpy(d->audit_origin, r->conf.audit_origin, sizeof(d->audit_origin));
-	d->checkpoint_records = r->conf.checkpoint_records;
-	d->checkpoint_seconds = r->conf.checkpoint_seconds;
 }
 
 static void add_bind(struct sbx_dry_run *d, const char *path, bool rw)
@@ -88,8 +92,24 @@ void dry_run_send(const struct run *r)
 		add_bind(&d, p->ro[i], false);
 	for (size_t i = 0; i < p->n_rw; i++)
 		add_bind(&d, p->rw[i], true);
-	for (size_t i = 0; i < p->n_env; i++)
-		strlcpy(d.env[d.n_env++], p->env[i], sizeof(d.env[0]));
+	{
+		/* what the sandbox will compute (sandbox.c), computed the same way */
+		static struct sbx_runenv env;
+		cpu_set_t set;
+
+		d.cpus = run_cpu_set(r, &set);
+		for (int c = 0, k = 0; c < CPU_SETSIZE && k < CPU_COUNT(&set); c++)
+			if (CPU_ISSET(c, &set)) {
+				size_t at = strlen(d.cpu_list);
+				snprintf(d.cpu_list + at, sizeof(d.cpu_list) - at, "%s%d", k++ ? "," : "", c);
+			}
+		sbx_runenv_build(&env, p, r->lang, d.cpus);
+		for (size_t i = 0; i < env.n; i++)
+			strlcpy(d.env[d.n_env++], env.entry[i], sizeof(d.env[0]));
+	}
+	d.tmp_inodes = tmpfs_inodes(r->limits.tmp_bytes);
+	d.shm_inodes = tmpfs_inodes(r->limits.shm_bytes);
+	d.out_inodes = tmpfs_inodes(r->limits.out_bytes);
 	if (p->net == SBX_NET_ALLOW) {
 		for (size_t i = 0; i < p->egress.n_allow; i++) {
 			strlcpy(d.allow[i].host, p->egress.allow[i].host, sizeof(d.allow[i].host));

@@ -22,6 +22,7 @@
 #ifndef SBX_HELPER_H
 #define SBX_HELPER_H
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,7 @@ struct run {
 	char lang_name[SBX_NAME_MAX + 1];
 	char code_name[SBX_TOKEN_MAX + 1];
 	int code_fd, result_fd;
+	int stdin_fd;       /* --stdin-fd: sealed memfd, the payload's stdin; -1: /dev/null */
 	struct sbx_limits request;  /* zero fields: not asked */
 	char session[65];
 	uint32_t attempt;
@@ -81,7 +83,8 @@ struct run {
 	char *argv[SBX_MAX_ARGV + 2]; /* interpreter argv + code path, NULL-terminated */
 	char code_path[128];
 	uint64_t code_len;      /* bytes in the code memfd (never read by root) */
-	uint64_t inputs_bytes;  /* sum of the inputs' sizes */
+	uint64_t inputs_bytes;  /* sum of the inputs' sizes, and stdin's */
+	uint64_t stdin_size;    /* bytes of --stdin-fd */
 	int work_tree;          /* detached copy of the session directory's mount (open_tree), or -1 */
 	char run_id[SBX_ID_LEN + 1];
 	int64_t realtime_ns, boottime_ns;
@@ -89,6 +92,7 @@ struct run {
 	bool refused;
 	char error[HELPER_ERR_LEN]; /* why, when refused */
 	bool policy_loaded;
+	bool stdin_hashed;
 	uid_t sbx_uid;       /* the recorder's account, _sbx */
 	gid_t sbx_gid;
 };
@@ -168,6 +172,16 @@ _Noreturn void sandbox_main(const struct run *r, const struct sandbox_fds *f);
 
 /* mounts.c: build the new root and pivot into it. */
 int setup_mounts(const struct run *r, char *err, size_t errlen);
+/* mounts.c: the inode cap (nr_inodes) of a writable tmpfs of size bytes. */
+unsigned long long tmpfs_inodes(uint64_t size);
+
+/* cpus.c: fill set with the CPUs run r may use (ceil of its cpus limit,
+ * at most those of the helper's own affinity mask) and return how many;
+ * set stays empty when the mask cannot be read (the count is then
+ * ceil(cpus) and only the cgroup quota applies). Deterministic in the run
+ * id, so a dry run shows the same. */
+#include <sched.h>
+unsigned run_cpu_set(const struct run *r, cpu_set_t *set);
 
 /* seccomp.c */
 int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen);

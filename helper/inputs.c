@@ -105,13 +105,22 @@ int check_inputs(struct run *r, char *err, size_t errlen)
 		}
 		total += in->size;
 	}
+	if (r->stdin_fd >= 0 && total != UINT64_MAX) {
+		const char *why;
+
+		if (sealed_memfd(r->stdin_fd, &r->stdin_size, &why) < 0) {
+			snprintf(err, errlen, "--stdin-fd %d: %s", r->stdin_fd, why);
+			return -1;
+		}
+		total = r->stdin_size > r->limits.input_bytes - total ? UINT64_MAX : total + r->stdin_size;
+	}
 	r->inputs_bytes = total;
 	if (total > r->limits.input_bytes) {
 		char a[32];
 
 		sbx_format_size(r->limits.input_bytes, a, sizeof(a));
-		snprintf(err, errlen, "input files: more than input_size %s (%llu bytes) of policy '%s'",
-			 a, (unsigned long long)r->limits.input_bytes, r->policy.name);
+		snprintf(err, errlen, "input files%s: more than input_size %s (%llu bytes) of policy '%s'",
+			 r->stdin_fd >= 0 ? " and standard input" : "", a, (unsigned long long)r->limits.input_bytes, r->policy.name);
 		return -1;
 	}
 	return 0;

@@ -37,6 +37,18 @@
 #define CONTROL_GRACE_MS 2000
 /* exec_recorder moves every descriptor at least this high before placing it */
 #define FD_PARK 64
+/*
+ * The pids limit (sbx.policy(5) pids): the kernel refuses a fork, clone or
+ * thread start past pids.max with EAGAIN, and a program may handle that
+ * and carry on (a pool that starts fewer workers, a loop that stops
+ * starting threads). A fork bomb instead keeps hitting the limit, at its
+ * own pace: a bomb of Python processes a few hundred times a second, a
+ * bash one at bash's retry back-off. So the run is stopped (pids_limit)
+ * once PIDS_REFUSED starts were refused in all; a program that met the
+ * limit fewer times keeps its own outcome, and the result names the limit
+ * ("pids").
+ */
+#define PIDS_REFUSED 50
 
 
 
@@ -58,7 +70,7 @@ struct sup {
 	struct cgroup *cg;
 	pid_t child;
 	int pipe_w[2];       /* write ends of the payload's stdout/stderr pipes, until the sandbox has them */
-	int pidfd, sync, outdir, tmpdir; /* outdir, tmpdir: O_PATH fds of the sandbox's /out and /tmp */
+	int pidfd, sync, outdir, tmpdir, shmdir; /* O_PATH fds of the sandbox's /out, /tmp, /dev/shm */
 	struct sbx_run_end end;
 	bool have_status;
 	int status;
@@ -148,6 +160,7 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	fds[n++] = art[1];
 	fds[n++] = r->refused ? devnull : r->code_fd;
 	fds[n++] = r->egress.report >= 0 ? r->egress.report : devnull;
+	fds[n++] = r->stdin_fd >= 0 && !r->refused ? r->stdin_fd : devnull;
 	for (size_t i = 0; i < d.n_inputs; i++)
 		fds[n++] = r->inputs[i].fd;
 	pid = fork();
@@ -294,6 +307,10 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 		s->tmpdir = fd;
 		return true;
 	}
+	if (buf[0] == SBX_SANDBOX_SHMDIR && fd >= 0 && s->shmdir < 0) {
+		s->shmdir = fd;
+		return true;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (buf[0] == SBX_SANDBOX_STATUS && n == 1 + (int)sizeof(int)) {
@@ -389,7 +406,7 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 		cgroup_usage(s->cg, &u);
 		if (u.cpu_ms >= l->cpu_ms)
 			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_CPU_TIME);
-		if (u.pids_max_hits > 0)
+		if (u.pids_max_hits >= PIDS_REFUSED)
 			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_PIDS);
 		if (u.oom_kills > 0)
 			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_MEMORY);
@@ -468,28 +485,32 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 	return code;
 }
 
-/* Which of the size-capped tmpfs mounts /tmp and /out the sandbox left
- * without a free block or inode: the program met ENOSPC there (or stopped
- * just short of it). Read once every sandboxed process is dead, through
- * the O_PATH fds the sandbox init passed before the payload started, so
- * a killed run is covered too. A full mount does not end the run: the
- * program sees ENOSPC and its outcome stays its own. When no other limit
- * fired, the recorder names the cap it ran into in the limit field (result
- * JSON and the audit END record). */
+/* Which of the size-capped tmpfs mounts /tmp, /dev/shm and /out the
+ * sandbox left without a free block or inode: the program met ENOSPC there
+ * (or stopped just short of it). Read once every sandboxed process is dead,
+ * through the O_PATH fds the sandbox init passed before the payload
+ * started, so a killed run is covered too. A full mount does not end the
+ * run: the program sees ENOSPC and its outcome stays its own. When no
+ * other limit fired, the recorder names the cap it ran into in the limit
+ * field (result JSON and the audit END record). */
 static void note_disk_full(struct sup *s)
 {
-	const int fds[] = {s->tmpdir, s->outdir};
-	const uint8_t bits[] = {SBX_DISK_FULL_TMP, SBX_DISK_FULL_OUT};
+	int *const mnt[] = {&s->tmpdir, &s->outdir, &s->shmdir};
+	const uint8_t bits[] = {SBX_DISK_FULL_TMP, SBX_DISK_FULL_OUT, SBX_DISK_FULL_SHM};
 	struct sbx_run_end *e = &s->end;
 	struct statfs sf;
 
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0 && fstatfs(fds[i], &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
-		    (sf.f_bavail == 0 || sf.f_ffree == 0))
+	for (int i = 0; i < 3; i++) {
+		int *fd = mnt[i];
+		if (*fd < 0)
+			continue;
+		if (fstatfs(*fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC && (sf.f_bavail == 0 || sf.f_ffree == 0))
 			e->disk_full |= bits[i];
-	if (s->tmpdir >= 0)
-		close(s->tmpdir);
-	s->tmpdir = -1;
+		if (fd != &s->outdir) { /* that one stays open for the collector */
+			close(*fd);
+			*fd = -1;
+		}
+	}
 }
 
 static void start_collector(struct sup *s)
@@ -533,8 +554,11 @@ static void prepare(struct run *r, int argc, char **argv)
 	}
 	if (parse_args(argc, argv, r, err, sizeof(err)) < 0)
 		die("%s", err);
-	int keep[1 + RUN_EXTRA_FDS] = {r->result_fd};
-	keep_fds(keep, 1 + run_extra_fds(r, keep + 1, RUN_EXTRA_FDS));
+	int keep[2 + RUN_EXTRA_FDS] = {r->result_fd};
+	size_t nk = 1;
+	if (r->stdin_fd >= 0)
+		keep[nk++] = r->stdin_fd;
+	keep_fds(keep, nk + run_extra_fds(r, keep + nk, RUN_EXTRA_FDS));
 	if (check_result_socket(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	/* from here on the helper's messages are frames on the socket */
@@ -604,7 +628,7 @@ int main(int argc, char **argv)
 	TEST_HOOK_INIT();
 	s->r = &run;
 	egress_init(&run);
-	s->pidfd = s->sync = s->outdir = s->tmpdir = s->art = -1;
+	s->pidfd = s->sync = s->outdir = s->tmpdir = s->shmdir = s->art = -1;
 	s->pipe_w[0] = s->pipe_w[1] = -1;
 	prepare(&run, argc, argv);
 	TEST_HOOK("supervisor-prepared");
@@ -657,6 +681,10 @@ int main(int argc, char **argv)
 	close(f.err_w);
 	s->pipe_w[0] = s->pipe_w[1] = -1;
 	close_run_extra_fds(&run); /* the sandbox child has its copies */
+	if (run.stdin_fd >= 0) {
+		close(run.stdin_fd);
+		run.stdin_fd = -1;
+	}
 	s->sync = sv[0];
 	if (map_ids(&run, s->child, err, sizeof(err)) < 0 ||
 	    cgroup_attach(s->cg, s->child, err, sizeof(err)) < 0) {
@@ -679,6 +707,9 @@ int main(int argc, char **argv)
 	s->end.wall_ms = (uint64_t)sbx_mono_ms() - start;
 	cgroup_usage(s->cg, &u);
 	code = classify(s, &u, err);
+	/* refused starts the program lived with (fewer than PIDS_REFUSED) */
+	if (s->end.limit == SBX_LIMIT_NONE && u.pids_max_hits > 0)
+		s->end.limit = SBX_LIMIT_PIDS;
 	note_disk_full(s);
 	s->end.cpu_ms = u.cpu_ms;
 	s->end.memory_peak_bytes = u.memory_peak_bytes;

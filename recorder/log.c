@@ -47,10 +47,9 @@ int rec_log_append(struct rec_log *l, struct sbx_record *rec, unsigned char chai
 	return sbx_audit_append(l->db, rec, l->sk, l->origin, chain_out, err, errlen);
 }
 
-int rec_log_checkpoint(struct rec_log *l, uint64_t every_records, uint64_t every_seconds, char *err,
-		       size_t errlen)
+int rec_log_checkpoint(struct rec_log *l, char *err, size_t errlen)
 {
-	return sbx_audit_checkpoint(l->db, l->sk, l->origin, every_records, every_seconds, NULL, err, errlen);
+	return sbx_audit_checkpoint(l->db, l->sk, l->origin, 0, 0, NULL, err, errlen);
 }
 
 void rec_log_close(struct rec_log *l)

@@ -24,10 +24,9 @@ int rec_log_open(struct rec_log **out, const char *origin, char *err, size_t err
 int rec_log_append(struct rec_log *l, struct sbx_record *rec, unsigned char chain_out[32],
 		   char *err, size_t errlen);
 
-/* A signed checkpoint when one is due (sbx_audit_checkpoint). 1 written,
- * 0 not due, -1 with err. */
-int rec_log_checkpoint(struct rec_log *l, uint64_t every_records, uint64_t every_seconds,
-		       char *err, size_t errlen);
+/* A signed checkpoint of the log as it stands (sbx_audit_checkpoint, due
+ * after every END). 1 written, 0 nothing new since the last, -1 with err. */
+int rec_log_checkpoint(struct rec_log *l, char *err, size_t errlen);
 
 /* Close the log and forget the key. */
 void rec_log_close(struct rec_log *l);

@@ -315,12 +315,14 @@ static void excerpt(const struct stream *st, char *out, size_t outlen)
 
 const char *rec_limit_name(const struct sbx_run_end *e)
 {
-	/* a full tmpfs does not end the run: named only when nothing else fired */
-	static const char *const disk_full[] = {"", "tmp_size", "out_size", "tmp+out_size"};
+	/* a full tmpfs does not end the run: named only when nothing else fired
+	 * (the record's limit field holds 15 bytes: "tmp+shm+out" for all three) */
+	static const char *const disk_full[] = {"",         "tmp_size",     "out_size",     "tmp+out_size",
+						"shm_size", "tmp+shm_size", "shm+out_size", "tmp+shm+out"};
 
 	if (e->limit != SBX_LIMIT_NONE)
 		return sbx_limit_defs[e->limit].key;
-	return disk_full[e->disk_full & (SBX_DISK_FULL_TMP | SBX_DISK_FULL_OUT)];
+	return disk_full[e->disk_full & (SBX_DISK_FULL_TMP | SBX_DISK_FULL_OUT | SBX_DISK_FULL_SHM)];
 }
 
 static void fill_end(struct rec *c, struct sbx_record *end)
@@ -423,10 +425,10 @@ void recorder_run(const struct sbx_run_desc *d)
 		_exit(1);
 	}
 	sbx_rext_free(&end.ext);
-	/* After END, not inside it: a failed checkpoint costs only its own
-	 * freshness (verify warns about the tail), never the run's record. */
-	if ((d->checkpoint_records || d->checkpoint_seconds) &&
-	    rec_log_checkpoint(c.log, d->checkpoint_records, d->checkpoint_seconds, err, sizeof(err)) < 0)
+	/* After every END, so that every finished run can be proven; after it,
+	 * not inside it: a failed checkpoint costs only its own freshness
+	 * (verify warns about the tail), never the run's record. */
+	if (rec_log_checkpoint(c.log, err, sizeof(err)) < 0)
 		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", d->run_id, err);
 	c.end_seq = end.seq;
 	sbx_hex(c.chain, 32, chainhex);

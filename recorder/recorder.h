@@ -42,6 +42,8 @@ struct rec {
 	size_t code_len;
 	unsigned char code_sha256[32];
 	unsigned char input_sha256[SBX_MAX_INPUTS][32]; /* set with START (startfacts.c) */
+	unsigned char stdin_sha256[32];                 /* likewise, with SBX_DESC_STDIN */
+	bool stdin_hashed;
 	struct sbx_artifact arts[MAX_ARTIFACTS];
 	int art_fd[MAX_ARTIFACTS];
 	size_t n_arts, skipped_arts;

@@ -110,6 +110,20 @@ static json_t *k_inputs(const struct rctx *x)
 	return a;
 }
 
+/* {size, sha256} of the standard input passed to the program, as START
+ * recorded it, or null (/dev/null). */
+static json_t *k_stdin(const struct rctx *x)
+{
+	json_t *o;
+
+	if (!x->c->stdin_hashed)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "size", u64(x->c->d->stdin_bytes));
+	json_object_set_new(o, "sha256", digest(x->c->stdin_sha256));
+	return o;
+}
+
 static json_t *k_limit(const struct rctx *x)
 {
 	const char *n = rec_limit_name(&x->c->end);
@@ -124,6 +138,8 @@ static json_t *k_disk_full(const struct rctx *x)
 
 	if (x->c->end.disk_full & SBX_DISK_FULL_TMP)
 		json_array_append_new(a, json_string("/tmp"));
+	if (x->c->end.disk_full & SBX_DISK_FULL_SHM)
+		json_array_append_new(a, json_string("/dev/shm"));
 	if (x->c->end.disk_full & SBX_DISK_FULL_OUT)
 		json_array_append_new(a, json_string("/out"));
 	return a;
@@ -175,6 +191,7 @@ static const struct {
 	{"language", k_language},
 	{"code_sha256", k_code_sha256},
 	{"inputs", k_inputs},
+	{"stdin", k_stdin},
 	{"limit", k_limit},
 	{"disk_full", k_disk_full},
 	{"error", k_error},

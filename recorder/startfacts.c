@@ -2,7 +2,8 @@
 /*
  * What START records about a run beyond the fixed fields of version 1
  * (record fields, auditlog/recfield.h): the inputs the payload sees under
- * /in (name, size, SHA-256), the size of the code, and the environment it
+ * /in (name, size, SHA-256), its standard input (size, SHA-256), the size
+ * of the code, and the environment it
  * ran in (sbx version, kernel release, interpreter). Runs in the recorder
  * as _sbx, before the payload starts, so the record says what ran on what.
  */
@@ -24,28 +25,36 @@
 /* Sealed memfds (the supervisor checked the seals) at their fixed numbers
  * (proto.h): pread cannot block, and what is hashed is what the sandbox
  * will read. */
-static int hash_input(const struct sbx_desc_input *in, int fd, unsigned char sha256[32], char *err,
-		      size_t errlen)
+static int hash_sealed(int fd, uint64_t size, const char *what, unsigned char out[32], char *err, size_t errlen)
 {
 	crypto_hash_sha256_state st;
 	unsigned char buf[65536];
 	uint64_t off = 0;
 
 	crypto_hash_sha256_init(&st);
-	while (off < in->size) {
+	while (off < size) {
 		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			snprintf(err, errlen, "input %s: read at byte %llu: %s", in->name,
-				 (unsigned long long)off, n < 0 ? strerror(errno) : "file shorter than its size");
+			snprintf(err, errlen, "%s: read at byte %llu: %s", what, (unsigned long long)off,
+				 n < 0 ? strerror(errno) : "file shorter than its size");
 			return -1;
 		}
 		crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
 		off += (uint64_t)n;
 	}
-	crypto_hash_sha256_final(&st, sha256);
+	crypto_hash_sha256_final(&st, out);
 	return 0;
+}
+
+static int hash_input(const struct sbx_desc_input *in, int fd, unsigned char sha256[32], char *err,
+		      size_t errlen)
+{
+	char what[80];
+
+	snprintf(what, sizeof(what), "input %s", in->name);
+	return hash_sealed(fd, in->size, what, sha256, err, errlen);
 }
 
 int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen)
@@ -78,6 +87,17 @@ int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen
 		if (hash_input(in, SBX_REC_FD_INPUT0 + (int)i, c->input_sha256[i], err, errlen) < 0 ||
 		    sbx_rec_add_item(rec, SBX_F_INPUTS, v, 3, err, errlen) < 0)
 			return -1;
+	}
+	/* the standard input the client passed (sbx(1)) */
+	if (d->flags & SBX_DESC_STDIN) {
+		struct sbx_fval v[2] = {
+			{.type = SBX_FT_U64, .u = d->stdin_bytes},
+			{.type = SBX_FT_DIGEST, .p = c->stdin_sha256, .n = 32},
+		};
+		if (hash_sealed(SBX_REC_FD_STDIN, d->stdin_bytes, "stdin", c->stdin_sha256, err, errlen) < 0 ||
+		    sbx_rec_add_item(rec, SBX_F_STDIN, v, 2, err, errlen) < 0)
+			return -1;
+		c->stdin_hashed = true;
 	}
 	return 0;
 }

@@ -166,7 +166,7 @@ static void test_outcome_error_message(void **state)
 			continue;
 		res = json_pack("{s:s,s:o}", "outcome", o->name, "limits", sbx_limits_json(&(struct sbx_limits){
 			.wall_ms = 7, .cpu_ms = 7, .memory_bytes = 7, .pids = 7, .output_bytes = 7, .file_size_bytes = 7}));
-		err = result_error(res);
+		err = result_error(res, NULL);
 		assert_non_null(err);
 		assert_non_null(strstr(json_string_value(json_object_get(err, "message")), sbx_limit_defs[o->limit].what));
 		assert_non_null(strstr(json_string_value(json_object_get(err, "message")), " 7"));
