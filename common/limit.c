@@ -15,12 +15,9 @@ const struct sbx_limit_def sbx_limit_defs[SBX_LIMIT_N] = {
 #undef SBX_LIMIT_ROW
 };
 
-/* Every field of struct sbx_limits is in the table, once. */
-#define SBX_LIMIT_ONE(sym, key, unit, json, field, def, max, what, doc) 1,
-static const char limit_rows[] = {SBX_LIMITS(SBX_LIMIT_ONE)};
-#undef SBX_LIMIT_ONE
-_Static_assert(sizeof(struct sbx_limits) / 8 == sizeof(limit_rows) && sizeof(uint64_t) == 8,
-	       "a struct sbx_limits field without a row");
+/* Every field of struct sbx_limits is in the table, once (SBX_LIMIT_N
+ * counts the rows). */
+_Static_assert(sizeof(struct sbx_limits) == SBX_LIMIT_N * sizeof(uint64_t), "a struct sbx_limits field without a row");
 
 uint64_t sbx_limit_get(const struct sbx_limits *l, enum sbx_limit id)
 {
