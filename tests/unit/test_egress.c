@@ -17,6 +17,7 @@
 #include "hostport.h"
 #include "policy.h"
 #include "recfield.h"
+#include "rundesc.h"
 
 static char err[SBX_ERR_LEN];
 
@@ -313,12 +314,60 @@ static void end_fields(void **state)
 	assert_int_equal(sbx_rec_get(&end, SBX_F_NET_CONN_COUNT, &v), 0);
 }
 
+/* The egress facts travel in the run description from the supervisor to
+ * sbx-recorder: the recorder refuses facts it could not print or check a
+ * report against (a count past its array, a pair of no entry, an unknown
+ * family, a name off its array, a mode other than the run's). */
+static void desc_egress_checked(void **state)
+{
+	static struct sbx_run_desc d, good;
+	char why[256];
+
+	(void)state;
+	memset(&good, 0, sizeof(good));
+	sbx_msg_hdr_init(&good.hdr, SBX_REC_MSG_RUN, sizeof(good));
+	strcpy(good.run_id, "0123456789abcdef0123456789abcdef");
+	assert_int_equal(sbx_run_desc_add_arg(&good, "/usr/bin/python3"), 0);
+	good.net = good.egress.mode = SBX_NET_ALLOW;
+	good.egress.n_rules = 1;
+	strcpy(good.egress.rules[0].host, "db.internal");
+	good.egress.rules[0].port = 5432;
+	good.egress.n_pairs = 1;
+	good.egress.pairs[0] = (struct sbx_egress_pair){.family = AF_INET, .rule = 0, .port = 5432, .addr = {10, 1, 2, 3}};
+	d = good;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), 0);
+	d.egress.mode = SBX_NET_NONE;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "network"));
+	d = good;
+	d.egress.n_rules = SBX_EGRESS_MAX + 1;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	d = good;
+	d.egress.n_pairs = SBX_EGRESS_PAIRS_MAX + 1;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	d = good;
+	d.egress.pairs[0].rule = 1;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	d = good;
+	d.egress.pairs[0].family = AF_UNIX;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	d = good;
+	memset(d.egress.rules[0].host, 'h', sizeof(d.egress.rules[0].host));
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	/* without mode = allow, no list */
+	d = good;
+	d.net = d.egress.mode = SBX_NET_NONE;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	d.egress.n_rules = d.egress.n_pairs = 0;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hostport_good), cmocka_unit_test(hostport_bad),
 		cmocka_unit_test(network_allow), cmocka_unit_test(network_errors),
-		cmocka_unit_test(report_checked), cmocka_unit_test(end_fields),
+		cmocka_unit_test(report_checked), cmocka_unit_test(end_fields), cmocka_unit_test(desc_egress_checked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
