@@ -27,7 +27,8 @@ RECORDER_PKGS = sqlite3 libsodium jansson libbsd
 HELPER_LIBS   = $(shell pkg-config --libs $(HELPER_PKGS))
 RECORDER_LIBS = $(shell pkg-config --libs $(RECORDER_PKGS))
 
-WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
+WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla -Wmissing-prototypes -Wstrict-prototypes \
+           -Wcast-qual -Wconversion
 HARDEN   = -fstack-protector-strong -fPIE
 ifeq ($(SANITIZE),1)
 OPT      = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -77,7 +78,7 @@ PROGS = $(B)/sbx-helper $(B)/sbx-recorder $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
-.PHONY: deps all check check-linkage check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint ci FORCE
+.PHONY: deps all check check-linkage check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint ci help FORCE
 all: $(PROGS) $(TOOLS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
@@ -338,6 +339,31 @@ bench: all
 
 clean:
 	rm -rf $(B) $(B)-san build-check* build-vm build-man
+
+# What each target is for (HACKING.md says where each kind of change goes).
+help:
+	@echo 'Build (B=DIR build directory, SANITIZE=1 for ASan+UBSan):'
+	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx, sbx-audit, sbx-relay'
+	@echo '  man               the man pages, checked'
+	@echo 'Tests (CHECK_PREFIX=/tmp/sbx-check-NAME: a root-owned temporary install):'
+	@echo '  check-unit        cmocka unit tests (no root needed)'
+	@echo '  check-linkage     the setuid helper links only libc, libbsd, libmd, libcap, libseccomp, libinih'
+	@echo '  check-setup       install into CHECK_PREFIX for single tests: prove -v tests/integration/NN-x.t'
+	@echo '  check-integration tests/integration/*.t (root; runs the client as sbxtest)'
+	@echo '  check-escape      tests/escape/*.t, one attack class each (root)'
+	@echo '  check-vm          cgroup v2 in a qemu VM'
+	@echo '  check             unit, linkage, integration and escape tests in one prove run'
+	@echo '  lint              cppcheck and clang-tidy'
+	@echo '  fuzz              libFuzzer targets, FUZZ_SECONDS each'
+	@echo '  fuzz-build        build the fuzz targets only'
+	@echo '  ci                what CI runs: deps, check, lint, check SANITIZE=1, fuzz'
+	@echo '  bench             bench/startup (bare, bubblewrap, sbx), bench/audit, bench/egress'
+	@echo 'Install and packages (PREFIX, DESTDIR):'
+	@echo '  install           files, then sbx-postinst (accounts, key, setuid bit) unless DESTDIR'
+	@echo '  deps              tools/install-deps (apt: build, test and runtime packages)'
+	@echo '  deb               the Debian package, into build-pkg/'
+	@echo '  clean             remove the build directories'
+	@echo '  help              this list'
 
 # Header dependencies written by -MMD -MP.
 -include $(shell find $(B) -name "*.d" 2>/dev/null)
