@@ -36,7 +36,7 @@ SAN_LD   = -fsanitize=address,undefined
 else
 OPT      = -O2 -g -D_FORTIFY_SOURCE=2
 endif
-INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient
+INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iclient/mcp
 CFLAGS  ?=
 CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
@@ -50,7 +50,7 @@ COMMON_SRC   = $(filter-out common/testhook.c,$(wildcard common/*.c))
 AUDITLOG_SRC = $(wildcard auditlog/*.c)
 RECORDER_SRC = $(wildcard recorder/*.c)
 HELPER_SRC   = $(wildcard helper/*.c)
-CLIENT_SRC   = $(wildcard client/*.c)
+CLIENT_SRC   = $(wildcard client/*.c client/mcp/*.c)
 RELAY_SRC    = $(wildcard relay/*.c)
 AUDIT_SRC    = $(wildcard audit/*.c)
 UNIT_SRC     = $(wildcard tests/unit/test_*.c)
