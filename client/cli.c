@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bsd/string.h>
 
@@ -48,6 +49,24 @@ void cli_usage(FILE *out)
 	      "Exit status: that of the program; 124 time or CPU limit; 128+N killed by\n"
 	      "signal N (137: memory limit); 125 sbx itself failed; 126/127 as env(1).\n",
 	      out);
+}
+
+void cli_version(void)
+{
+	printf("sbx %s\n", SBX_VERSION);
+	exit(fflush(stdout) == 0 ? 0 : SBX_EXIT_FAILURE);
+}
+
+void cli_std_opts(int argc, char **argv, void (*usage)(FILE *))
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			exit(0);
+		}
+		if (strcmp(argv[i], "--version") == 0)
+			cli_version();
+	}
 }
 
 void cli_usage_mcp(FILE *out)
@@ -149,6 +168,7 @@ void cli_usage_run(FILE *out)
 	      "                      {\"event\":\"result\",\"result\":R} (R as for --json,\n"
 	      "                      also when sbx fails)\n"
 	      "  -h, --help          show this help\n"
+	      "  --version           show the version\n"
 	      "\n"
 	      "Retry loop (see sbx(1), FIXER PROTOCOL):\n"
 	      "  --fix CMD           after a failed attempt, run CMD with /bin/sh -c, as\n"
@@ -237,6 +257,7 @@ enum {
 	OPT_INPUT,
 	OPT_SESSION,
 	OPT_DRY_RUN,
+	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -258,6 +279,7 @@ static const struct option long_opts[] = {
 	{"session", required_argument, NULL, OPT_SESSION},
 	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
 };
 
@@ -395,6 +417,8 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 			cli_usage_run(stdout);
 			return 1;
 		}
+		if (c == OPT_VERSION)
+			cli_version();
 		if (c == '?') {
 			if (optopt != 0)
 				cli_die("run", "unknown option '-%c' (see sbx run --help)", optopt);

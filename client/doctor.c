@@ -7,6 +7,7 @@
  * delegated cgroup subtree, the audit key and log). Each check is one
  * line, "ok: NAME: WHAT" or "problem: NAME: WHAT; fix: HOW".
  */
+#include "cli.h"
 #include "doctor.h"
 
 #include <errno.h>
@@ -323,7 +324,9 @@ int doctor_main(int argc, char **argv)
 		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			doctor_usage(stdout);
 			return 0;
-		} else
+		} else if (strcmp(argv[i], "--version") == 0)
+			cli_version();
+		else
 			cli_die(argv[i], "unknown argument (see sbx doctor --help)");
 	}
 	check_cgroup_mode();

@@ -53,7 +53,8 @@ static uint64_t mcp_options(int argc, char **argv)
 		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			cli_usage_mcp(stdout);
 			exit(0);
-		}
+		} else if (strcmp(argv[i], "--version") == 0)
+			cli_version();
 		else
 			cli_die("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[i]);
 		if (sbx_parse_size(v, &keep) < 0)
@@ -75,10 +76,8 @@ int main(int argc, char **argv)
 		cli_usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("sbx %s\n", SBX_VERSION);
-		return 0;
-	}
+	if (strcmp(argv[1], "--version") == 0)
+		cli_version();
 	if (strcmp(argv[1], "mcp") == 0) {
 		return mcp_serve(mcp_options(argc - 1, argv + 1));
 	}

@@ -158,12 +158,7 @@ int policies_main(int argc, char **argv)
 	bool json = false;
 	int n;
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		cli_usage_policies(stdout);
-		free(p);
-		json_decref(arr);
-		return 0;
-	}
+	cli_std_opts(argc, argv, cli_usage_policies);
 	if (argc == 2 && strcmp(argv[1], "--json") == 0)
 		json = cli_json_errors = true;
 	else if (argc != 1)

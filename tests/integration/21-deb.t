@@ -12,7 +12,7 @@
 # /etc/sbx and /var/lib/sbx (a `make install` into /usr/local) are moved
 # aside and put back, and accounts it created are removed, whatever happens.
 . "$(dirname "$0")/lib.sh"
-plan 26
+plan 29
 [ "$(id -u)" = 0 ] || { echo "Bail out! needs root"; exit 1; }
 
 exec 9>/run/lock/sbx-deb-test.lock
@@ -66,6 +66,19 @@ diag "lintian: $(grep -v 'root privileges' "$T/pkg/lintian.log" | tr '\n' ' ')"
 dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles >"$T/conffiles" 2>/dev/null
 check "policies and sbx.conf are conffiles" sh -c 'grep -qx /etc/sbx/sbx.conf "$1" && grep -qx /etc/sbx/policies.d/default.policy "$1"' _ "$T/conffiles"
 check "the helper is not shipped setuid" sh -c 'dpkg-deb -c "$1" | grep -q "^-rwxr-xr-x root/root .* ./usr/libexec/sbx/sbx-helper$"' _ "$deb"
+dpkg-deb -c "$deb" | awk '{ print $NF }' >"$T/files"
+check "/usr/share/doc/sbx: copyright (ISC), README, threat model, seccomp document, examples" sh -c '
+	for f in copyright README.md threat-model.md seccomp.md examples/fixers/line-fixer examples/agents/openai_tools.py; do
+		grep -qx "./usr/share/doc/sbx/$f" "$1" || exit 1
+	done
+	dpkg-deb --fsys-tarfile "$2" | tar -xO ./usr/share/doc/sbx/copyright | grep -qx "License: ISC"' _ "$T/files" "$deb"
+mkdir -p "$T/ctrl" && dpkg-deb -e "$deb" "$T/ctrl"
+check "upgrades never stop or restart sbx-cgroup.service (prerm stops only on remove)" sh -c '
+	! grep -Eq "restart|try-restart" "$1/postinst" && grep -q "deb-systemd-invoke start" "$1/postinst" &&
+	grep -B1 "deb-systemd-invoke stop" "$1/prerm" | grep -q "\"\$1\" = remove"' _ "$T/ctrl"
+py=$(ls "$T"/pkg/python3-sbx_*_all.deb 2>/dev/null)
+check "python3-sbx: the module in dist-packages, depending on sbx" sh -c '[ -n "$1" ] &&
+	dpkg-deb -c "$1" | grep -q "./usr/lib/python3/dist-packages/sbx/__init__.py$" && dpkg-deb -f "$1" Depends | grep -q "sbx (>= "' _ "$py"
 
 # 2. install (the existing configuration and log are moved aside)
 for d in etc/sbx var/lib/sbx; do

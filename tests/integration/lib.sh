@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Shared by the TAP integration tests (sourced). Runs the installed client
 # as the unprivileged user sbxtest against the setuid install in
 # $SBX_CHECK_PREFIX (see setup.sh).
