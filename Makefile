@@ -86,6 +86,14 @@ $(B)/paths.h: FORCE
 	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' '$(RUNSTATEDIR)' '$(VERSION)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
+# The result JSON Schema built into sbx (client/resultschema.c): the
+# bytes of docs/result.schema.json as a C array, NUL-terminated.
+$(B)/result_schema.h: docs/result.schema.json
+	@mkdir -p $(B)
+	@{ echo '/* generated from $< */'; echo 'static const char sbx_result_schema_json[] = {'; \
+	  od -An -v -tx1 $< | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '0};'; } > $@.tmp && mv $@.tmp $@
+$(B)/client/resultschema.o $(B)/fuzz/client/resultschema.o $(B)/lint/client/resultschema.tidy $(B)/lint/cppcheck.ok: $(B)/result_schema.h
+
 # Header dependencies come from the compiler (-MMD -MP, the .d files).
 $(B)/%.o: %.c $(B)/paths.h
 	@mkdir -p $(dir $@)
@@ -126,7 +134,7 @@ $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 # Unit tests link the objects they test (test_client still #includes
 # client sources: HACKING.md).
 UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(LIBLOG) $(LIBCOMMON)
-$(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h
+$(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h $(B)/result_schema.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $$(pkg-config --libs cmocka)
 

@@ -104,7 +104,7 @@ int run_finish(struct run_state *rs)
 	if (root == NULL) {
 		no_result_reason(rs, why, sizeof(why));
 		if (rs->o->json)
-			cli_print_json_error(why);
+			cli_print_json_error("setup", why);
 		/* In plain mode the helper's own error line is already on our
 		 * stderr; add ours only when it cannot have written one. */
 		else if (rs->proto_err[0] || !WIFEXITED(rs->status) ||

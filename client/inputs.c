@@ -20,7 +20,7 @@ static void write_all(int fd, const char *p, size_t n, const char *path)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
-			cli_die("--input", "%s: cannot copy: %s", path, strerror(errno));
+			cli_die_code("input_unreadable", "--input", "%s: cannot copy: %s", path, strerror(errno));
 		p += w;
 		n -= (size_t)w;
 	}
@@ -35,11 +35,11 @@ static int copy_file(const char *path, uint64_t *total)
 	/* O_NONBLOCK: a FIFO must not hang us before fstat says what it is */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		cli_die("--input", "%s: %s", path, strerror(errno));
+		cli_die_code("input_unreadable", "--input", "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0)
-		cli_die("--input", "%s: %s", path, strerror(errno));
+		cli_die_code("input_unreadable", "--input", "%s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		cli_die("--input", "%s: not a regular file", path);
+		cli_die_code("input_unreadable", "--input", "%s: not a regular file", path);
 	mfd = memfd_create("sbx-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (mfd < 0)
 		cli_die("memfd_create", "%s", strerror(errno));
@@ -48,12 +48,12 @@ static int copy_file(const char *path, uint64_t *total)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			cli_die("--input", "%s: cannot read: %s", path, strerror(errno));
+			cli_die_code("input_unreadable", "--input", "%s: cannot read: %s", path, strerror(errno));
 		if (r == 0)
 			break;
 		*total += (uint64_t)r;
 		if (*total > SBX_INPUT_SIZE_MAX)
-			cli_die("--input", "%s: input files larger than %llu bytes together", path,
+			cli_die_usage("--input", "%s: input files larger than %llu bytes together", path,
 				(unsigned long long)SBX_INPUT_SIZE_MAX);
 		write_all(mfd, buf, (size_t)r, path);
 	}
@@ -80,11 +80,11 @@ void inputs_open(struct run_opts *o)
 		base = strrchr(name, '/');
 		base = base ? base + 1 : name;
 		if (!code_name_valid(base))
-			cli_die("--input", "%s: '%s' is not a name for /in ([A-Za-z0-9._-], 1-64 characters, "
+			cli_die_usage("--input", "%s: '%s' is not a name for /in ([A-Za-z0-9._-], 1-64 characters, "
 				"not starting with '.'); copy or link the file under another name", path, base);
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(o->input_names[j], base) == 0)
-				cli_die("--input", "%s: a second file named '%s' (names under /in must differ)", path,
+				cli_die_usage("--input", "%s: a second file named '%s' (names under /in must differ)", path,
 					base);
 		strlcpy(o->input_names[i], base, sizeof(o->input_names[i]));
 		o->input_fds[i] = copy_file(path, &total);

@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <bsd/string.h>
 
+#include "access.h"
 #include "cli.h"
 #include "fail.h"
 #include "paths.h"
@@ -49,25 +50,12 @@ static int read_text(const char *path, char **text, size_t *len)
 	return 0;
 }
 
-static int in_gid(gid_t g)
-{
-	gid_t groups[NGROUPS_MAX];
-	int n = getgroups(NGROUPS_MAX, groups);
-
-	if (getgid() == g || getegid() == g)
-		return 1;
-	for (int i = 0; i < n; i++)
-		if (groups[i] == g)
-			return 1;
-	return 0;
-}
-
 static int group_cb(const char *name, void *ctx)
 {
 	struct group *gr = getgrnam(name);
 
 	(void)ctx;
-	return gr != NULL && in_gid(gr->gr_gid);
+	return gr != NULL && caller_in_gid(gr->gr_gid);
 }
 
 /* The name the helper uses for the caller (helper/load.c lookup_caller). */
@@ -86,14 +74,6 @@ static void user_name(char *out, size_t len)
 		snprintf(out, len, "uid%u", (unsigned)getuid());
 }
 
-static void fmt_ms(uint64_t ms, char *buf, size_t len)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, len, "%llus", (unsigned long long)(ms / 1000));
-	else
-		snprintf(buf, len, "%llums", (unsigned long long)ms);
-}
-
 static json_t *limits_json(const struct sbx_limits *l)
 {
 	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "wall_time_ms",
@@ -105,22 +85,53 @@ static json_t *limits_json(const struct sbx_limits *l)
 			 "open_files", (json_int_t)l->open_files, "max_attempts", (json_int_t)l->max_attempts);
 }
 
-static void default_policy(char *out, size_t len)
+#define CONF_PATH SBX_SYSCONFDIR "/sbx/sbx.conf"
+
+/* sbx.conf parsed with the helper's parser, or NULL (unreadable, invalid:
+ * then the helper reports it). Free with free(). */
+static struct sbx_config *read_config(void)
 {
-	const char *path = SBX_SYSCONFDIR "/sbx/sbx.conf";
 	struct sbx_config *c = calloc(1, sizeof(*c));
 	char err[SBX_ERR_LEN], *text;
 	size_t n;
 
-	strlcpy(out, "default", len);
-	if (c == NULL || read_text(path, &text, &n) < 0) {
+	if (c == NULL || read_text(CONF_PATH, &text, &n) < 0) {
+		free(c);
+		return NULL;
+	}
+	if (sbx_config_parse(CONF_PATH, text, n, c, err, sizeof(err)) < 0) {
+		free(c);
+		c = NULL;
+	}
+	free(text);
+	return c;
+}
+
+static void default_policy(char *out, size_t len)
+{
+	struct sbx_config *c = read_config();
+
+	strlcpy(out, c != NULL ? c->default_policy : "default", len);
+	free(c);
+}
+
+void policies_check_language(const char *lang)
+{
+	struct sbx_config *c = read_config();
+	char names[SBX_MAX_LANGS * (SBX_NAME_MAX + 2) + 1] = "";
+
+	if (c == NULL || sbx_config_language(c, lang) != NULL) {
 		free(c);
 		return;
 	}
-	if (sbx_config_parse(path, text, n, c, err, sizeof(err)) == 0)
-		strlcpy(out, c->default_policy, len);
-	free(text);
+	for (size_t i = 0; i < c->n_langs; i++) {
+		if (i > 0)
+			strlcat(names, ", ", sizeof(names));
+		strlcat(names, c->langs[i].name, sizeof(names));
+	}
 	free(c);
+	cli_die_code("unknown_language", "--lang", "no language '%s' in %s; there are: %s", lang, CONF_PATH,
+		     names[0] ? names : "none");
 }
 
 static void print_row(const struct sbx_policy *p, bool dflt)
@@ -128,8 +139,8 @@ static void print_row(const struct sbx_policy *p, bool dflt)
 	const struct sbx_limits *l = &p->limits;
 	char w[24], c[24], m[24], t[24], o[24], in[24], out[24];
 
-	fmt_ms(l->wall_ms, w, sizeof(w));
-	fmt_ms(l->cpu_ms, c, sizeof(c));
+	sbx_format_duration_ms(l->wall_ms, w, sizeof(w));
+	sbx_format_duration_ms(l->cpu_ms, c, sizeof(c));
 	sbx_format_size(l->memory_bytes, m, sizeof(m));
 	sbx_format_size(l->tmp_bytes, t, sizeof(t));
 	sbx_format_size(l->out_bytes, o, sizeof(o));
@@ -162,13 +173,13 @@ int policies_main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "--json") == 0)
 		json = cli_json_errors = true;
 	else if (argc != 1)
-		cli_die("policies", "unexpected argument '%s' (see sbx policies --help)", argv[1]);
+		cli_die_usage("policies", "unexpected argument '%s' (see sbx policies --help)", argv[1]);
 	if (p == NULL)
 		cli_die("policies", "out of memory");
 	user_name(user, sizeof(user));
 	default_policy(dflt, sizeof(dflt));
 	sbx = getgrnam("sbx");
-	if (sbx == NULL || !in_gid(sbx->gr_gid))
+	if (sbx == NULL || !caller_in_gid(sbx->gr_gid))
 		cli_warn("policies", "user %s is not in group sbx: no policy is usable", user);
 	n = scandir(dir, &ents, NULL, by_name);
 	if (n < 0)
@@ -184,7 +195,7 @@ int policies_main(int argc, char **argv)
 			goto next;
 		memcpy(name, ents[i]->d_name, len - 7);
 		name[len - 7] = '\0';
-		if (!sbx_valid_name(name) || sbx == NULL || !in_gid(sbx->gr_gid))
+		if (!sbx_valid_name(name) || sbx == NULL || !caller_in_gid(sbx->gr_gid))
 			goto next;
 		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
 		if (read_text(path, &text, &len) < 0) {

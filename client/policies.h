@@ -13,4 +13,12 @@
  */
 int policies_main(int argc, char **argv);
 
+/*
+ * Before a run: when sbx.conf can be read and has no language `lang`, die
+ * with code unknown_language (exit 2) and the languages there are ("no
+ * language 'ruby' in /etc/sbx/sbx.conf; there are: python, sh"). The
+ * helper checks again and stays the authority.
+ */
+void policies_check_language(const char *lang);
+
 #endif

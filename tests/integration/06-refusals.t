@@ -9,7 +9,8 @@ plan 13
 POL=$P/etc/sbx/policies.d
 
 run_as sbxout "$SBX" run -c 'print(1)' >"$T/out" 2>"$T/err"; rc=$?
-check "caller outside group sbx: exit 125" [ "$rc" = 125 ]
+check "caller outside group sbx: exit 77, naming the group and how to join it" \
+	sh -c '[ "$1" = 77 ] && grep -q "sbxout is not in group sbx, which may run .*: ask an administrator to run usermod -a -G sbx sbxout, then log in again" "$2"' _ "$rc" "$T/err"
 check "caller outside group sbx: nothing ran" [ ! -s "$T/out" ]
 run_as sbxout "$P/libexec/sbx/sbx-helper" run --lang python --code-fd 3 --result-fd 4 --control-fd 5 \
 	3</dev/null 4>/dev/null 5</dev/null >/dev/null 2>&1; rc=$?

@@ -99,9 +99,9 @@ sbx_run run --json --max-attempts 9 --fix "$T/more" "$T/fail.py"
 check "policy max_attempts 5 caps --max-attempts 9" [ "$(summary) $(jget max_attempts)" = "1:error 2:error 3:error 4:error 5:error 5" ]
 check "policy cap: stop_reason max_attempts" [ "$(jget stop_reason)" = max_attempts ]
 sbx_run run --max-attempts 11 --fix true "$T/fail.py"
-check "--max-attempts 11: refused (hard cap 10)" sh -c '[ "$1" = 125 ] && grep -q "^sbx: --max-attempts: .11. is not a number from 1 to 10$" "$2"' _ "$rc" "$T/err"
+check "--max-attempts 11: refused (hard cap 10), a usage error (2)" sh -c '[ "$1" = 2 ] && grep -q "^sbx: --max-attempts: .11. is not a number from 1 to 10$" "$2"' _ "$rc" "$T/err"
 sbx_run run --budget 1s "$T/fail.py"
-check "--budget without --fix: refused" sh -c '[ "$1" = 125 ] && grep -q "need --fix" "$2"' _ "$rc" "$T/err"
+check "--budget without --fix: refused (2)" sh -c '[ "$1" = 2 ] && grep -q "need --fix" "$2"' _ "$rc" "$T/err"
 
 # 9. Stop: the budget. The fixer takes 0.8 s; 1.2 s allow one fixer run,
 # the second is cut off by the budget.

@@ -63,19 +63,19 @@ srun run --policy tinyin --input "$T/data.csv" -c 'print(len(open("/in/data.csv"
 check "under the limit: runs" [ "$(cat "$T/out")" = 8 ]
 
 srun run --input "$T/data.csv" --input "$T/sub/data.csv" -c pass
-check "duplicate basename: usage error 125" [ "$rc" = 125 ]
+check "duplicate basename: usage error 2" [ "$rc" = 2 ]
 check "duplicate basename: error says so" grep -q "second file named 'data.csv'" "$T/err"
 cp "$T/data.csv" "$T/.hidden"; chmod 644 "$T/.hidden"
 srun run --input "$T/.hidden" -c pass
-check "basename starting with '.': refused" sh -c '[ "$1" = 125 ] && grep -q "is not a name for /in" "$2"' _ "$rc" "$T/err"
+check "basename starting with '.': refused (2)" sh -c '[ "$1" = 2 ] && grep -q "is not a name for /in" "$2"' _ "$rc" "$T/err"
 printf 'secret' > "$T/secret"; chmod 600 "$T/secret"
 srun run --input "$T/secret" -c 'print("ran")'
-check "file the caller cannot read: 125" [ "$rc" = 125 ]
+check "file the caller cannot read: input_unreadable (2)" [ "$rc" = 2 ]
 check "file the caller cannot read: client names it" grep -q "^sbx: --input: $T/secret: Permission denied" "$T/err"
 srun run --input "$T" -c pass
 check "a directory as input: refused" grep -q "not a regular file" "$T/err"
 srun run --input /nonexistent/f -c pass
-check "missing input: refused" sh -c '[ "$1" = 125 ] && grep -q "No such file" "$2"' _ "$rc" "$T/err"
+check "missing input: refused (2)" sh -c '[ "$1" = 2 ] && grep -q "No such file" "$2"' _ "$rc" "$T/err"
 
 # --- sessions ---
 srun run --session s1 -c 'import os; print(os.getcwd()); open("/work/note", "w").write("kept")'
@@ -119,7 +119,7 @@ check "session rm: unknown name is an error" [ "$rc" = 125 ]
 
 for bad in ../x a/b .hidden ''; do
 	srun run --session "$bad" -c pass
-	[ "$rc" = 125 ] && grep -q "is not a session name" "$T/err" || { ok 1 "session name '$bad' refused"; continue; }
+	[ "$rc" = 2 ] && grep -q "is not a session name" "$T/err" || { ok 1 "session name '$bad' refused"; continue; }
 	ok 0 "session name '$bad' refused"
 done
 

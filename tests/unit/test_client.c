@@ -25,6 +25,7 @@
 #include "../../client/artifacts.c"
 #include "../../client/errline.c"
 #include "../../client/errobj.c"
+#include "../../client/resultschema.c"
 #include "../../client/fail.c"
 #include "../../client/frames.c"
 #include "../../client/name.c"
@@ -437,10 +438,10 @@ static void test_cli_inputs_sessions(void **state)
 	assert_string_equal(o.work_session, "s-1.x");
 	assert_true(o.dry_run);
 	assert_int_equal(o.work_fd, -1);
-	assert_int_equal(status_of(parse_argv, bad_session), 125);
-	assert_int_equal(status_of(parse_argv, dot_session), 125);
-	assert_int_equal(status_of(parse_argv, two_sessions), 125);
-	assert_int_equal(status_of(parse_argv, dry_fix), 125);
+	assert_int_equal(status_of(parse_argv, bad_session), SBX_EXIT_USAGE);
+	assert_int_equal(status_of(parse_argv, dot_session), SBX_EXIT_USAGE);
+	assert_int_equal(status_of(parse_argv, two_sessions), SBX_EXIT_USAGE);
+	assert_int_equal(status_of(parse_argv, dry_fix), SBX_EXIT_USAGE);
 }
 
 static void open_inputs(void *arg)
@@ -480,10 +481,10 @@ static void test_inputs_memfds(void **state)
 	/* two files with one basename, and a directory: usage errors */
 	o.inputs[1] = c;
 	o.n_inputs = 2;
-	assert_int_equal(status_of(open_inputs, &o), 125);
+	assert_int_equal(status_of(open_inputs, &o), SBX_EXIT_USAGE);
 	o.inputs[0] = b;
 	o.n_inputs = 1;
-	assert_int_equal(status_of(open_inputs, &o), 125);
+	assert_int_equal(status_of(open_inputs, &o), SBX_EXIT_USAGE);
 	unlink(a);
 	unlink(c);
 	rmdir(sub);
@@ -513,24 +514,33 @@ static void test_error_object(void **state)
 	assert_true(json_is_null(e));
 	json_decref(e);
 
-	/* a parsed traceback: its type, message, line and text */
+	/* a parsed traceback: code "error", the exception's type and message */
 	e = error_of("{\"outcome\": \"error\", \"traceback\": {\"type\": \"ValueError\", \"message\": \"bad\","
 		     " \"line\": 5, \"text\": \"Traceback ...\\nValueError: bad\"}}");
+	assert_string_equal(json_string_value(json_object_get(e, "code")), "error");
 	assert_string_equal(json_string_value(json_object_get(e, "type")), "ValueError");
 	assert_string_equal(json_string_value(json_object_get(e, "message")), "bad");
-	assert_int_equal(json_integer_value(json_object_get(e, "line")), 5);
-	assert_string_equal(json_string_value(json_object_get(e, "traceback")), "Traceback ...\nValueError: bad");
+	assert_true(json_is_null(json_object_get(e, "hint")));
+	assert_int_equal(json_object_size(e), 4); /* {code, message, type, hint}: the traceback stays in "traceback" */
 	json_decref(e);
 
-	/* a limit names itself and its value */
-	e = error_of("{\"outcome\": \"timeout\", \"traceback\": null, \"limits\": {\"wall_time_ms\": 2000}}");
+	/* a limit names itself, its value in a policy's units and the policy */
+	e = error_of("{\"outcome\": \"timeout\", \"traceback\": null, \"policy\": \"default\", \"limits\": {\"wall_time_ms\": 30000}}");
+	assert_string_equal(json_string_value(json_object_get(e, "code")), "timeout");
 	assert_string_equal(json_string_value(json_object_get(e, "type")), "timeout");
-	assert_string_equal(json_string_value(json_object_get(e, "message")), "wall-time limit of 2000 ms reached");
-	assert_true(json_is_null(json_object_get(e, "line")));
-	assert_true(json_is_null(json_object_get(e, "traceback")));
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "wall-time limit of 30s reached (policy default)");
 	json_decref(e);
-	e = error_of("{\"outcome\": \"memory_limit\", \"limits\": {\"memory_bytes\": 1048576}}");
-	assert_string_equal(json_string_value(json_object_get(e, "message")), "memory limit of 1048576 bytes reached");
+	/* the KeyboardInterrupt a timeout provokes does not hide the limit */
+	e = error_of("{\"outcome\": \"timeout\", \"traceback\": {\"type\": \"KeyboardInterrupt\", \"message\": \"\"},"
+		     " \"policy\": \"default\", \"limits\": {\"wall_time_ms\": 2000}}");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "timeout");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "wall-time limit of 2s reached (policy default)");
+	json_decref(e);
+	e = error_of("{\"outcome\": \"memory_limit\", \"policy\": \"p\", \"limits\": {\"memory_bytes\": 1048576}}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "memory limit of 1M reached (policy p)");
+	json_decref(e);
+	e = error_of("{\"outcome\": \"cpu_limit\", \"policy\": \"p\", \"limits\": {\"cpu_time_ms\": 1500}}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "CPU-time limit of 1500ms reached (policy p)");
 	json_decref(e);
 
 	e = error_of("{\"outcome\": \"signal\", \"signal_name\": \"SEGV\"}");
@@ -548,7 +558,8 @@ static void test_error_object(void **state)
 
 	/* the helper's sandbox_error string becomes the message */
 	e = error_of("{\"outcome\": \"sandbox_error\", \"error\": \"cgroup: no space\"}");
-	assert_string_equal(json_string_value(json_object_get(e, "type")), "sandbox_error");
+	assert_string_equal(json_string_value(json_object_get(e, "code")), "setup");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "setup");
 	assert_string_equal(json_string_value(json_object_get(e, "message")), "cgroup: no space");
 	json_decref(e);
 }
