@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "paths.h"
+#include "version.h"
 
 void cli_err(const char *fmt, ...)
 {

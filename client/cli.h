@@ -7,9 +7,7 @@
 #include <stdio.h>
 
 #include "proto.h"
-
-/* SBX_VERSION: from the top-level VERSION file, the one version source */
-#include "paths.h"
+#include "version.h"
 
 /* What `sbx run` was asked to do. Strings point into argv. */
 struct run_opts {
