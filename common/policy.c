@@ -501,39 +501,52 @@ const struct sbx_language *sbx_config_language(const struct sbx_config *c, const
 	return NULL;
 }
 
-static int tighten(const char *what, uint64_t *eff, uint64_t req, char *err, size_t errlen)
+/* A limit in the units a policy writes: 't' milliseconds as a duration,
+ * 'b' bytes as a size, 'm' thousandths as a decimal, 'n' a count. */
+static void format_limit(char unit, uint64_t v, char *buf, size_t len)
 {
-	if (req == 0)
-		return 0;
-	if (req > *eff) {
-		snprintf(err, errlen, "%s: %llu exceeds the policy's %llu", what,
-			 (unsigned long long)req, (unsigned long long)*eff);
-		return -1;
-	}
-	*eff = req;
-	return 0;
+	if (unit == 't')
+		sbx_format_duration_ms(v, buf, len);
+	else if (unit == 'b')
+		sbx_format_size(v, buf, len);
+	else if (unit == 'm')
+		snprintf(buf, len, "%llu.%03llu", (unsigned long long)(v / 1000), (unsigned long long)(v % 1000));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
 }
 
-int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, char *err, size_t errlen)
+int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, const char *policy,
+		       char *err, size_t errlen)
 {
-	const struct { const char *what; uint64_t *e; uint64_t r; } f[] = {
-		{"wall_time (ms)", &eff->wall_ms, req->wall_ms},
-		{"cpu_time (ms)", &eff->cpu_ms, req->cpu_ms},
-		{"memory (bytes)", &eff->memory_bytes, req->memory_bytes},
-		{"pids", &eff->pids, req->pids},
-		{"cpus (thousandths)", &eff->cpus_milli, req->cpus_milli},
-		{"tmp_size (bytes)", &eff->tmp_bytes, req->tmp_bytes},
-		{"out_size (bytes)", &eff->out_bytes, req->out_bytes},
-		{"output (bytes)", &eff->output_bytes, req->output_bytes},
-		{"file_size (bytes)", &eff->file_size_bytes, req->file_size_bytes},
-		{"open_files", &eff->open_files, req->open_files},
-		{"max_attempts", &eff->max_attempts, req->max_attempts},
-		{"input_size (bytes)", &eff->input_bytes, req->input_bytes},
+	/* key: the policy's; opt: how the caller asked for it (sbx(1)) */
+	const struct { const char *key, *opt; char unit; uint64_t *e; uint64_t r; } f[] = {
+		{"wall_time", "--timeout", 't', &eff->wall_ms, req->wall_ms},
+		{"cpu_time", "cpu_time", 't', &eff->cpu_ms, req->cpu_ms},
+		{"memory", "--memory", 'b', &eff->memory_bytes, req->memory_bytes},
+		{"pids", "--pids", 'n', &eff->pids, req->pids},
+		{"cpus", "cpus", 'm', &eff->cpus_milli, req->cpus_milli},
+		{"tmp_size", "tmp_size", 'b', &eff->tmp_bytes, req->tmp_bytes},
+		{"out_size", "out_size", 'b', &eff->out_bytes, req->out_bytes},
+		{"output", "output", 'b', &eff->output_bytes, req->output_bytes},
+		{"file_size", "file_size", 'b', &eff->file_size_bytes, req->file_size_bytes},
+		{"open_files", "open_files", 'n', &eff->open_files, req->open_files},
+		{"max_attempts", "--max-attempts", 'n', &eff->max_attempts, req->max_attempts},
+		{"input_size", "--input (together)", 'b', &eff->input_bytes, req->input_bytes},
 	};
+	char want[32], cap[32];
 	size_t i;
 
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (tighten(f[i].what, f[i].e, f[i].r, err, errlen) < 0)
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (f[i].r == 0)
+			continue;
+		if (f[i].r > *f[i].e) {
+			format_limit(f[i].unit, f[i].r, want, sizeof(want));
+			format_limit(f[i].unit, *f[i].e, cap, sizeof(cap));
+			snprintf(err, errlen, "%s %s exceeds policy %s's %s %s", f[i].opt, want,
+				 policy != NULL ? policy : "?", f[i].key, cap);
 			return -1;
+		}
+		*f[i].e = f[i].r;
+	}
 	return 0;
 }

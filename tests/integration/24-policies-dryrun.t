@@ -43,7 +43,7 @@ check "dry-run --json: one object with the policy's limits" [ "$(jget dry_run) $
 check "dry-run --json: mounts as a list" [ "$(jget mount.0)" = "/ tmpfs ro,nosuid,nodev" ]
 sbx_run run --dry-run --timeout 60s -c pass
 check "dry-run: a request above the policy is refused (125)" [ "$rc" = 125 ]
-check "dry-run: the error names the limit" grep -q "wall_time (ms): 60000 exceeds the policy's 30000" "$T/err"
+check "dry-run: the error names the limit" grep -q -- "--timeout 1m exceeds policy default's wall_time 30s" "$T/err"
 sbx_run run --dry-run --json --policy others -c pass
 check "dry-run --json: a policy the caller may not use is refused" sh -c '[ "$1" = 125 ] && grep -q "does not allow user sbxtest" "$2"' _ "$rc" "$T/out"
 # a caller that keeps the helper's stdout full cannot hold root for ever

@@ -93,7 +93,7 @@ render() { groff -mdoc -Tutf8 "$M/$1" 2>/dev/null | col -bx; }
 render man1/sbx.1 | tr -s ' \n\t' '   ' >"$T/sbx.1" # one line: phrases may wrap
 check "sbx(1): the MCP example keeps its \\n" grep -qF "printf '%s\\n'" "$T/sbx.1"
 check "sbx(1): --keep-artifacts' default reads as words, not flags" grep -q "(a size as for --memory; default 256M; 0 keeps nothing)" "$T/sbx.1"
-check "sbx(1): the --json example keeps its quotes" grep -qF '{"outcome": "sandbox_error"' "$T/sbx.1"
+check "sbx(1): the --json example keeps its quotes" grep -qF '{"outcome": "sandbox_error", "error": {"code": "usage"' "$T/sbx.1"
 check "sbx(1): doctor --json's status values each quoted" grep -q '(“ok” or “problem”)' "$T/sbx.1"
 foot=
 for p in man1/sbx.1 man1/sbx-audit.1 man5/sbx.conf.5 man5/sbx.policy.5 man8/sbx-helper.8; do
