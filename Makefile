@@ -7,12 +7,14 @@ BINDIR        ?= $(PREFIX)/bin
 SYSCONFDIR    ?= /etc
 LOCALSTATEDIR ?= /var
 LIBEXECDIR    ?= $(PREFIX)/libexec
+DATADIR       ?= $(PREFIX)/share
 MANDIR        ?= $(PREFIX)/share/man
 BASHCOMPDIR   ?= $(PREFIX)/share/bash-completion/completions
 # README, threat model, seccomp document, examples (the man pages point here)
 DOCDIR        ?= $(PREFIX)/share/doc/sbx
-# data: the result JSON Schema, the post-install step
-DATADIR       ?= $(PREFIX)/share/sbx
+# sbx's own data: the result JSON Schema, the post-install step, what the
+# sandbox sees at /sbx (sandbox/)
+PKGDATADIR     = $(DATADIR)/sbx
 # the Python package sbx (python/sbx); Debian's python3 searches
 # /usr/local/lib/python3/dist-packages and /usr/lib/python3/dist-packages
 PYTHONDIR     ?= $(PREFIX)/lib/python3/dist-packages
@@ -84,8 +86,8 @@ all: $(PROGS) $(TOOLS)
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
 $(B)/paths.h: FORCE
 	@mkdir -p $(B)
-	@printf '#define SBX_SYSCONFDIR "%s"\n#define SBX_LOCALSTATEDIR "%s"\n#define SBX_LIBEXECDIR "%s"\n#define SBX_BINDIR "%s"\n#define SBX_RUNSTATEDIR "%s"\n#define SBX_VERSION "%s"\n' \
-	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' '$(RUNSTATEDIR)' '$(VERSION)' > $@.tmp
+	@printf '#define SBX_SYSCONFDIR "%s"\n#define SBX_LOCALSTATEDIR "%s"\n#define SBX_LIBEXECDIR "%s"\n#define SBX_BINDIR "%s"\n#define SBX_RUNSTATEDIR "%s"\n#define SBX_DATADIR "%s"\n#define SBX_VERSION "%s"\n' \
+	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' '$(RUNSTATEDIR)' '$(DATADIR)' '$(VERSION)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 # The result JSON Schema built into sbx (client/resultschema.c): the
@@ -251,7 +253,7 @@ $(B)/man/%: man/% $(B)/paths.h VERSION
 	@mkdir -p $(dir $@)
 	sed -e 's|/usr/libexec/sbx|$(LIBEXECDIR)/sbx|g' -e 's|/etc/sbx|$(SYSCONFDIR)/sbx|g' \
 	    -e 's|/var/lib/sbx|$(LOCALSTATEDIR)/lib/sbx|g' -e 's|/run/sbx/|$(RUNSTATEDIR)/sbx/|g' \
-	    -e 's|/usr/share/doc/sbx|$(DOCDIR)|g' -e 's|/usr/share/sbx/|$(DATADIR)/|g' \
+	    -e 's|/usr/share/doc/sbx|$(DOCDIR)|g' -e 's|/usr/share/sbx/|$(PKGDATADIR)/|g' \
 	    -e 's|^\.Os sbx$$|.Os sbx $(VERSION)|' $< > $@
 
 install-man: man
@@ -297,12 +299,15 @@ check-python:
 
 install-files: all install-man install-completion install-systemd install-doc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(SYSCONFDIR)/sbx/policies.d \
-	  $(DESTDIR)$(LOCALSTATEDIR)/lib/sbx $(DESTDIR)$(DATADIR)
+	  $(DESTDIR)$(LOCALSTATEDIR)/lib/sbx $(DESTDIR)$(PKGDATADIR)
 	install -m 0755 $(B)/sbx $(B)/sbx-audit $(DESTDIR)$(BINDIR)/
 	install -m 0755 $(B)/sbx-helper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
-	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(DATADIR)/sbx-postinst
-	install -m 0644 docs/result.schema.json $(DESTDIR)$(DATADIR)/result.schema.json
+	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PKGDATADIR)/sbx-postinst
+	install -m 0644 docs/result.schema.json $(DESTDIR)$(PKGDATADIR)/result.schema.json
 	install -m 0755 $(B)/sbx-relay $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-relay
+	# what the sandbox sees read-only at /sbx (sbx.conf(5))
+	install -d $(DESTDIR)$(PKGDATADIR)/sandbox/python
+	install -m 0644 sandbox/python/*.py $(DESTDIR)$(PKGDATADIR)/sandbox/python/
 	@for f in policies/*.policy; do \
 	  t=$(DESTDIR)$(SYSCONFDIR)/sbx/policies.d/$$(basename $$f); \
 	  [ -e $$t ] || install -m 0644 $$f $$t; done
@@ -315,14 +320,14 @@ install: install-files install-python
 	  sh packaging/sbx-postinst --bindir '$(BINDIR)' --libexecdir '$(LIBEXECDIR)' \
 	    --sysconfdir '$(SYSCONFDIR)' --localstatedir '$(LOCALSTATEDIR)'; \
 	  echo "installed; add users to group sbx to let them run code (they log in again, or run newgrp sbx)"; \
-	else echo "DESTDIR set: run $(DATADIR)/sbx-postinst on the target system"; fi
+	else echo "DESTDIR set: run $(PKGDATADIR)/sbx-postinst on the target system"; fi
 
 # Everything `make install` put there, with the same variables; the audit
 # log and its key stay (packaging/uninstall says what it kept and why).
 uninstall:
 	@DESTDIR='$(DESTDIR)' BINDIR='$(BINDIR)' LIBEXECDIR='$(LIBEXECDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
 	  LOCALSTATEDIR='$(LOCALSTATEDIR)' MANDIR='$(MANDIR)' BASHCOMPDIR='$(BASHCOMPDIR)' UNITDIR='$(UNITDIR)' \
-	  DOCDIR='$(DOCDIR)' DATADIR='$(DATADIR)' RUNSTATEDIR='$(RUNSTATEDIR)' PYTHONDIR='$(PYTHONDIR)' \
+	  DOCDIR='$(DOCDIR)' PKGDATADIR='$(PKGDATADIR)' RUNSTATEDIR='$(RUNSTATEDIR)' PYTHONDIR='$(PYTHONDIR)' \
 	  sh packaging/uninstall
 
 # Dependencies by group (tools/install-deps): run = building and running sbx

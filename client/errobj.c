@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "errcode.h"
+#include "hint.h"
 #include "resultschema.h"
 #include "textutil.h"
 #include "units.h"
@@ -14,10 +15,87 @@
 /* Longest "message" taken from the last stderr line (bytes). */
 #define LAST_LINE_MAX 512
 
+/* The limits an outcome can name: where the result keeps the value, how to
+ * say it, and the option of `sbx run` that can lower it. */
+enum unit { U_DURATION, U_SIZE, U_COUNT };
+static const struct {
+	const char *outcome, *limit_key, *what, *option;
+	enum unit unit;
+} lim[] = {
+	{"timeout", "wall_time_ms", "wall-time limit", "--timeout", U_DURATION},
+	{"cpu_limit", "cpu_time_ms", "CPU-time limit", NULL, U_DURATION},
+	{"memory_limit", "memory_bytes", "memory limit", "--memory", U_SIZE},
+	{"pids_limit", "pids", "process limit", "--pids", U_COUNT},
+	{"output_limit", "output_bytes", "output limit", NULL, U_SIZE},
+	{"file_size", "file_size_bytes", "file size limit", NULL, U_SIZE},
+	{NULL, "tmp_bytes", "/tmp size", NULL, U_SIZE},
+	{NULL, "shm_bytes", "/dev/shm size", NULL, U_SIZE},
+	{NULL, "out_bytes", "/out size", NULL, U_SIZE},
+};
+
+/* Was this limit lowered by the caller's option? */
+static bool asked(const struct run_opts *o, const char *option)
+{
+	if (o == NULL || option == NULL)
+		return false;
+	if (strcmp(option, "--timeout") == 0)
+		return o->timeout_ms != 0;
+	if (strcmp(option, "--memory") == 0)
+		return o->memory_bytes != 0;
+	return strcmp(option, "--pids") == 0 && o->pids != 0;
+}
+
+bool result_limit_value(json_t *res, const struct run_opts *o, const char *limit_key, char *buf, size_t len)
+{
+	json_t *v = json_object_get(json_object_get(res, "limits"), limit_key);
+	const char *policy = json_string_value(json_object_get(res, "policy"));
+	char val[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(lim) / sizeof(lim[0]) && strcmp(lim[i].limit_key, limit_key) != 0; i++)
+		;
+	if (i == sizeof(lim) / sizeof(lim[0]) || !json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	if (lim[i].unit == U_DURATION)
+		sbx_format_duration_ms((uint64_t)json_integer_value(v), val, sizeof(val));
+	else if (lim[i].unit == U_SIZE)
+		sbx_format_size((uint64_t)json_integer_value(v), val, sizeof(val));
+	else
+		snprintf(val, sizeof(val), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	if (asked(o, lim[i].option))
+		snprintf(buf, len, "%s (%s)", val, lim[i].option);
+	else
+		snprintf(buf, len, "%s (policy %s)", val, policy ? policy : "?");
+	return true;
+}
+
+bool result_limit_message(json_t *res, const struct run_opts *o, char *buf, size_t len)
+{
+	const char *outcome = json_string_value(json_object_get(res, "outcome"));
+	char val[128];
+
+	for (size_t i = 0; outcome != NULL && i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].outcome != NULL && strcmp(outcome, lim[i].outcome) == 0) {
+			if (result_limit_value(res, o, lim[i].limit_key, val, sizeof(val)))
+				snprintf(buf, len, "%s of %s reached", lim[i].what, val);
+			else
+				snprintf(buf, len, "%s reached", lim[i].what);
+			return true;
+		}
+	return false;
+}
+
+static json_t *make(const char *code, const char *type, json_t *message, json_t *line, json_t *traceback,
+		    json_t *hint)
+{
+	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "code", code, "type", type ? type : code,
+			 "message", message ? message : json_null(), "hint", hint ? hint : json_null(),
+			 "line", line ? line : json_null(), "traceback", traceback ? traceback : json_null());
+}
+
 json_t *result_error_object(const char *code, const char *type, json_t *message, const char *hint)
 {
-	return json_pack("{s:s,s:o,s:s,s:o}", "code", code, "message", message ? message : json_null(),
-			 "type", type ? type : code, "hint", hint ? json_string(hint) : json_null());
+	return make(code, type, message, NULL, NULL, hint ? json_string(hint) : NULL);
 }
 
 /* The last non-empty line of stderr, at most LAST_LINE_MAX bytes, cut at a
@@ -46,92 +124,72 @@ static json_t *last_line(const char *s)
 	return json_stringn(begin, n);
 }
 
-/* "wall-time limit of 30s reached (policy default)": the effective limit
- * of the result's limits, in the units a policy writes. */
-static json_t *limit_message(json_t *res)
+/* A hint for a traceback sbx recognises, or NULL. */
+static json_t *traceback_hint(json_t *tb)
 {
-	static const struct {
-		const char *outcome, *limit_key, *what;
-		char unit; /* t: milliseconds, b: bytes, n: a count */
-	} lim[] = {
-		{"timeout", "wall_time_ms", "wall-time limit", 't'},
-		{"cpu_limit", "cpu_time_ms", "CPU-time limit", 't'},
-		{"memory_limit", "memory_bytes", "memory limit", 'b'},
-		{"pids_limit", "pids", "process limit", 'n'},
-		{"output_limit", "output_bytes", "output limit", 'b'},
-		{"file_size", "file_size_bytes", "file size limit", 'b'},
-	};
-	const char *outcome = json_string_value(json_object_get(res, "outcome"));
-	const char *policy = json_string_value(json_object_get(res, "policy"));
-	json_t *limits = json_object_get(res, "limits");
-	char buf[160], val[32];
-	size_t i;
+	const char *type = json_string_value(json_object_get(tb, "type"));
+	const char *msg = json_string_value(json_object_get(tb, "message"));
+	char mod[128], buf[512];
+	const char *q;
 
-	for (i = 0; outcome != NULL && i < sizeof(lim) / sizeof(lim[0]); i++)
-		if (strcmp(outcome, lim[i].outcome) == 0) {
-			json_t *v = json_object_get(limits, lim[i].limit_key);
-			uint64_t n = json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
-
-			if (lim[i].unit == 't')
-				sbx_format_duration_ms(n, val, sizeof(val));
-			else if (lim[i].unit == 'b')
-				sbx_format_size(n, val, sizeof(val));
-			else
-				snprintf(val, sizeof(val), "%" PRIu64, n);
-			if (json_is_integer(v))
-				snprintf(buf, sizeof(buf), "%s of %s reached (policy %s)", lim[i].what, val,
-					 policy ? policy : "?");
-			else
-				snprintf(buf, sizeof(buf), "%s reached", lim[i].what);
-			return json_string(buf);
-		}
-	return NULL;
+	/* "No module named 'polars'" (Python's import system) */
+	if (type == NULL || msg == NULL || strcmp(type, "ModuleNotFoundError") != 0 ||
+	    strncmp(msg, "No module named '", 17) != 0 || (q = strchr(msg + 17, '\'')) == NULL ||
+	    (size_t)(q - msg - 17) >= sizeof(mod))
+		return NULL;
+	memcpy(mod, msg + 17, (size_t)(q - msg - 17));
+	mod[q - msg - 17] = '\0';
+	return hint_missing_module(mod, buf, sizeof(buf)) ? json_string(buf) : NULL;
 }
 
-json_t *result_error(json_t *res)
+json_t *result_error(json_t *res, const struct run_opts *o)
 {
 	const char *outcome = json_string_value(json_object_get(res, "outcome"));
 	json_t *tb = json_object_get(res, "traceback");
 	json_t *old = json_object_get(res, "error");
+	const char *tbtext = json_string_value(json_object_get(tb, "text"));
 	const struct sbx_errcode *ec;
-	json_t *msg;
+	const char *code;
+	char buf[256];
 
 	if (outcome == NULL || strcmp(outcome, "ok") == 0)
 		return json_null();
 	if (json_is_object(old) && json_is_string(json_object_get(old, "code")))
 		return json_incref(old); /* already one (the retry loop's attempts) */
+	/* sandbox_error: the helper's own line; which code it was, the helper
+	 * does not say yet (protocol v1): set-up */
 	if (strcmp(outcome, "sandbox_error") == 0)
-		return result_error_object("setup", NULL, json_is_string(old) ? json_incref(old) : NULL, NULL);
+		return make("setup", NULL, json_is_string(old) ? json_incref(old) : NULL, NULL, NULL, NULL);
+	/* every other outcome has its row, code = the outcome's name */
 	ec = sbx_errcode_of_outcome(outcome);
-	/* the exception only when the program failed by itself; a limit's
-	 * own message wins over the traceback it provoked (KeyboardInterrupt) */
-	if (strcmp(outcome, "error") == 0 && json_is_object(tb) && json_is_string(json_object_get(tb, "type")))
-		return result_error_object(ec ? ec->code : "error", json_string_value(json_object_get(tb, "type")),
-					   json_incref(json_object_get(tb, "message")), NULL);
-	msg = limit_message(res);
-	if (msg == NULL && strcmp(outcome, "signal") == 0) {
+	code = ec != NULL ? ec->code : "setup";
+	/* a limit leads, the traceback says where the program was */
+	if (result_limit_message(res, o, buf, sizeof(buf)))
+		return make(code, NULL, json_string(buf), NULL, tbtext ? json_string(tbtext) : NULL, NULL);
+	if (json_is_object(tb) && json_is_string(json_object_get(tb, "type")))
+		return make(code, json_string_value(json_object_get(tb, "type")),
+			    json_incref(json_object_get(tb, "message")), json_incref(json_object_get(tb, "line")),
+			    json_incref(json_object_get(tb, "text")), traceback_hint(tb));
+	if (strcmp(outcome, "signal") == 0) {
 		const char *name = json_string_value(json_object_get(res, "signal_name"));
-		char buf[64];
 
 		snprintf(buf, sizeof(buf), "killed by signal SIG%s", name ? name : "?");
-		msg = json_string(buf);
+		return make(code, NULL, json_string(buf), NULL, NULL, NULL);
 	}
-	if (msg == NULL)
-		msg = last_line(json_string_value(json_object_get(res, "stderr")));
-	return result_error_object(ec ? ec->code : "setup", NULL, msg, NULL);
+	return make(code, NULL, last_line(json_string_value(json_object_get(res, "stderr"))), NULL, NULL, NULL);
 }
 
 json_t *result_of_failure(const char *code, const char *message)
 {
 	char *clean = sbx_utf8_sanitize(message, strlen(message));
 	json_t *r = json_pack("{s:s,s:n,s:s,s:n,s:n,s:n,s:i,s:i,s:i,s:i,s:s,s:s,s:b,s:b,s:i,s:i,s:n,s:[],s:i,"
-			      "s:n,s:n,s:i,s:s,s:n,s:n,s:[],s:n,s:[],s:o,s:n}",
+			      "s:n,s:n,s:i,s:s,s:n,s:n,s:[],s:n,s:n,s:[],s:o,s:n}",
 			      "schema_version", result_schema_version(), "id", "outcome", "sandbox_error",
 			      "exit_code", "signal", "signal_name", "wall_ms", 0, "cpu_ms", 0,
 			      "memory_peak_bytes", 0, "pids_peak", 0, "stdout", "", "stderr", "",
 			      "stdout_truncated", 0, "stderr_truncated", 0, "stdout_bytes", 0, "stderr_bytes", 0,
 			      "traceback", "artifacts", "artifacts_skipped", 0, "policy", "limits", "attempt", 1,
-			      "session", "", "language", "code_sha256", "inputs", "limit", "disk_full", "error",
+			      "session", "", "language", "code_sha256", "inputs", "stdin", "limit", "disk_full", "error",
 			      result_error_object(code, NULL, json_string(clean ? clean : "out of memory"), NULL),
 			      "audit");
 
@@ -139,9 +197,9 @@ json_t *result_of_failure(const char *code, const char *message)
 	return r;
 }
 
-int result_set_error(json_t *res)
+int result_set_error(json_t *res, const struct run_opts *o)
 {
-	json_t *e = result_error(res);
+	json_t *e = result_error(res, o);
 
 	if (e == NULL || json_object_set_new(res, "error", e) < 0)
 		return -1;

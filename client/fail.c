@@ -26,7 +26,8 @@ void cli_print_json_error(const char *code, const char *msg)
 	/* Even without memory, stdout must still hold an object. */
 	fputs(text ? text
 		   : "{\"outcome\": \"sandbox_error\", \"error\": {\"code\": \"setup\", "
-		     "\"message\": \"out of memory\", \"type\": \"setup\", \"hint\": null}}",
+		     "\"message\": \"out of memory\", \"type\": \"setup\", \"hint\": null, "
+		     "\"line\": null, \"traceback\": null}}",
 	      stdout);
 	fputc('\n', stdout);
 	fflush(stdout);

@@ -20,6 +20,7 @@
 #include "dryrun.h"
 #include "inputs.h"
 #include "policies.h"
+#include "policy.h"
 #include "session.h"
 
 /* With 0, 1 or 2 closed, the next open() would take its place and the
@@ -94,6 +95,13 @@ int main(int argc, char **argv)
 	if (o.lang != NULL)
 		policies_check_language(o.lang);
 	inputs_open(&o);
+	if (!o.dry_run) {
+		struct sbx_limits l;
+		char pol[SBX_NAME_MAX + 1];
+
+		policy_limits(o.policy, &l, pol, sizeof(pol));
+		stdin_open(&o, l.input_bytes, pol);
+	}
 	if (o.work_session) {
 		o.work_fd = session_open(o.work_session);
 		/* recorded as the run's session; the retry loop uses its own id */

@@ -76,11 +76,11 @@ static void user_name(char *out, size_t len)
 
 static json_t *limits_json(const struct sbx_limits *l)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "wall_time_ms",
+	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "wall_time_ms",
 			 (json_int_t)l->wall_ms, "cpu_time_ms", (json_int_t)l->cpu_ms, "memory_bytes",
 			 (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids, "cpus",
 			 (double)l->cpus_milli / 1000.0, "tmp_bytes", (json_int_t)l->tmp_bytes, "out_bytes",
-			 (json_int_t)l->out_bytes, "input_bytes", (json_int_t)l->input_bytes, "output_bytes",
+			 (json_int_t)l->out_bytes, "shm_bytes", (json_int_t)l->shm_bytes, "input_bytes", (json_int_t)l->input_bytes, "output_bytes",
 			 (json_int_t)l->output_bytes, "file_size_bytes", (json_int_t)l->file_size_bytes,
 			 "open_files", (json_int_t)l->open_files, "max_attempts", (json_int_t)l->max_attempts);
 }
@@ -132,6 +132,30 @@ void policies_check_language(const char *lang)
 	free(c);
 	cli_die_code("unknown_language", "--lang", "no language '%s' in %s; there are: %s", lang, CONF_PATH,
 		     names[0] ? names : "none");
+}
+
+void policy_limits(const char *name, struct sbx_limits *out, char *resolved, size_t len)
+{
+	struct sbx_policy *p = calloc(1, sizeof(*p));
+	char dflt[SBX_NAME_MAX + 1], path[PATH_MAX], err[SBX_ERR_LEN], *text;
+	size_t n;
+
+	if (p == NULL)
+		cli_die("policy", "out of memory");
+	sbx_policy_defaults(p);
+	*out = p->limits;
+	if (name == NULL) {
+		default_policy(dflt, sizeof(dflt));
+		name = dflt;
+	}
+	strlcpy(resolved, name, len);
+	snprintf(path, sizeof(path), "%s/sbx/policies.d/%s.policy", SBX_SYSCONFDIR, name);
+	if (sbx_valid_name(name) && read_text(path, &text, &n) == 0) {
+		if (sbx_policy_parse(path, text, n, p, err, sizeof(err)) == 0)
+			*out = p->limits;
+		free(text);
+	}
+	free(p);
 }
 
 static void print_row(const struct sbx_policy *p, bool dflt)

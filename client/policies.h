@@ -21,4 +21,10 @@ int policies_main(int argc, char **argv);
  */
 void policies_check_language(const char *lang);
 
+/* The policy NAME's limits (NULL: sbx.conf's default policy), as the
+ * client can read them; the built-in defaults when it cannot (the helper
+ * decides at run time in any case). The policy's name in resolved. */
+struct sbx_limits;
+void policy_limits(const char *name, struct sbx_limits *out, char *resolved, size_t len);
+
 #endif

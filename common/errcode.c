@@ -20,6 +20,7 @@ const struct sbx_errcode sbx_errcodes[] = {
 	{"unknown_language", "sandbox_error", SBX_EXIT_USAGE, "no such language in sbx.conf"},
 	{"unknown_policy", "sandbox_error", SBX_EXIT_USAGE, "no such policy"},
 	{"input_unreadable", "sandbox_error", SBX_EXIT_USAGE, "an --input file cannot be read as the caller"},
+	{"input_too_large", "sandbox_error", SBX_EXIT_REFUSED, "the inputs and standard input exceed the policy's input_size"},
 	{"artifacts_unwritable", "sandbox_error", SBX_EXIT_USAGE, "the --artifacts directory cannot be written"},
 	{"not_in_group", "sandbox_error", SBX_EXIT_REFUSED, "the caller is not in group sbx"},
 	{"policy_denied", "sandbox_error", SBX_EXIT_REFUSED, "the policy does not allow this caller or request"},

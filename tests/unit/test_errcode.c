@@ -19,6 +19,7 @@
 
 #include "../../client/errobj.c"
 #include "../../client/resultschema.c"
+#include "../../client/hint.c"
 
 static json_t *schema_prop(json_t *s, const char *name)
 {
