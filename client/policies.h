@@ -2,6 +2,7 @@
 /* `sbx policies`: the policies the caller may use, with their limits. */
 #ifndef SBX_CLIENT_POLICIES_H
 #define SBX_CLIENT_POLICIES_H
+#include <stddef.h>
 
 /*
  * The client reads SYSCONFDIR/sbx/policies.d itself: policies are installed
