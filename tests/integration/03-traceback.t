@@ -17,11 +17,11 @@ assert any(f[\"file\"].endswith(\"divide_by_zero.py\") and f[\"line\"] for f in 
 " "$1"' _ "$T/out"
 check "stderr has the traceback" sh -c 'grep -q "ZeroDivisionError" "$1"' _ "$T/out"
 check "audited as error" [ "$(audit_field "$(jget id)" end.outcome)" = error ]
-check "error object: {code error, the exception's type and message, hint}; the traceback in traceback" sh -c 'python3 -c "
+check "error object: {code error, the exception's type and message, hint, line, the traceback text}" sh -c 'python3 -c "
 import json,sys; d=json.load(open(sys.argv[1])); e=d[\"error\"]; t=d[\"traceback\"]
-assert sorted(e) == [\"code\", \"hint\", \"message\", \"type\"], e
-assert e[\"code\"]==\"error\" and e[\"type\"]==\"ZeroDivisionError\" and e[\"message\"]==t[\"message\"], e
-assert t[\"text\"].startswith(\"Traceback (most recent call last):\") and t[\"line\"], t
+assert sorted(e) == [\"code\", \"hint\", \"line\", \"message\", \"traceback\", \"type\"], e
+assert e[\"code\"]==\"error\" and e[\"type\"]==\"ZeroDivisionError\" and e[\"message\"]==t[\"message\"] and e[\"line\"]==t[\"line\"], e
+assert e[\"traceback\"].startswith(\"Traceback (most recent call last):\") and e[\"traceback\"]==t[\"text\"], e
 " "$1"' _ "$T/out"
 sbx_run run --json --lang sh -c 'echo partial; echo "no such thing" >&2; exit 3'
 check "error object, no traceback: type error, the last stderr line" \
