@@ -17,7 +17,7 @@ cat >"$T/more" <<'PY'
 import json, sys, time, os
 d = json.load(sys.stdin)
 time.sleep(float(os.environ.get("FIX_SLEEP", "0")))
-if d["attempt"] >= int(os.environ.get("FIX_HANG_AT", "0") or 1 << 30):
+if d["attempt"] >= int(os.environ.get("FIX_HANG_AT") or 1 << 30):
     time.sleep(3600)
 print(d["code"] + "#")
 PY
