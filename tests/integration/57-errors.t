@@ -35,8 +35,8 @@ check "--artifacts DIR not writable: refused before the run (exit 2, artifacts_u
 	_ "$rc" "$(jget error.code)" "$(records)" "$before" "$T/err"
 
 sbx_run run --json --timeout 1s -c 'while True: pass'
-check "a limit: code timeout, the message in a policy's units naming the policy" \
-	[ "$rc|$(jget error.code)|$(jget error.message)" = "124|timeout|wall-time limit of 1s reached (policy default)" ]
+check "a limit: code timeout, the message in the caller's units naming where the limit came from (--timeout)" \
+	[ "$rc|$(jget error.code)|$(jget error.message)" = "124|timeout|wall-time limit of 1s (--timeout) reached" ]
 sbx_run run --json -c 'import json; json.loads("{")'
 check "a traceback: code error, type the exception's, hint present (null or a string)" \
 	[ "$(jget error.code)|$(jget error.type)|$(python3 -c 'import json,sys; print("hint" in json.load(open(sys.argv[1]))["error"])' "$T/out")" = "error|json.decoder.JSONDecodeError|True" ]
