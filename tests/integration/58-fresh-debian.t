@@ -27,8 +27,10 @@ check "a fresh Debian 12 root (mmdebstrap minbase) and the release tarball" sh -
 "$MK" --enter "$R"
 cp "$tarball" "$R/root/"
 v=$(cat "$SBX_SRCDIR/VERSION")
+qstart=$(date +%s)
 in_root sh -c "cd /root && tar xzf sbx-$v.tar.gz && cd sbx-$v && ! command -v sudo && ./quickstart.sh" >"$T/q" 2>&1; qrc=$?
-diag "$(grep -E 'newly installed|Need to get|After this operation' "$T/q")" "$(tail -n 12 "$T/q")"
+qs=$(( $(date +%s) - qstart ))
+diag "quickstart.sh took ${qs} s (apt from the mirror, build, install, the main job)" "$(grep -E 'newly installed|Need to get|After this operation' "$T/q")" "$(tail -n 12 "$T/q")"
 check "./quickstart.sh as root, without sudo: exit 0" [ "$qrc" = 0 ]
 check "... ran the main job: the plot's output, outcome ok, its artifact and its audit record" sh -c '
 	grep -q "^== outcome: ok, exit 0" "$1" && grep -q "^== artifact: .*plot.png (image/png" "$1" && grep -q "^== audit record" "$1" &&
