@@ -46,8 +46,8 @@ for b in bad[:20]:
 print("invalid", len(bad))
 PY
 diag "$(grep -v '^INVALID' "$T/v" | head -n 5)" "$(grep '^INVALID' "$T/v" | head -n 20)"
-n=$(sed -n 's/^results //p' "$T/v")
-check "results collected from the suite (${n:-0})" [ "${n:-0}" -ge 6 ]
+nres=$(sed -n 's/^results //p' "$T/v")
+check "results collected from the suite (${nres:-0})" [ "${nres:-0}" -ge 6 ]
 check "every one validates against the schema" grep -qx 'invalid 0' "$T/v"
 check "every one has schema_version $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["properties"]["schema_version"]["const"])' "$S/docs/result.schema.json")" \
 	grep -qx "versions \\['$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["properties"]["schema_version"]["const"])' "$S/docs/result.schema.json")'\\]" "$T/v"
