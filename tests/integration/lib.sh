@@ -30,7 +30,9 @@ def results(text):
     for d in docs:
         if isinstance(d, dict) and d.get("event") in ("result", "attempt") and isinstance(d.get("result"), dict):
             d = d["result"]
-        if isinstance(d, dict) and "outcome" in d and ("stdout_truncated" in d or d.get("outcome") == "sandbox_error"):
+        # a result, not an audit record (sbx-audit show/export: start_seq at the top)
+        if isinstance(d, dict) and "outcome" in d and "start_seq" not in d and \
+                ("stdout_truncated" in d or d.get("outcome") == "sandbox_error"):
             yield d
 for f in files:
     try:
