@@ -176,7 +176,14 @@ json_t *result_error(json_t *res, const struct run_opts *o)
 		snprintf(buf, sizeof(buf), "killed by signal SIG%s", name ? name : "?");
 		return make(code, NULL, json_string(buf), NULL, NULL, NULL);
 	}
-	return make(code, NULL, last_line(json_string_value(json_object_get(res, "stderr"))), NULL, NULL, NULL);
+	/* the program's own last word, else its exit status: never no message */
+	json_t *msg = last_line(json_string_value(json_object_get(res, "stderr")));
+	if (msg == NULL) {
+		snprintf(buf, sizeof(buf), "the program exited with status %" JSON_INTEGER_FORMAT " and wrote nothing to stderr",
+			 json_integer_value(json_object_get(res, "exit_code")));
+		msg = json_string(buf);
+	}
+	return make(code, NULL, msg, NULL, NULL, NULL);
 }
 
 json_t *result_of_failure(const char *code, const char *message)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: ISC
 # A failing program: outcome error, parsed traceback, audited.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 cp "$SBX_SRCDIR/examples/divide_by_zero.py" "$T/divide_by_zero.py"
 chmod 644 "$T/divide_by_zero.py"
@@ -26,6 +26,9 @@ assert e[\"traceback\"].startswith(\"Traceback (most recent call last):\") and e
 sbx_run run --json --lang sh -c 'echo partial; echo "no such thing" >&2; exit 3'
 check "error object, no traceback: type error, the last stderr line" \
 	[ "$(jget error.code)|$(jget error.type)|$(jget error.message)" = "error|error|no such thing" ]
+sbx_run run --json --lang sh -c 'exit 3'
+check "error object, nothing on stderr: the message says the exit status" \
+	[ "$(jget error.code)|$(jget error.message)" = "error|the program exited with status 3 and wrote nothing to stderr" ]
 sbx_run run --json -c 'print(1)'
 check "error is null when the outcome is ok" [ "$(jget error)" = null ]
 
