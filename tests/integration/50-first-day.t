@@ -13,7 +13,7 @@
 # The README's commands themselves run in a fresh Debian root in
 # 58-fresh-debian.t.
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 13
 [ "$(id -u)" = 0 ] || { echo "Bail out! needs root"; exit 1; }
 S=$SBX_SRCDIR
 
@@ -30,6 +30,10 @@ cmd=$(grep -nxF -- "$second" "$S/.ci/run" | cut -d: -f1)
 check ".ci/run: apt-get update, then exactly the README's test command" \
 	sh -c '[ "$1" = "$2" ] && [ -n "$3" ] && [ -n "$4" ] && [ "$3" -lt "$4" ]' _ "$last" "$second" "$upd" "$cmd"
 check "no sudo in the README's commands or .ci/run" sh -c '! grep -qw sudo "$1" && ! grep -v "^#" "$2" | grep -qw sudo' _ "$T/cmds" "$S/.ci/run"
+# the README is for a machine without sudo: its administrator commands
+# run as root, and the tarball it names is this version's
+check "README: no command uses sudo, its tarball is sbx-\$(cat VERSION)" sh -c '
+	! grep -E "^sudo |\`sudo " "$1" && grep -qF "sbx-$(cat "$2").tar.gz" "$1"' _ "$S/README.md" "$S/VERSION"
 
 # 2. the dependency groups
 "$S/tools/install-deps" --list run >"$T/run"
