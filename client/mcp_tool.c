@@ -12,19 +12,33 @@
 #include "mcp.h"
 #include "name.h"
 #include "policy.h"
+#include "outcome.h"
 #include "proto.h"
 #include "resultschema.h"
 
-#define TIMEOUT_MAX_S 1099511627.0 /* 2^40 ms, the helper's bound */
+#define TIMEOUT_MAX_S ((double)SBX_ARG_TIMEOUT_MAX / 1000.0) /* the helper's bound (proto.h) */
 
-static const char *const tool_description =
-	"Run code in the sbx sandbox: no network, no capabilities, a private file "
-	"system, and the CPU, memory, process and time limits of a policy. Every run "
-	"is recorded in a signed audit log. Files the program writes to /out come "
-	"back as artifacts (PNG and JPEG as images); `files` are readable under /in. "
-	"The result has the outcome (ok, error, timeout, cpu_limit, memory_limit, "
-	"pids_limit, output_limit, signal, sandbox_error), stdout, stderr and the "
-	"parsed traceback; anything but ok is a tool error.";
+/* The outcome names come from the outcome table (outcome.h). */
+static char *tool_description(void)
+{
+	static const char fmt[] =
+		"Run code in the sbx sandbox: no network, no capabilities, a private file "
+		"system, and the CPU, memory, process and time limits of a policy. Every run "
+		"is recorded in a signed audit log. Files the program writes to /out come "
+		"back as artifacts (PNG and JPEG as images); `files` are readable under /in. "
+		"The result has the outcome (%s), stdout, stderr and the "
+		"parsed traceback; anything but ok is a tool error.";
+	static char buf[sizeof(fmt) + 256];
+	char names[256], *p;
+
+	snprintf(names, sizeof(names), "%s", sbx_outcome_names(false));
+	for (p = strchr(names, ' '); p != NULL; p = strchr(p + 2, ' ')) {
+		memmove(p + 1, p, strlen(p) + 1);
+		*p = ',';
+	}
+	snprintf(buf, sizeof(buf), fmt, names);
+	return buf;
+}
 
 static json_t *input_schema(void)
 {
@@ -61,7 +75,7 @@ static json_t *input_schema(void)
  * from 2025-06-18, annotations from 2025-03-26). */
 json_t *mcp_tool_def(const struct mcp_revision *rev)
 {
-	json_t *t = json_pack("{s:s,s:s,s:o}", "name", "execute_code", "description", tool_description,
+	json_t *t = json_pack("{s:s,s:s,s:o}", "name", "execute_code", "description", tool_description(),
 			      "inputSchema", input_schema());
 
 	if (t != NULL && rev->structured) {
