@@ -615,8 +615,10 @@ static void test_error_object(void **state)
 	assert_string_equal(json_string_value(json_object_get(e, "type")), "error");
 	assert_string_equal(json_string_value(json_object_get(e, "message")), "Died at /code/a.pl line 3.");
 	json_decref(e);
-	e = error_of("{\"outcome\": \"error\", \"stderr\": \"\"}");
-	assert_true(json_is_null(json_object_get(e, "message")));
+	/* nothing on stderr: the exit status, never no message */
+	e = error_of("{\"outcome\": \"error\", \"exit_code\": 3, \"stderr\": \"\"}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")),
+			    "the program exited with status 3 and wrote nothing to stderr");
 	json_decref(e);
 
 	/* the helper's sandbox_error string becomes the message */
