@@ -16,19 +16,22 @@
 #define SBX_EXIT_REFUSED 77  /* EX_NOPERM: refused by policy or group */
 /* SBX_EXIT_FAILURE (125, common/proto.h): set-up failed */
 
-/* exit_status values that are not one number */
-#define SBX_EXIT_PROGRAM (-1) /* the program's own exit status */
-#define SBX_EXIT_SIGNAL  (-2) /* 128 + the signal's number */
+/* exit_status values that are not one number: SBX_STATUS_PAYLOAD (the
+ * program's own exit status), SBX_STATUS_SIGNAL (128 + the signal's
+ * number), outcome.h */
 
 struct sbx_errcode {
 	const char *code;    /* error.code: [a-z_]+ */
 	const char *outcome; /* the outcome it belongs to */
-	int exit_status;     /* sbx run's exit status, or SBX_EXIT_PROGRAM/SIGNAL */
+	int exit_status;     /* sbx run's exit status, or SBX_STATUS_PAYLOAD/SIGNAL */
 	const char *what;    /* one line for sbx(1) and the schema */
 };
 
-extern const struct sbx_errcode sbx_errcodes[];
-extern const size_t sbx_n_errcodes;
+/* The codes, in the order sbx(1) ERROR CODES lists them: the outcomes'
+ * (from the outcome table) first, then sbx's own. sbx_errcode_at(i) for i
+ * from 0 to sbx_errcode_count() - 1; NULL past the end. */
+size_t sbx_errcode_count(void);
+const struct sbx_errcode *sbx_errcode_at(size_t i);
 
 /* The row of code, or NULL. */
 const struct sbx_errcode *sbx_errcode_find(const char *code);

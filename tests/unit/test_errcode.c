@@ -47,12 +47,13 @@ static void test_schema_codes_are_the_table(void **state)
 	codes = json_object_get(json_object_get(json_object_get(json_object_get(s, "$defs"), "error"), "properties"), "code");
 	codes = json_object_get(codes, "enum");
 	outcomes = json_object_get(schema_prop(s, "outcome"), "enum");
-	assert_int_equal(json_array_size(codes), sbx_n_errcodes);
-	for (size_t i = 0; i < sbx_n_errcodes; i++) {
-		assert_true(in_array(codes, sbx_errcodes[i].code));
-		assert_true(in_array(outcomes, sbx_errcodes[i].outcome));
-		assert_true(sbx_errcodes[i].exit_status != 0);
+	assert_int_equal(json_array_size(codes), sbx_errcode_count());
+	for (size_t i = 0; i < sbx_errcode_count(); i++) {
+		assert_true(in_array(codes, sbx_errcode_at(i)->code));
+		assert_true(in_array(outcomes, sbx_errcode_at(i)->outcome));
+		assert_true(sbx_errcode_at(i)->exit_status != 0);
 	}
+	assert_null(sbx_errcode_at(sbx_errcode_count()));
 	/* every non-ok outcome has its row */
 	for (size_t i = 0; i < json_array_size(outcomes); i++) {
 		const char *o = json_string_value(json_array_get(outcomes, i));
@@ -143,11 +144,11 @@ static void test_man_page_lists_every_code(void **state)
 	fclose(f);
 	page[n] = '\0';
 	assert_non_null(strstr(page, ".Sh ERROR CODES"));
-	for (size_t i = 0; i < sbx_n_errcodes; i++) {
+	for (size_t i = 0; i < sbx_errcode_count(); i++) {
 		char item[64];
-		snprintf(item, sizeof(item), "\n.It Cm %s", sbx_errcodes[i].code);
+		snprintf(item, sizeof(item), "\n.It Cm %s", sbx_errcode_at(i)->code);
 		if (strstr(strstr(page, ".Sh ERROR CODES"), item) == NULL)
-			fail_msg("sbx(1) ERROR CODES lacks %s", sbx_errcodes[i].code);
+			fail_msg("sbx(1) ERROR CODES lacks %s", sbx_errcode_at(i)->code);
 	}
 	free(page);
 }
