@@ -151,10 +151,16 @@ json_t *result_error(json_t *res, const struct run_opts *o)
 
 	if (outcome == NULL || strcmp(outcome, "ok") == 0)
 		return json_null();
+	/* sandbox_error: the supervisor's reason, with the code of a refusal
+	 * ({code, message}, recorder/result.c) or alone (set-up) */
+	if (strcmp(outcome, "sandbox_error") == 0 && json_is_object(old) && json_object_size(old) == 2) {
+		const char *c = json_string_value(json_object_get(old, "code"));
+
+		return make(sbx_errcode_find(c) != NULL ? c : "setup", NULL, json_incref(json_object_get(old, "message")),
+			    NULL, NULL, NULL);
+	}
 	if (json_is_object(old) && json_is_string(json_object_get(old, "code")))
 		return json_incref(old); /* already one (the retry loop's attempts) */
-	/* sandbox_error: the helper's own line; which code it was, the helper
-	 * does not say yet (protocol v1): set-up */
 	if (strcmp(outcome, "sandbox_error") == 0)
 		return make("setup", NULL, json_is_string(old) ? json_incref(old) : NULL, NULL, NULL, NULL);
 	/* every other outcome has its row, code = the outcome's name */

@@ -91,6 +91,7 @@ struct run {
 	/* refused after the policy was loaded: recorded as sandbox_error */
 	bool refused;
 	char error[HELPER_ERR_LEN]; /* why, when refused */
+	const char *error_code;     /* its code (common/errcode.c), NULL = setup */
 	bool policy_loaded;
 	bool stdin_hashed;
 	uid_t sbx_uid;       /* the recorder's account, _sbx */
@@ -215,6 +216,8 @@ int msg_frame(uint32_t type, const void *data, size_t len, int timeout_ms);
  * caller, waiting for it at most a second. */
 void msg_as_caller(int fd, const void *buf, size_t n);
 _Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt, ...);
+/* The same with another exit status (SBX_EXIT_AUDIT: the audit log failed). */
+_Noreturn __attribute__((format(printf, 2, 3))) void die_status(int status, const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warnx1(const char *fmt, ...);
 
 #endif

@@ -7,7 +7,7 @@
 # group refusal names the group and how to join it; --artifacts DIR is
 # checked writable before anything runs.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 14
 records() { "$AUDIT" list --limit 0 2>/dev/null | wc -l; }
 
 sbx_run run --json --bogus-option -c pass
@@ -37,6 +37,22 @@ check "--artifacts DIR not writable: refused before the run (exit 2, artifacts_u
 sbx_run run --json --timeout 1s -c 'while True: pass'
 check "a limit: code timeout, the message in the caller's units naming where the limit came from (--timeout)" \
 	[ "$rc|$(jget error.code)|$(jget error.message)" = "124|timeout|wall-time limit of 1s (--timeout) reached" ]
+# refused by policy: exit 77, the code of the table, the caller's units
+# and the policy's name (the helper says which check refused it)
+before=$(records)
+sbx_run run --json --timeout 10m -c 'print("ran")'
+check "a limit above the policy: exit 77, code limit_above_policy, in the caller's units naming the policy" \
+	[ "$rc|$(jget outcome)|$(jget error.code)|$(jget error.message)|$(jget stdout)" = \
+	  "77|sandbox_error|limit_above_policy|--timeout 10m exceeds policy default's wall_time 30s|" ]
+check "... the refusal is recorded, the result of the one shape (type = code)" \
+	[ "$(( $(records) > before ))|$(jget schema_version)|$(jget error.type)|$(jget id | wc -c)" = "1|1.0|limit_above_policy|33" ]
+printf '[policy]\nusers = sbxout\n' > "$P/etc/sbx/policies.d/fd57-named.policy"
+chmod 644 "$P/etc/sbx/policies.d/fd57-named.policy"
+sbx_run run --json --policy fd57-named -c 'print("ran")'
+rm -f "$P/etc/sbx/policies.d/fd57-named.policy"
+check "a policy that does not allow the caller: exit 77, code policy_denied, the policy named" \
+	sh -c '[ "$1" = "77|policy_denied" ] && echo "$2" | grep -q "fd57-named.*does not allow user sbxtest\|does not allow user sbxtest.*fd57-named"' \
+	_ "$rc|$(jget error.code)" "$(jget error.message)"
 sbx_run run --json -c 'import json; json.loads("{")'
 check "a traceback: code error, type the exception's, hint present (null or a string)" \
 	[ "$(jget error.code)|$(jget error.type)|$(python3 -c 'import json,sys; print("hint" in json.load(open(sys.argv[1]))["error"])' "$T/out")" = "error|json.decoder.JSONDecodeError|True" ]
