@@ -46,11 +46,11 @@ try:
     sbx.run("pass", timeout="10m")
 except sbx.Error as e:
     assert e.result is not None and e.result.outcome == "sandbox_error" and e.code, vars(e)
-    print("code", e.code)
+    print("code", e.code, e.status)
 else:
     raise SystemExit("no exception")'
 diag "$(cat "$T/py")"
-check "run: a limit above the policy raises sbx.Error with a code" grep -q '^code ' "$T/py"
+check "run: a limit above the policy raises sbx.Error, code limit_above_policy, status 77" grep -qx 'code limit_above_policy 77' "$T/py"
 py 'import sbx
 try:
     sbx.run("pass", language="no-such-language")
@@ -59,7 +59,7 @@ except sbx.Error as e:
 else:
     raise SystemExit("no exception")'
 diag "$(cat "$T/py")"
-check "run: an unknown language raises sbx.Error" grep -q '^code ' "$T/py"
+check "run: an unknown language raises sbx.Error, code unknown_language" grep -q '^code unknown_language ' "$T/py"
 run_as sbxtest env PYTHONPATH="$PY" SBX="$SBX" python3 "$SBX_SRCDIR/examples/agents/openai_tools.py" >"$T/a1" 2>&1
 run_as sbxtest env PYTHONPATH="$PY" SBX="$SBX" python3 "$SBX_SRCDIR/examples/agents/langchain_tool.py" >"$T/a2" 2>&1
 diag "$(cat "$T/a1" "$T/a2")"
