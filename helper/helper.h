@@ -80,6 +80,7 @@ struct run {
 	struct sbx_policy policy;
 	struct sbx_limits limits;   /* effective */
 	const struct sbx_language *lang;
+	const char *error_code; /* when refused: its code (common/errcode.c), NULL = setup */
 	char *argv[SBX_MAX_ARGV + 2]; /* interpreter argv + code path, NULL-terminated */
 	char code_path[128];
 	uint64_t code_len;      /* bytes in the code memfd (never read by root) */
@@ -91,7 +92,6 @@ struct run {
 	/* refused after the policy was loaded: recorded as sandbox_error */
 	bool refused;
 	char error[HELPER_ERR_LEN]; /* why, when refused */
-	const char *error_code;     /* its code (common/errcode.c), NULL = setup */
 	bool policy_loaded;
 	bool stdin_hashed;
 	uid_t sbx_uid;       /* the recorder's account, _sbx */

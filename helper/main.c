@@ -597,12 +597,10 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->limits = r->policy.limits;
 	/* the code says which: a refusal by policy (exit 77) or sbx's own
 	 * failure (125), sbx(1) EXIT STATUS */
-	if (caller_may_use(r, err, sizeof(err)) < 0)
+	if (caller_may_use(r, err, sizeof(err)) < 0 || egress_narrow(r, err, sizeof(err)) < 0)
 		r->error_code = "policy_denied";
 	else if (sbx_limits_tighten(&r->limits, &r->request, r->policy_name, err, sizeof(err)) < 0)
 		r->error_code = "limit_above_policy";
-	else if (egress_narrow(r, err, sizeof(err)) < 0)
-		r->error_code = "policy_denied";
 	else if (check_code(r, err, sizeof(err)) < 0)
 		r->error_code = "setup";
 	else if (check_inputs(r, err, sizeof(err)) < 0)
