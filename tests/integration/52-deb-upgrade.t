@@ -102,7 +102,7 @@ check "sbx, sbx-audit, python3-sbx and dpkg all say $new ($v)" [ "$v" = "sbx $ne
 in_root sbx-audit checkpoint --write >/dev/null 2>&1
 in_root sbx-audit verify >"$T/verify" 2>&1
 diag "$(cat "$T/verify")"
-check "the audit log verifies across the upgrade (runs of both versions)" grep -qx "OK: 4 records" "$T/verify"
+check "the audit log verifies across the upgrade (runs of both versions)" grep -qE "^OK: 4 records( \(checkpoint at 4\))?$" "$T/verify"
 in_root /usr/share/sbx/sbx-postinst --helper-mode set >"$T/pi" 2>&1
 check "sbx-postinst --helper-mode set keeps the override too, and says so" \
 	sh -c '[ "$1" = "4750 root sbx" ] && grep -q "keeping the administrator.s dpkg-statoverride" "$2"' _ "$(in_root stat -c '%a %U %G' $H)" "$T/pi"
