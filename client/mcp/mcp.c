@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "access.h"
-#include "cli.h"
+#include "../access.h"
+#include "../cli.h" /* not audit/cli.h */
 #include "errcode.h"
 #include "mcp_store.h"
 #include "proto.h"
