@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Shared by the egress tests (tests/integration/75-79, tests/escape/31-34;
 # sourced after lib.sh). A test network that lives only as long as the
 # test: a network namespace "the server host" joined to the host by a veth
@@ -30,7 +31,7 @@ eg_cleanup() {
 	ip netns del "$EG_NS" 2>/dev/null
 	ip link del "$EG_IF"a 2>/dev/null
 	rm -f "$EG_POL"/eg-*.policy
-	rm -rf "$T"
+	lib_exit # lib.sh: keeps the results for 59-result-schema.t, removes $T
 }
 trap eg_cleanup EXIT
 
@@ -182,6 +183,7 @@ egress_sbx() {
 		env -i PATH=/usr/bin:/bin HOME=/nonexistent "$@"' "$T" "$T/hosts" "$T/resolv.conf" "$SBX" "$@" \
 		>"$T/out" 2>"$T/err" </dev/null
 	rc=$?
+	keep_results "$T/out"
 }
 # pj FILE EXPR: EXPR evaluated with d = the JSON document in FILE (as tests/escape/lib.sh)
 command -v pj >/dev/null 2>&1 ||
