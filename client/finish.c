@@ -208,10 +208,13 @@ int run_finish(struct run_state *rs)
 	if (root == NULL) {
 		/* the audit log failed (the helper's 74) or sbx could not set up */
 		bool audit = WIFEXITED(rs->status) && WEXITSTATUS(rs->status) == SBX_EXIT_AUDIT;
+		/* a policy that does not exist: refused before any record, with
+		 * the status of one that does not allow the caller (escape 05) */
+		bool refused = WIFEXITED(rs->status) && WEXITSTATUS(rs->status) == SBX_EXIT_REFUSED;
 
 		no_result_reason(rs, why, sizeof(why));
 		if (rs->o->json)
-			cli_print_json_error(audit ? "audit_unavailable" : "setup", why);
+			cli_print_json_error(audit ? "audit_unavailable" : refused ? "policy_denied" : "setup", why);
 		/* In plain mode the helper's own message is already on our
 		 * stderr; add ours when it sent none, or ours says more. A
 		 * usage error (before the helper checked the socket) went to
@@ -219,7 +222,7 @@ int run_finish(struct run_state *rs)
 		else if (rs->proto_err[0] || (rs->message[0] == '\0' && (!WIFEXITED(rs->status) ||
 									 WEXITSTATUS(rs->status) != SBX_EXIT_FAILURE)))
 			fprintf(stderr, "sbx: %s\n", why);
-		return audit ? SBX_EXIT_AUDIT : SBX_EXIT_FAILURE;
+		return audit ? SBX_EXIT_AUDIT : refused ? SBX_EXIT_REFUSED : SBX_EXIT_FAILURE;
 	}
 	if (rs->proto_err[0])
 		cli_warn("sbx-helper", "%s", rs->proto_err);

@@ -110,6 +110,9 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen);
 /* load.c */
 int load_sbx_conf(struct sbx_config *conf, char *err, size_t errlen); /* sbx.conf only */
 int load_config(struct run *r, char *err, size_t errlen);
+/* Returns 0; -2 when the policy does not exist (refused with the same
+ * words and exit status as a policy that does not allow the caller, so that
+ * asking tells nothing: escape 05); -1 on another error (set-up, 125). */
 int load_policy(struct run *r, char *err, size_t errlen);
 int caller_may_use(const struct run *r, char *err, size_t errlen);
 /* The code fd: a sealed memfd of at most SBX_CODE_MAX bytes (never read

@@ -198,7 +198,7 @@ int load_policy(struct run *r, char *err, size_t errlen)
 	rc = load_file(path, &text, &len, err, errlen);
 	if (rc == -2) {
 		policy_refused(r, err, errlen);
-		return -1;
+		return -2;
 	}
 	if (rc < 0)
 		return -1;

@@ -551,6 +551,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	char err[SBX_ERR_LEN] = "";
 	unsigned char rnd[SBX_ID_LEN / 2];
 	struct passwd *pw;
+	int rc;
 
 	r->uid = getuid();
 	r->gid = getgid();
@@ -591,7 +592,12 @@ static void prepare(struct run *r, int argc, char **argv)
 	sbx_hex(rnd, sizeof(rnd), r->run_id);
 	r->realtime_ns = sbx_clock_ns(CLOCK_REALTIME);
 	r->boottime_ns = sbx_clock_ns(CLOCK_BOOTTIME);
-	if (load_config(r, err, sizeof(err)) < 0 || load_policy(r, err, sizeof(err)) < 0)
+	if (load_config(r, err, sizeof(err)) < 0)
+		die("%s", err);
+	rc = load_policy(r, err, sizeof(err));
+	if (rc == -2)
+		die_status(SBX_EXIT_REFUSED, "%s", err);
+	if (rc < 0)
 		die("%s", err);
 	r->policy_loaded = true;
 	/* From here on every failure is audited. */

@@ -29,7 +29,8 @@ check "stderr event" lines_ok 'assert "".join(e["data"] for e in ev if e["event"
 check "the result comes last" lines_ok 'assert ev[-1]["event"] == "result" and ev[-1]["result"]["exit_code"] == 3 and [e["event"] for e in ev].count("result") == 1, ev'
 
 sbx_run run --jsonl --policy no-such-policy -c 'print(1)'
-check "sbx error: exit 125, one result event with sandbox_error" sh -c '[ "$1" = 125 ] && python3 -c "
+# no such policy: refused like a policy that does not allow the caller (77)
+check "sbx error: exit 77, one result event with sandbox_error" sh -c '[ "$1" = 77 ] && python3 -c "
 import json,sys; ev=[json.loads(l) for l in open(sys.argv[1])]
 assert ev[-1] == {\"event\": \"result\", \"result\": ev[-1][\"result\"]} and ev[-1][\"result\"][\"outcome\"] == \"sandbox_error\", ev
 " "$2"' _ "$rc" "$T/out"
