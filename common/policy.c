@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <ini.h>
 #include <sodium.h>
 #include <stdbool.h>
@@ -365,6 +366,18 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 	return 0;
 }
 
+/* The whole-number keys of [sbx]: name, field, range (sbx.conf(5)). */
+struct config_count {
+	const char *name;
+	size_t offset;
+	uint64_t min, max;
+};
+static const struct config_count config_counts[] = {
+	{"checkpoint_records", offsetof(struct sbx_config, checkpoint_records), 0, 100000000},
+	{"checkpoint_seconds", offsetof(struct sbx_config, checkpoint_seconds), 0, 100000000},
+	{"max_runs_per_user", offsetof(struct sbx_config, max_runs_per_user), 1, 4096},
+};
+
 static int config_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *c = user;
@@ -394,16 +407,21 @@ static int config_handler(void *user, const char *section, const char *name, con
 				return fail(c, "audit_origin: too long");
 			return 1;
 		}
-		if (strcmp(name, "checkpoint_records") == 0 || strcmp(name, "checkpoint_seconds") == 0) {
-			uint64_t *dst = name[11] == 'r' ? &conf->checkpoint_records : &conf->checkpoint_seconds;
+		for (size_t i = 0; i < sizeof(config_counts) / sizeof(config_counts[0]); i++) {
+			const struct config_count *k = &config_counts[i];
+			uint64_t *dst = (uint64_t *)((char *)conf + k->offset), v;
 			char *end;
 
+			if (strcmp(name, k->name) != 0)
+				continue;
 			errno = 0;
 			if (value[0] < '0' || value[0] > '9')
 				return fail(c, "%s: '%s' is not a whole number", name, value);
-			*dst = strtoull(value, &end, 10);
-			if (errno != 0 || *end != '\0' || *dst > 100000000)
-				return fail(c, "%s: '%s' is not a whole number up to 100000000", name, value);
+			v = strtoull(value, &end, 10);
+			if (errno != 0 || *end != '\0' || v < k->min || v > k->max)
+				return fail(c, "%s: '%s' is not a whole number from %llu to %llu", name, value,
+					    (unsigned long long)k->min, (unsigned long long)k->max);
+			*dst = v;
 			return 1;
 		}
 		return fail(c, "unknown key '%s' in [%s]", name, section);
@@ -451,6 +469,7 @@ int sbx_config_parse(const char *file, const char *text, size_t len,
 	strlcpy(conf->default_policy, "default", sizeof(conf->default_policy));
 	conf->checkpoint_records = 100;
 	conf->checkpoint_seconds = 600;
+	conf->max_runs_per_user = SBX_MAX_RUNS_PER_USER;
 	if (run_parser(&c, text, len, config_handler) < 0)
 		return -1;
 	for (i = 0; i < conf->n_langs; i++)

@@ -16,6 +16,7 @@
 #define SBX_MAX_ARGV 16
 #define SBX_PATH_LEN 256
 #define SBX_ERR_LEN 512
+#define SBX_MAX_RUNS_PER_USER 32 /* default of max_runs_per_user in sbx.conf */
 #define SBX_INPUT_SIZE_MAX (16ULL << 30) /* largest input_size a policy may set */
 
 /* Effective limits of one run. Units are in the field names. */
@@ -68,6 +69,7 @@ struct sbx_config {
 	char audit_origin[128];         /* origin line of signatures; default: host name */
 	uint64_t checkpoint_records;    /* checkpoint after this many records; 0: never by count */
 	uint64_t checkpoint_seconds;    /* or this many seconds since the last; 0: never by time */
+	uint64_t max_runs_per_user;     /* sbx-helper processes one uid may have at once (runs, dry runs) */
 	struct sbx_language langs[SBX_MAX_LANGS];
 	size_t n_langs;
 };
@@ -87,7 +89,7 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 		     struct sbx_policy *p, char *err, size_t errlen);
 
 /* Same for sbx.conf. Sections: [sbx] (cgroup_root, default_policy,
- * audit_origin, checkpoint_records, checkpoint_seconds) and
+ * audit_origin, checkpoint_records, checkpoint_seconds, max_runs_per_user) and
  * [language.NAME] (command, extension). */
 int sbx_config_parse(const char *file, const char *text, size_t len,
 		     struct sbx_config *c, char *err, size_t errlen);

@@ -60,6 +60,7 @@
 #define SBX_CODE_MAX       (4u << 20)  /* bytes of code accepted */
 #define SBX_MAX_ATTEMPTS   10
 #define SBX_MAX_INPUTS     32          /* --input-fd pairs accepted */
+#define SBX_MAX_ARTIFACTS  64          /* files taken from /out, at most */
 
 #define SBX_EXIT_TIMEOUT   124
 #define SBX_EXIT_FAILURE   125

@@ -36,11 +36,11 @@ static void ok(const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("ok: %s: ", name);
+	fprintf(caller_stdout(), "ok: %s: ", name);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(caller_stdout(), fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	fputc('\n', caller_stdout());
 }
 
 /* WHAT and HOW must not contain "; fix: " (the client splits there). */
@@ -50,11 +50,11 @@ static void problem(const char *name, const char *fix, const char *fmt, ...)
 	va_list ap;
 
 	problems++;
-	printf("problem: %s: ", name);
+	fprintf(caller_stdout(), "problem: %s: ", name);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(caller_stdout(), fmt, ap);
 	va_end(ap);
-	printf("; fix: %s\n", fix);
+	fprintf(caller_stdout(), "; fix: %s\n", fix);
 }
 
 /* Owner, group (NULL: any) and permission bits of PATH, not following a
@@ -146,6 +146,24 @@ static void check_cgroup(void)
 		   "(probe run-%s created and removed)", root, id);
 }
 
+/* A run slot of the caller's (slots.c), taken and given back at exit. */
+static void check_slots(void)
+{
+	static struct sbx_config conf;
+	char err[HELPER_ERR_LEN];
+	uid_t uid;
+	gid_t gid;
+
+	if (load_sbx_conf(&conf, err, sizeof(err)) < 0)
+		return; /* check_cgroup named it */
+	caller_ids(&uid, &gid);
+	if (take_run_slot(uid, "the caller", conf.max_runs_per_user, err, sizeof(err)) < 0)
+		problem("run-slots", "see sbx.conf(5), max_runs_per_user", "%s", err);
+	else
+		ok("run-slots", "a run slot can be taken (max_runs_per_user = %llu)",
+		   (unsigned long long)conf.max_runs_per_user);
+}
+
 /* The namespaces a run's clone asks for, created here as root the same way. */
 static void check_namespaces(void)
 {
@@ -172,30 +190,30 @@ void check_main(void)
 {
 	char fix[PATH_MAX + 128];
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (geteuid() != 0) {
 		snprintf(fix, sizeof(fix), "chown root:sbx %s/sbx/sbx-helper && chmod 4754 %s/sbx/sbx-helper (or %s)",
 			 SBX_LIBEXECDIR, SBX_LIBEXECDIR, POSTINST);
 		problem("helper-root", fix, "sbx-helper runs as uid %u, not root: it is not installed setuid root",
 			(unsigned)geteuid());
-		fflush(stdout);
+		caller_stdout_flush();
 		_exit(1);
 	}
 	/* as a run does: all three uids 0, so the caller cannot signal us */
 	if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0 || setgroups(0, NULL) < 0) {
 		problem("helper-root", "retry", "setresuid: %s", strerror(errno));
-		fflush(stdout);
+		caller_stdout_flush();
 		_exit(1);
 	}
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	ok("helper-root", "sbx-helper runs as root");
 	check_accounts();
 	check_cgroup();
+	check_slots();
 	check_namespaces();
 	owned("audit-dir", STATE, true, "_sbx", "sbx-audit", 02750, false);
 	owned("audit-key", STATE "/audit.key", false, "_sbx", NULL, 0400, false);
 	owned("audit-log", STATE "/audit.db", false, "_sbx", "sbx-audit", 0640, true);
 	owned("public-key", SBX_SYSCONFDIR "/sbx/audit.pub", false, "root", NULL, 0644, false);
-	fflush(stdout);
+	caller_stdout_flush();
 	_exit(problems ? 1 : 0);
 }

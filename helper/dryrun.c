@@ -21,11 +21,11 @@ static void line(const char *key, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%s: ", key);
+	fprintf(caller_stdout(), "%s: ", key);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(caller_stdout(), fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	fputc('\n', caller_stdout());
 }
 
 static void bind_line(const char *path, bool ro)
@@ -47,19 +47,18 @@ void dry_run_print(const struct run *r)
 	const struct sbx_policy *p = &r->policy;
 	char sha[65];
 
-	/* stdout is the caller's: a pipe it keeps full must not hold this
-	 * root process for ever (the default SIGALRM action ends it) */
-	alarm(10);
+	/* gathered in memory: stdout is the caller's, and only a child that
+	 * has become the caller writes to it (to_caller, util.c) */
 	hex(p->sha256, 32, sha);
 	line("policy", "%s", p->name);
 	line("policy_sha256", "%s", sha);
 	line("user", "%s (uid %u, gid %u)", r->user, (unsigned)r->uid, (unsigned)r->gid);
 	line("language", "%s", r->lang_name);
 	{
-		printf("command:");
+		fprintf(caller_stdout(), "command:");
 		for (size_t i = 0; r->argv[i] != NULL; i++)
-			printf(" %s", r->argv[i]);
-		putchar('\n');
+			fprintf(caller_stdout(), " %s", r->argv[i]);
+		fputc('\n', caller_stdout());
 	}
 	line("wall_time_ms", "%llu", (unsigned long long)l->wall_ms);
 	line("cpu_time_ms", "%llu", (unsigned long long)l->cpu_ms);
@@ -100,6 +99,5 @@ void dry_run_print(const struct run *r)
 	line("cwd", "%s", r->work_tree >= 0 ? "/work" : "/tmp");
 	for (size_t i = 0; i < p->n_env; i++)
 		line("env", "%s", p->env[i]);
-	fflush(stdout);
-	_exit(ferror(stdout) ? SBX_EXIT_FAILURE : 0);
+	_exit(caller_stdout_flush() < 0 ? SBX_EXIT_FAILURE : 0);
 }

@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "policy.h"
@@ -27,6 +29,11 @@
 #include "record.h"
 
 #define HELPER_ERR_LEN 256
+/* Open files the helper's processes need at once, at most: the recorder
+ * holds every artifact's memfd and every input until the result is sent,
+ * plus the log, its sockets and pipes. Below this hard RLIMIT_NOFILE a run
+ * is refused (rlimits.c): files would be dropped. */
+#define HELPER_NOFILE (SBX_MAX_ARTIFACTS + SBX_MAX_INPUTS + 64)
 
 /* One --input-fd/--input-name pair: a sealed memfd the client filled. */
 struct run_input {
@@ -48,6 +55,7 @@ struct run {
 	char lang_name[SBX_NAME_MAX + 1];
 	char code_name[65];
 	int code_fd, result_fd, control_fd;
+	int slot_fd;        /* this run's slot of max_runs_per_user (slots.c), never closed */
 	struct sbx_limits request;  /* zero fields: not asked */
 	char session[65];
 	uint32_t attempt;
@@ -60,6 +68,7 @@ struct run {
 	struct sbx_config conf;
 	struct sbx_policy policy;
 	struct sbx_limits limits;   /* effective */
+	struct rlimit caller_rlimits[RLIMIT_NLIMITS]; /* as the caller's execve(2) left them */
 	const struct sbx_language *lang;
 	char *argv[SBX_MAX_ARGV + 2]; /* interpreter argv + code path, NULL-terminated */
 	char code_path[128];
@@ -99,7 +108,16 @@ enum { REC_START_OK = 'S', REC_START_FAIL = 'F', REC_KILL_OUTPUT = 'O' };
 void sanitize_process(int argc, char **argv);
 void keep_fds(const int *fds, size_t n);
 void reset_oom_score(void);
-int raise_rlimits(char *err, size_t errlen);
+
+/* rlimits.c: save the caller's limits (all of them) and raise the helper's
+ * own; -1 with one line in err when a hard limit is too low for sbx and
+ * cannot be raised. payload_rlimit: the payload's limit for resource res,
+ * from the policy and the caller's original (never above the latter's
+ * hard limit); payload_rlimits sets all of them (-1 with err). */
+int raise_rlimits(struct rlimit caller[RLIMIT_NLIMITS], char *err, size_t errlen);
+void payload_rlimit(int res, const struct rlimit *caller, const struct sbx_limits *l, struct rlimit *out);
+int payload_rlimits(const struct rlimit caller[RLIMIT_NLIMITS], const struct sbx_limits *l, char *err,
+		    size_t errlen);
 
 /* args.c: parse argv into run; returns 0 or -1 with err set. */
 int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen);
@@ -118,11 +136,23 @@ int lookup_caller(struct run *r, char *err, size_t errlen);
 /* load.c: open a root-owned file not writable by others, walking from "/"
  * without following symlinks. fd, -1 (err set), -2 missing (err set). */
 int open_trusted(const char *path, char *err, size_t errlen);
+int open_trusted_dir(const char *path, char *err, size_t errlen);
+
+/* slots.c: hold one of the max run slots of uid (user names it in the
+ * message) for the life of this process and its children: the lock's fd,
+ * or -1 with one line in err (all taken, or the lock files unusable). */
+int take_run_slot(uid_t uid, const char *user, uint64_t max, char *err, size_t errlen);
 
 /* cgplace.c: the directory under which run cgroups go, and whether it is
  * cgroup v2. -1 with one actionable line in err when there is none. */
 int cgroup_place(const struct sbx_config *c, char *root, size_t len, bool *v2, char *err, size_t errlen);
 const char *cgroup_marker_path(void);
+/* cgroup.c: ROOT/sbx with memory, pids and cpu enabled on the way, its
+ * path in sbx; -1 with one line in err. */
+int cgroup_v2_sbx_dir(const char *root, char *sbx, size_t len, char *err, size_t errlen);
+/* cgleave.c: move this process out of every cgroup the caller (or anyone
+ * but root) may write to; -1 with err. Called before anything else. */
+int cgroup_leave_caller(const struct sbx_config *c, char *err, size_t errlen);
 const char *cgroup_fix_hint(void);
 /* inputs.c: the caller's input files and session directory, checked as
  * root but only through the fds the client passed (never by path). */
@@ -181,6 +211,18 @@ void hex(const unsigned char *in, size_t n, char *out);
 int send_fd(int sock, const void *buf, size_t len, int fd);
 int recv_fd(int sock, void *buf, size_t len, int *fd);
 int drop_to(uid_t uid, gid_t gid, char *err, size_t errlen);
+int new_session_keyring(const char *name, char *err, size_t errlen);
+/* The caller's uid and gid, for to_caller(); set first thing in main. */
+void set_caller(uid_t uid, gid_t gid);
+void caller_ids(uid_t *uid, gid_t *gid);
+/* Write len bytes to the caller's fd 1 or 2 without a privileged process
+ * ever blocking on it (util.c says how); 0, or -1 if they were not
+ * written within a second (they may still arrive). */
+int to_caller(int fd, const void *buf, size_t len);
+/* Standard output of a root process (--dry-run, --check): kept in memory
+ * and handed to to_caller() by caller_stdout_flush() (0, or -1). */
+FILE *caller_stdout(void);
+int caller_stdout_flush(void);
 _Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warnx1(const char *fmt, ...);
 

@@ -42,9 +42,11 @@ static int dir_ok(int fd, const char *path, bool last, char *err, size_t errlen)
 /*
  * Open a root-owned file by walking its path from "/" without following
  * symlinks, so no component can be swapped under us. Returns an fd, -1 with
- * err set, or -2 if the file does not exist (err set too).
+ * err set, or -2 if the file does not exist (err set too). With dir, the
+ * last component is a directory too (checked like the ones above it) and
+ * the fd is O_PATH.
  */
-int open_trusted(const char *path, char *err, size_t errlen)
+static int walk_trusted(const char *path, bool dir, char *err, size_t errlen)
 {
 	char buf[PATH_MAX], sofar[PATH_MAX] = "";
 	char *comp, *next, *save = NULL;
@@ -88,7 +90,16 @@ int open_trusted(const char *path, char *err, size_t errlen)
 		dfd = fd;
 		comp = next;
 	}
-	fd = openat(dfd, comp, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	fd = openat(dfd, comp, dir ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+				   : O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && dir) {
+		close(dfd);
+		if (dir_ok(fd, path, true, err, errlen) < 0) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
 	if (fd < 0) {
 		int e = errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
@@ -111,6 +122,16 @@ int open_trusted(const char *path, char *err, size_t errlen)
 fail:
 	close(dfd);
 	return -1;
+}
+
+int open_trusted(const char *path, char *err, size_t errlen)
+{
+	return walk_trusted(path, false, err, errlen);
+}
+
+int open_trusted_dir(const char *path, char *err, size_t errlen)
+{
+	return walk_trusted(path, true, err, errlen);
 }
 
 static int slurp(int fd, const char *path, char **out, size_t *len, size_t max, char *err, size_t errlen)

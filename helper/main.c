@@ -453,11 +453,14 @@ static void prepare(struct run *r, int argc, char **argv)
 		die("setresuid: %s", strerror(errno));
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	reset_oom_score();
+	/* none of the helper's processes keeps the caller's keyrings */
+	if (new_session_keyring(NULL, err, sizeof(err)) < 0)
+		die("%s", err);
 	if (parse_args(argc, argv, r, err, sizeof(err)) < 0)
 		die("%s", err);
 	int keep[3 + SBX_MAX_INPUTS + 2] = {r->code_fd, r->result_fd, r->control_fd};
 	keep_fds(keep, 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2));
-	if (raise_rlimits(err, sizeof(err)) < 0 || lookup_caller(r, err, sizeof(err)) < 0)
+	if (raise_rlimits(r->caller_rlimits, err, sizeof(err)) < 0 || lookup_caller(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	pw = getpwnam("_sbx");
 	if (pw == NULL || pw->pw_uid == 0)
@@ -474,7 +477,11 @@ static void prepare(struct run *r, int argc, char **argv)
 	hex(rnd, sizeof(rnd), r->run_id);
 	r->realtime_ns = now_ns(CLOCK_REALTIME);
 	r->boottime_ns = now_ns(CLOCK_BOOTTIME);
-	if (load_config(r, err, sizeof(err)) < 0 || load_policy(r, err, sizeof(err)) < 0)
+	if (load_config(r, err, sizeof(err)) < 0)
+		die("%s", err);
+	/* held until this process and its children are gone (slots.c) */
+	r->slot_fd = take_run_slot(r->uid, r->user, r->conf.max_runs_per_user, err, sizeof(err));
+	if (r->slot_fd < 0 || load_policy(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	r->policy_loaded = true;
 	/* From here on every failure is audited. */
@@ -503,6 +510,23 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->argv[i] = NULL;
 }
 
+/* Out of the caller's reach through its cgroups (cgleave.c), before this
+ * process becomes root in all three uids and before anything else: the
+ * caller can signal it until then anyway. sbx.conf only says where sbx's
+ * cgroups are; if it does not load, the run reports that later. */
+static void leave_caller_cgroups(void)
+{
+	static struct sbx_config conf;
+	char err[SBX_ERR_LEN];
+
+	if (geteuid() != 0)
+		return; /* nothing to protect: prepare() and --check say why */
+	if (load_sbx_conf(&conf, err, sizeof(err)) < 0)
+		memset(&conf, 0, sizeof(conf));
+	if (cgroup_leave_caller(&conf, err, sizeof(err)) < 0)
+		die("%s", err);
+}
+
 int main(int argc, char **argv)
 {
 	static struct run run;
@@ -515,6 +539,8 @@ int main(int argc, char **argv)
 	int code;
 
 	sanitize_process(argc, argv);
+	set_caller(getuid(), getgid());
+	leave_caller_cgroups();
 	if (argc >= 2 && strcmp(argv[1], "--check") == 0) {
 		if (argc != 2)
 			die("usage: sbx-helper --check (no other argument)");

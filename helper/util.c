@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,31 +11,125 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <linux/close_range.h>
+#include <linux/keyctl.h>
 
 #include "helper.h"
 #include "proto.h"
 
+/*
+ * Writes to the caller's descriptors. Whatever fd 1 or 2 is (a pipe nobody
+ * reads, a terminal stopped with ^S, a file on the caller's own FUSE mount
+ * whose inode lock it holds), a privileged process that writes to it may
+ * block for as long as the caller likes, in uninterruptible sleep for the
+ * FUSE file, where not even root's SIGKILL ends it; the caller cannot make
+ * the description non-blocking for us either (its flags are shared). So a
+ * root process never writes there itself: a child that has become the
+ * caller (drop_to: the caller's uid and gid, no capabilities, not
+ * dumpable) writes, and the parent waits for it at most CALLER_WRITE_MS.
+ * A child still blocked then is one more process of the caller's, counted
+ * against the caller's RLIMIT_NPROC, and delivers the bytes once the
+ * descriptor takes them; root goes on. Processes that are not root write
+ * themselves: the caller's own (the collector, the sandbox), and the
+ * recorder, whose output to the caller becomes frames on the result socket
+ * with protocol v2 (PLAN.md; common/proto.h).
+ */
+#define CALLER_WRITE_MS 1000
+
+static uid_t caller_uid = (uid_t)-1;
+static gid_t caller_gid = (gid_t)-1;
+
+void set_caller(uid_t uid, gid_t gid)
+{
+	caller_uid = uid;
+	caller_gid = gid;
+}
+
+void caller_ids(uid_t *uid, gid_t *gid)
+{
+	*uid = caller_uid;
+	*gid = caller_gid;
+}
+
+int to_caller(int fd, const void *buf, size_t len)
+{
+	char err[HELPER_ERR_LEN];
+	int st, pfd;
+	pid_t pid;
+
+	if (geteuid() != 0 || caller_uid == (uid_t)-1)
+		return write_all(fd, buf, len);
+	if (fd < 0 || fd > 2)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close_range(3, ~0U, 0);
+		if (drop_to(caller_uid, caller_gid, err, sizeof(err)) < 0)
+			_exit(1);
+		_exit(write_all(fd, buf, len) < 0 ? 1 : 0);
+	}
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd >= 0) {
+		struct pollfd p = {.fd = pfd, .events = POLLIN};
+		while (poll(&p, 1, CALLER_WRITE_MS) < 0 && errno == EINTR)
+			;
+		close(pfd);
+	}
+	if (waitpid(pid, &st, WNOHANG) != pid)
+		return -1; /* left to finish on its own: see above */
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static char *out_buf;
+static size_t out_len;
+static FILE *out_stream;
+
+FILE *caller_stdout(void)
+{
+	if (out_stream == NULL)
+		out_stream = open_memstream(&out_buf, &out_len);
+	if (out_stream == NULL)
+		die("out of memory");
+	return out_stream;
+}
+
+int caller_stdout_flush(void)
+{
+	if (out_stream == NULL)
+		return 0;
+	if (fclose(out_stream) != 0) {
+		out_stream = NULL;
+		return -1;
+	}
+	out_stream = NULL;
+	return to_caller(1, out_buf, out_len);
+}
+
 void warnx1(const char *fmt, ...)
 {
-	char buf[512];
+	char buf[512] = "sbx-helper: ";
+	const size_t pre = 12;
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	n = vsnprintf(buf + pre, sizeof(buf) - pre - 1, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
-	if ((size_t)n > sizeof(buf) - 2)
-		n = (int)sizeof(buf) - 2;
+	if ((size_t)n > sizeof(buf) - pre - 2)
+		n = (int)(sizeof(buf) - pre - 2);
 	/* one line, whatever the message held */
 	for (int i = 0; i < n; i++)
-		if (buf[i] == '\n' || buf[i] == '\r')
-			buf[i] = ' ';
-	buf[n++] = '\n';
-	(void)!write(2, "sbx-helper: ", 12);
-	(void)!write(2, buf, (size_t)n);
+		if (buf[pre + (size_t)i] == '\n' || buf[pre + (size_t)i] == '\r')
+			buf[pre + (size_t)i] = ' ';
+	buf[pre + (size_t)n] = '\n';
+	(void)to_caller(2, buf, pre + (size_t)n + 1);
 }
 
 _Noreturn void die(const char *fmt, ...)
@@ -214,4 +309,22 @@ int drop_to(uid_t uid, gid_t gid, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Join a new session keyring (KEYCTL_JOIN_SESSION_KEYRING, keyctl(2)),
+ * named NAME or anonymous ("_ses") for NULL: the keyrings a process
+ * inherits through fork and execve are the caller's, and whoever possesses
+ * a keyring may use every key in it with the possessor permissions. A
+ * named one is created fresh only because the name is new (a run id): the
+ * kernel would join an existing keyring of that name the process may
+ * search. A kernel without CONFIG_KEYS (ENOSYS) has no keys to inherit.
+ */
+int new_session_keyring(const char *name, char *err, size_t errlen)
+{
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) >= 0 || errno == ENOSYS)
+		return 0;
+	snprintf(err, errlen, "a new session keyring: %s%s", strerror(errno),
+		 errno == EDQUOT ? " (the key quota of this user is full: /proc/key-users, keyrings(7))" : "");
+	return -1;
 }

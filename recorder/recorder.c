@@ -33,7 +33,7 @@
 #include "textutil.h"
 #include "traceback.h"
 
-#define MAX_ARTIFACTS 64
+#define MAX_ARTIFACTS SBX_MAX_ARTIFACTS
 
 struct stream {
 	int in, out;          /* sandbox pipe, client fd */

@@ -19,6 +19,8 @@ make -C "$src" --no-print-directory -s B="build-check-$(basename "$prefix")" PRE
 	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" RUNSTATEDIR="$prefix/run" ${SBX_MAKEFLAGS:-} escape-bins >/dev/null
 install -o root -g sbx -m 4754 "$build/sbx-helper-hooked" "$prefix/libexec/sbx/sbx-helper-hooked"
 install -d -m 0755 "$prefix/lib/sbx-escape"
+# RUNSTATEDIR (/run on a real host): the run slots live in sbx/users below it
+install -d -m 0755 "$prefix/run"
 for f in "$build"/tests/escape/*; do install -m 0755 "$f" "$prefix/lib/sbx-escape/"; done
 
 # sbxtest: in group sbx (may run code); sbxout: not in group sbx.

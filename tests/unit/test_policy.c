@@ -320,6 +320,31 @@ static void config_checkpoints(void **state)
 	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
 }
 
+/* max_runs_per_user: default, range, rejects (sbx.conf(5)). */
+static void config_runs_per_user(void **state)
+{
+	struct sbx_config c;
+	const char *t = "[sbx]\n";
+
+	(void)state;
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.max_runs_per_user, SBX_MAX_RUNS_PER_USER);
+	t = "[sbx]\nmax_runs_per_user = 1\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.max_runs_per_user, 1);
+	t = "[sbx]\nmax_runs_per_user = 4096\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.max_runs_per_user, 4096);
+	t = "[sbx]\nmax_runs_per_user = 0\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: max_runs_per_user: '0' is not a whole number from 1 to 4096"));
+	t = "[sbx]\nmax_runs_per_user = 4097\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	t = "[sbx]\nmax_runs_per_user = many\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "max_runs_per_user: 'many' is not a whole number"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,7 +352,7 @@ int main(void)
 		cmocka_unit_test(values), cmocka_unit_test(errors_name_file_and_line),
 		cmocka_unit_test(long_line_rejected), cmocka_unit_test(users_alone_restrict), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
 		cmocka_unit_test(config), cmocka_unit_test(input_size), cmocka_unit_test(allows),
-		cmocka_unit_test(config_checkpoints),
+		cmocka_unit_test(config_checkpoints), cmocka_unit_test(config_runs_per_user),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Escape class 20: root pinned by the caller's own descriptors, and how
+# many helpers a caller may hold (issue 11, finding 4). The caller runs
+# sbx-helper directly (tests/escape/pin.py) with fd 2, fd 1 or both a pipe
+# that is already full and that it does not read, and asks for what makes
+# root write there: a usage error (die), a refused run (START and END
+# recorded, then the supervisor's own error line), --dry-run (stdout) and
+# --check (stdout). Every helper must exit within seconds, leave no root
+# process behind, and what it had to say must still arrive once the
+# caller reads. Then, with max_runs_per_user = 3 in sbx.conf: three
+# concurrent runs go, a fourth is refused with one line and nothing is
+# recorded, a slot comes back when its run ends, even when root SIGKILLs
+# the supervisor.
+#
+# Defences checked by removing them:
+# - to_caller() (helper/util.c) writing itself as root, which is main
+#   before the fix: every case stayed blocked in write(2) until pin.py
+#   gave up after 8 s and read the pipe: tests 1-2 failed (the messages
+#   arrived then: test 3 passes either way).
+# - take_run_slot() not called in prepare() (helper/main.c), as on main:
+#   the fourth run went ahead: tests 5-6 failed.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-b.sh"
+plan 8
+cp "$ESC/pin.py" "$T/pin.py"
+chmod 0644 "$T/pin.py"
+
+python3 - "$T/cases.json" <<'PY'
+import json, sys
+fds = ["--code-fd", "3", "--result-fd", "4", "--control-fd", "5"]
+base = ["run", "--lang", "python"] + fds
+json.dump([
+    {"name": "usage", "argv": ["run", "--no-such-option"], "full": ["2"]},
+    {"name": "refused", "argv": base + ["--timeout", "999999999"], "full": ["2"]},
+    {"name": "dry-run", "argv": base + ["--dry-run"], "full": ["1", "2"]},
+    {"name": "check", "argv": ["--check"], "full": ["1", "2"]},
+], open(sys.argv[1], "w"))
+PY
+chmod 0644 "$T/cases.json"
+before=$(runs_count)
+run_as sbxtest /usr/bin/python3 "$T/pin.py" "$HELPER" "$T/cases.json" > "$T/pin.out"
+diag "$(cat "$T/pin.out")"
+# supervisors: root sbx-helper processes of this install whose parent is not one
+supervisors() {
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/exe" 2>/dev/null)" = "$HELPER" ] && [ "$(stat -c %u "$p")" = 0 ] || continue
+		pp=$(awk '{print $4}' "$p/stat")
+		[ "$(readlink "/proc/$pp/exe" 2>/dev/null)" = "$HELPER" ] || echo "${p#/proc/}"
+	done
+}
+pin() { python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d["name"] == sys.argv[2]: print(eval(sys.argv[3]))' "$T/pin.out" "$1" "$2"; }
+bad=
+for c in usage refused dry-run check; do [ "$(pin $c 'd["exited"] and d["seconds"] < 4')" = True ] || bad="$bad $c"; done
+check "full stdout/stderr pipes: every helper exited within 4 s ($bad)" [ -z "$bad" ]
+check "no root process of this install left" [ -z "$(supervisors)" ]
+bad=
+[ "$(pin usage 'd["out"]["2"].startswith("sbx-helper: ") and "--no-such-option" in d["out"]["2"]')" = True ] || bad="$bad usage"
+[ "$(pin refused '"wall" in d["out"]["2"] or "timeout" in d["out"]["2"]')" = True ] || bad="$bad refused"
+[ "$(pin dry-run '"policy: default" in d["out"]["1"]')" = True ] || bad="$bad dry-run"
+[ "$(pin check '"ok: helper-root" in d["out"]["1"]')" = True ] || bad="$bad check"
+check "what the helper had to say arrived once the caller read ($bad)" [ -z "$bad" ]
+check "the refused run is recorded (START and END), the others are not" \
+	[ "$(runs_count) $(pin refused 'd["rc"]')" = "$((before + 1)) 125" ]
+
+# max_runs_per_user
+CONF=$P/etc/sbx/sbx.conf
+cp -p "$CONF" "$T/conf.save"
+trap 'cp -p "$T/conf.save" "$CONF"; rm -rf "$T"' EXIT
+sed -i 's/^\[sbx\]$/[sbx]\nmax_runs_per_user = 3/' "$CONF"
+for i in 1 2 3; do
+	run_as sbxtest "$SBX" run --json -c 'import time; time.sleep(3); print("done")' > "$T/slot.$i" 2>&1 &
+done
+for i in $(seq 50); do [ "$(supervisors | wc -l)" -ge 3 ] && break; sleep 0.1; done
+sbx_run run -c 'print("fourth")'
+check "a fourth concurrent run: refused (125)" [ "$rc" = 125 ]
+check "with one line naming the user, the bound and the key" \
+	[ "$(cat "$T/err")" = "sbx-helper: user sbxtest already has 3 runs going, the most sbx.conf allows (max_runs_per_user); wait for one to end" ]
+wait
+check "the three runs were not disturbed" sh -c 'for i in 1 2 3; do grep -q "\"stdout\": *\"done" "$0/slot.$i" || exit 1; done' "$T"
+# a supervisor root kills with SIGKILL gives its slot back
+for i in 1 2 3; do run_as sbxtest "$SBX" run -c 'import time; time.sleep(5)' > /dev/null 2>&1 & done
+for i in $(seq 50); do [ "$(supervisors | wc -l)" -ge 3 ] && break; sleep 0.1; done
+victim=$(supervisors | head -1)
+kill -KILL "$victim"
+for i in $(seq 50); do kill -0 "$victim" 2>/dev/null || break; sleep 0.1; done
+sleep 0.5 # its recorder writes END and exits
+sbx_run run -c 'print("after")'
+check "a slot comes back when root SIGKILLs a supervisor" [ "$rc $(cat "$T/out")" = "0 after" ]
+wait
+finish
