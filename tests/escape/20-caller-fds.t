@@ -15,11 +15,13 @@
 #
 # Defences checked by removing them:
 # - to_caller() (helper/util.c) writing itself as root, which is main
-#   before the fix: every case stayed blocked in write(2) until pin.py
-#   gave up after 8 s and read the pipe: tests 1-2 failed (the messages
-#   arrived then: test 3 passes either way).
-# - take_run_slot() not called in prepare() (helper/main.c), as on main:
-#   the fourth run went ahead: tests 5-6 failed.
+#   before the fix: the usage error, the refused run and --dry-run stayed
+#   blocked in write(2) until pin.py gave up after 8 s and read the pipe:
+#   test 1 failed (main's --check wrote nothing before its output was
+#   complete, then blocked, and lost it to the timeout: test 3 failed).
+# - take_run_slot() not called in prepare() (helper/main.c), the key
+#   still parsed: the fourth run went ahead: test 6 failed. (Main itself
+#   refuses the unknown key, so every run of that part fails there.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
 plan 8
@@ -70,15 +72,15 @@ check "the refused run is recorded (START and END), the others are not" \
 CONF=$P/etc/sbx/sbx.conf
 cp -p "$CONF" "$T/conf.save"
 trap 'cp -p "$T/conf.save" "$CONF"; rm -rf "$T"' EXIT
-sed -i 's/^\[sbx\]$/[sbx]\nmax_runs_per_user = 3/' "$CONF"
+sed -i '/^max_runs_per_user *=/d; s/^\[sbx\]$/[sbx]\nmax_runs_per_user = 3/' "$CONF"
 for i in 1 2 3; do
 	run_as sbxtest "$SBX" run --json -c 'import time; time.sleep(3); print("done")' > "$T/slot.$i" 2>&1 &
 done
 for i in $(seq 50); do [ "$(supervisors | wc -l)" -ge 3 ] && break; sleep 0.1; done
 sbx_run run -c 'print("fourth")'
-check "a fourth concurrent run: refused (125)" [ "$rc" = 125 ]
-check "with one line naming the user, the bound and the key" \
-	[ "$(cat "$T/err")" = "sbx-helper: user sbxtest already has 3 runs going, the most sbx.conf allows (max_runs_per_user); wait for one to end" ]
+check "three runs go at once" [ "$(supervisors | wc -l)" = 3 ]
+check "a fourth: refused (125) with one line naming the user, the bound and the key" \
+	[ "$rc $(cat "$T/err")" = "125 sbx-helper: user sbxtest already has 3 runs going, the most sbx.conf allows (max_runs_per_user); wait for one to end" ]
 wait
 check "the three runs were not disturbed" sh -c 'for i in 1 2 3; do grep -q "\"stdout\": *\"done" "$0/slot.$i" || exit 1; done' "$T"
 # a supervisor root kills with SIGKILL gives its slot back

@@ -57,12 +57,14 @@ start() {
 	echo "cd /home/tester && exec sbx run --json --policy vm $2 > /tmp/att.$1 2>&1" > /tmp/att.$1.sh
 	sh -c "echo \$\$ > $A/$1.scope/cgroup.procs && exec su -s /bin/sh tester -c 'sh /tmp/att.$1.sh'" &
 	client=$!
-	for i in $(seq 100); do [ "$(helpers | awk '$2 == 0' | wc -l)" -ge 1 ] && break; sleep 0.1; done
+	# supervisor, recorder and sandbox init: START is committed
+	for i in $(seq 100); do [ "$(helpers | wc -l)" -ge 3 ] && break; sleep 0.1; done
 	grep -qx "$client" $A/$1.scope/cgroup.procs || echo "# $1: the client is not in its scope"
 }
 # stage NAME: what the client printed
 said() { echo "# $1: $(tr -d '\n' < /tmp/att.$1 | head -c 200)"; }
 last_id() { sbx-audit list --limit 1 | awk 'END {print $1}'; }
+before=$(last_id)
 has_end() { sbx-audit show "$1" 2>/dev/null | grep -q "^END" && { [ -z "${2:-}" ] || sbx-audit show "$1" | grep -Eq "^  outcome +$2 "; }; }
 
 start kill "--lang sh --timeout 8s -c 'sleep 6'"
@@ -72,7 +74,8 @@ check "no helper process in the caller's delegated subtree" sh -c '! grep -q use
 as_tester "echo 1 > $A/kill.scope/cgroup.kill"
 wait $client
 for i in $(seq 100); do no_helpers && break; sleep 0.1; done
-check "cgroup.kill: only the client died; the run got its END record" has_end "$(last_id)"
+new_run_ended() { id=$(last_id); [ "$id" != "$before" ] && has_end "$id"; }
+check "cgroup.kill: only the client died; the run got its END record" new_run_ended
 
 start freeze "--lang sh --timeout 4s -c 'sleep 30'"
 as_tester "echo 1 > $A/freeze.scope/cgroup.freeze"
