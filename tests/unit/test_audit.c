@@ -244,7 +244,7 @@ static void test_roundtrip(void **state)
 		r.signal = 9;
 		r.realtime_ns = -1500000; /* before 1970: signed path */
 		assert_int_equal(sbx_record_encode(&r, &b1, &l1, NULL, 0), 0);
-		assert_memory_equal(b1, "SBXR\x01", 5);
+		assert_memory_equal(b1, "SBXR\x02", 5);
 		assert_int_equal(sbx_record_decode(b1, l1, &d, NULL, 0), 0);
 		assert_int_equal(d.seq, 42);
 		assert_int_equal(d.kind, kind);
@@ -295,11 +295,16 @@ static void test_decode_rejects(void **state)
 	assert_non_null(big);
 	memcpy(big, b, l);
 	big[l] = 0;
+	/* version 2: what follows the fixed fields is extension fields */
+	assert_int_equal(sbx_record_decode(big, l + 1, &d, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "extension field header truncated"));
+	/* version 1: nothing may follow */
+	big[4] = 1;
 	assert_int_equal(sbx_record_decode(big, l + 1, &d, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "trailing"));
 
 	memcpy(big, b, l);
-	big[4] = 2; /* version */
+	big[4] = 3; /* version */
 	assert_int_equal(sbx_record_decode(big, l, &d, err, sizeof(err)), -1);
 	memcpy(big, b, l);
 	big[0] = 'X'; /* magic */
@@ -352,7 +357,7 @@ static void test_encode_rejects(void **state)
 	r.argv_len = sizeof(r.argv) + 1;
 	assert_int_equal(sbx_record_encode(&r, &b, &l, NULL, 0), -1);
 	fill(&r, SBX_REC_START, 1, NULL);
-	r.kind = 3;
+	r.kind = 99;
 	assert_int_equal(sbx_record_encode(&r, &b, &l, NULL, 0), -1);
 	fill(&r, SBX_REC_END, 1, NULL);
 	r.n_artifacts = 1; /* with artifacts NULL */
@@ -479,7 +484,7 @@ static void test_verify_clean(void **state)
 	assert_int_equal(rep.n_findings, 0);
 	sbx_verify_report_free(&rep);
 	assert_int_equal(sbx_audit_meta_get(f->a, "format", v, sizeof(v), NULL, 0), 0);
-	assert_string_equal(v, "1");
+	assert_string_equal(v, "2");
 	assert_int_equal(sbx_audit_meta_get(f->a, "pubkey", v, sizeof(v), NULL, 0), 0);
 	assert_int_equal(strlen(v), 64);
 }
@@ -589,8 +594,9 @@ static void test_tamper_leaf(void **state)
 
 static void test_tamper_origin(void **state)
 {
+	/* version 2: the blob holds the origin too */
 	sql(*state, "UPDATE records SET origin='elsewhere' WHERE seq=1");
-	expect(*state, 1, 1, SBX_FIND_BAD_SIGNATURE);
+	expect(*state, 2, 1, SBX_FIND_COLUMNS_MISMATCH, 1, SBX_FIND_BAD_SIGNATURE);
 }
 
 /* The attacker rewrites a record consistently (blob, columns, leaf,
