@@ -40,7 +40,7 @@ static int own_dir(int dirfd, const char *name, const char *shown, mode_t mode, 
 	}
 	fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 022)) {
-		snprintf(err, errlen, "%s: must be a directory owned by root and not writable by others", shown);
+		snprintf(err, errlen, "%s: directory must be owned by root and not writable by others", shown);
 		if (fd >= 0)
 			close(fd);
 		return -1;
