@@ -51,6 +51,10 @@ extern const char *const sbx_audit_colnames[SBX_NCOLS];
  * field sbx_audit_colfield(i) (NULL for a fixed column).
  */
 #define SBX_MAX_PROJ 16
+/* "seq,kind,...,blob,leaf,chain,sig,origin": every column of table
+ * records by name (malloc'd, NULL when out of memory), for statements
+ * that must not depend on the order ALTER TABLE added columns in. */
+char *sbx_audit_record_columns(void);
 size_t sbx_audit_ncols(void);
 const char *sbx_audit_colname(size_t i);
 const struct sbx_field_def *sbx_audit_colfield(size_t i);
@@ -107,6 +111,10 @@ char *sbx_audit_utf8_clean(const char *s, size_t n);
 int sbx_rext_json(const struct sbx_record *rec, json_t *into);
 json_t *sbx_field_json(const struct sbx_field_def *f, const unsigned char *p, size_t n);
 json_t *sbx_fval_json(const struct sbx_fval *v);
+
+/* CREATE TABLE IF NOT EXISTS the checkpoints table (one definition, for
+ * the log and its archive) in schema "main" or "arc". Returns 0 or -1. */
+int sbx_ckpt_table_create(sqlite3 *db, const char *schema);
 
 /* The SQLite handle of an open log, for read-only queries of sbx-audit. */
 sqlite3 *sbx_audit_db(struct sbx_audit *a);

@@ -40,6 +40,12 @@ const struct sbx_subfield sbx_sub_workdir[] = {
 	{NULL, 0, 0},
 };
 
+const struct sbx_subfield sbx_sub_ckpt[] = {
+	{"size", SBX_FT_U64, 0},
+	{"root", SBX_FT_DIGEST, 0},
+	{NULL, 0, 0},
+};
+
 const struct sbx_field_def sbx_record_fields[] = {
 #define SBX_FIELD_ROW(sym, tag, label, key, type, kinds, sql, max, sub, owner, doc) \
 	{tag, label, key, type, kinds, sql, max, sub, owner, doc},

@@ -89,6 +89,7 @@ struct sbx_subfield {
 extern const struct sbx_subfield sbx_sub_input[];   /* name, size, sha256 */
 extern const struct sbx_subfield sbx_sub_stdin[];   /* size, sha256 */
 extern const struct sbx_subfield sbx_sub_workdir[]; /* dev, ino */
+extern const struct sbx_subfield sbx_sub_ckpt[];    /* size, root */
 
 /*
  * Extension fields: X(SYMBOL, tag, label, JSON key, type, kinds, SQL
@@ -103,6 +104,9 @@ extern const struct sbx_subfield sbx_sub_workdir[]; /* dev, ino */
 #define SBX_RECORD_FIELDS(X)                                                                 \
 	X(ORIGIN, 1, "origin", "origin", SBX_FT_STR, SBX_KALL, "origin", 255, NULL, "audit",     \
 	  "the log's origin (C2SP key name), also signed with each record")                     \
+	X(AFTER_CKPT, 2, "after checkpoint", "after_checkpoint", SBX_FT_OBJ, SBX_KBIT(START),     \
+	  NULL, 0, sbx_sub_ckpt, "audit",                                                       \
+	  "the newest kept checkpoint when the record was written (binds kept checkpoints into the chain)") \
 	X(INPUTS, 10, "inputs", "inputs", SBX_FT_LIST, SBX_KBIT(START), NULL, 64,              \
 	  sbx_sub_input, "audit", "the --input files as the sandbox sees them under /in")       \
 	X(STDIN, 11, "stdin", "stdin", SBX_FT_OBJ, SBX_KBIT(START), NULL, 0, sbx_sub_stdin,      \
