@@ -129,6 +129,8 @@ int load_sbx_conf(struct sbx_config *conf, char *err, size_t errlen); /* sbx.con
 int load_config(struct run *r, char *err, size_t errlen);
 int load_policy(struct run *r, char *err, size_t errlen);
 int caller_may_use(const struct run *r, char *err, size_t errlen);
+/* --attempt within the policy's max_attempts; -1 with err. */
+int check_attempt(const struct run *r, char *err, size_t errlen);
 int read_code(struct run *r, char *err, size_t errlen);
 /* Replace the control fd with our own non-blocking description of its pipe
  * (load.c says why); -1 with err if it is not a pipe. */

@@ -262,6 +262,18 @@ int caller_may_use(const struct run *r, char *err, size_t errlen)
 	return -1;
 }
 
+/* The retry loop's attempt number is the caller's to say, within the
+ * policy's cap: a record never shows more attempts than the policy grants
+ * (the client's loop stops at the same cap, client/loop.c). */
+int check_attempt(const struct run *r, char *err, size_t errlen)
+{
+	if (r->attempt <= r->limits.max_attempts)
+		return 0;
+	snprintf(err, errlen, "--attempt %u exceeds the policy's max_attempts %llu", (unsigned)r->attempt,
+		 (unsigned long long)r->limits.max_attempts);
+	return -1;
+}
+
 static bool safe_name(const char *s)
 {
 	if (s[0] == '\0' || strlen(s) > 32)

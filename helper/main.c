@@ -488,7 +488,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->limits = r->policy.limits;
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
-	    read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
+	    check_attempt(r, err, sizeof(err)) < 0 || read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
 	    check_work(r, err, sizeof(err)) < 0 || own_control_fd(r, err, sizeof(err)) < 0) {
 		/* never an empty error: an empty one would let the run go ahead */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));

@@ -31,7 +31,7 @@
 # killed both (START without END, the run's v1 cgroups left until the next
 # run reaped them): tests 2-3 failed; cgroup.freeze, the migration into a
 # frozen cgroup and freezer.state held the supervisor while the payload ran
-# past its 2 s wall time: tests 4-7 and 9 failed (test 8 passes either way:
+# past its 3 s wall time: tests 4-7 and 9 failed (test 8 passes either way:
 # once thawed, the run ends as a timeout). Test 11 checks that each client
 # really ran where the attack was aimed.
 . "$(dirname "$0")/lib.sh"
@@ -79,17 +79,18 @@ start() {
 	echo $! > "$T/pid.$cur"
 }
 # helpers: the sbx-helper* processes of this prefix: pid uid cgroup-lines
+# (one ls for all of /proc: a readlink each is slow on a busy host)
 helpers() {
-	for p in /proc/[0-9]*; do
-		case $(readlink "$p/exe" 2>/dev/null) in "$P"/libexec/sbx/sbx-*) ;; *) continue ;; esac
-		echo "${p#/proc/} $(awk '/^Uid:/ {print $2}' "$p/status") $(tr '\n' ' ' < "$p/cgroup")"
+	for p in $(ls -l /proc/[0-9]*/exe 2>/dev/null | awk -v p="$P/libexec/sbx/sbx-" \
+		'index($NF, p) == 1 {split($(NF-2), a, "/"); print a[3]}'); do
+		echo "$p $(awk '/^Uid:/ {print $2}' "/proc/$p/status" 2>/dev/null) $(tr '\n' ' ' < "/proc/$p/cgroup" 2>/dev/null)"
 	done
 }
 no_helpers() { [ -z "$(helpers)" ]; }
 # wait_run CG: the run has started (supervisor, recorder, sandbox init)
 # and its client is in CG (else the attack would prove nothing)
 wait_run() {
-	for i in $(seq 50); do
+	for i in $(seq 100); do
 		[ "$(helpers | awk '$2 == 0' | wc -l)" -ge 1 ] && [ "$(helpers | wc -l)" -ge 3 ] && break
 		sleep 0.1
 	done
@@ -101,8 +102,7 @@ supervisor() { helpers | awk '$2 == 0 {print $1; exit}'; }
 id_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$T/out.$1" 2>/dev/null ||
 	"$AUDIT" list --limit 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["id"])'; }
 loop='import time
-t = time.time()
-while time.time() - t < 8: pass
+time.sleep(30)
 print("ran out")'
 
 # kill: cgroup.kill on the caller's cgroup mid-run
@@ -123,10 +123,10 @@ check "cgroup.kill: no run cgroup left" no_cgroup_of "$id"
 
 # freeze: cgroup.freeze on the caller's cgroup mid-run
 cur=freeze
-start "$D/freeze" -- --timeout 2s -c "$loop"
+start "$D/freeze" -- --timeout 3s -c "$loop"
 wait_run "$D/freeze"
 as_caller "echo 1 > $D/freeze/cgroup.freeze"
-sleep 4.5
+sleep 7
 check "cgroup.freeze: the payload did not outlive its wall time" no_helpers
 id=$("$AUDIT" list --limit 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["id"])')
 check "cgroup.freeze: the run is recorded as a timeout" audited "$id" timeout
@@ -135,13 +135,13 @@ wait "$(cat "$T/pid.freeze")" 2>/dev/null
 
 # migrate: the supervisor into a frozen cgroup of the caller's
 cur=migrate
-start "$D/migrate" -- --timeout 2s -c "$loop"
+start "$D/migrate" -- --timeout 3s -c "$loop"
 wait_run "$D/migrate"
 sup=$(supervisor)
 as_caller "echo $sup > $D/jail/cgroup.procs" 2>"$T/mig.err"; mrc=$?
 diag "migration: rc $mrc $(cat "$T/mig.err") sup=$sup" "$(helpers)"
 check "migration of the supervisor by the caller refused" [ "$mrc" != 0 ]
-sleep 4.5
+sleep 7
 check "migration: the payload did not outlive its wall time" no_helpers
 echo 0 > "$D/jail/cgroup.freeze"; sleep 0.3
 wait "$(cat "$T/pid.migrate")" 2>/dev/null
@@ -150,10 +150,10 @@ check "migration: the run is recorded as a timeout" audited "$(id_of migrate)" t
 # v1: freezer.state of a delegated v1 freezer cgroup
 if [ -d "$F" ]; then
 	cur=v1
-	start "$F" -- --timeout 2s -c "$loop"
+	start "$F" -- --timeout 3s -c "$loop"
 	wait_run "$F"
 	as_caller "echo FROZEN > $F/freezer.state"
-	sleep 4.5
+	sleep 7
 	check "v1 freezer.state: the payload did not outlive its wall time" no_helpers
 	echo THAWED > "$F/freezer.state"
 	wait "$(cat "$T/pid.v1")" 2>/dev/null
