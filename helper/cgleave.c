@@ -34,9 +34,9 @@
  * run cgroup.
  *
  * Facts used: /proc/self/cgroup (proc(5)), whose paths hold cgroup names
- * the caller chose in its own subtree, newlines included: a line that does
- * not parse, or a hierarchy named twice, means such a name, and every
- * hierarchy is then left for its root. Only directories are opened, one
+ * the caller chose in its own subtree. The kernel refuses a newline in a
+ * cgroup name (cgroup_mkdir); should a line still not parse, or name a
+ * hierarchy twice, every hierarchy is left for its root. Only directories are opened, one
  * component at a time below the hierarchy's mount, never following a
  * symlink (cgroupfs has none; a path that does not resolve counts as not
  * root's).

@@ -409,9 +409,9 @@ void egress_dry_run(const struct run *r)
 	for (size_t i = 0; i < pe->n_allow; i++) {
 		char hp[SBX_HOSTPORT_LEN];
 		sbx_hostport_format(pe->allow[i].host, pe->allow[i].port, hp, sizeof(hp));
-		printf("network_allow: %s\n", hp);
+		fprintf(caller_stdout(), "network_allow: %s\n", hp);
 	}
-	printf("network_connections: %llu\n", (unsigned long long)pe->connections);
-	printf("network_bytes_out: %llu\n", (unsigned long long)pe->bytes_out);
-	printf("network_bytes_in: %llu\n", (unsigned long long)pe->bytes_in);
+	fprintf(caller_stdout(), "network_connections: %llu\n", (unsigned long long)pe->connections);
+	fprintf(caller_stdout(), "network_bytes_out: %llu\n", (unsigned long long)pe->bytes_out);
+	fprintf(caller_stdout(), "network_bytes_in: %llu\n", (unsigned long long)pe->bytes_in);
 }

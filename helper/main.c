@@ -429,6 +429,7 @@ static void start_collector(struct sup *s)
 	pid = fork();
 	if (pid == 0) {
 		close(s->ctl);
+		close(s->r->slot_fd); /* root's lock file is no business of the caller's */
 		collector_main(s->r, s->outdir, s->art);
 	}
 	close(s->outdir);

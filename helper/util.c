@@ -32,7 +32,8 @@
  * dumpable) writes, and the parent waits for it at most CALLER_WRITE_MS.
  * A child still blocked then is one more process of the caller's, counted
  * against the caller's RLIMIT_NPROC, and delivers the bytes once the
- * descriptor takes them; root goes on. Processes that are not root write
+ * descriptor takes them (one write(2) each: lines stay whole in a pipe);
+ * root goes on, and does not wait for later writes of its own again. Processes that are not root write
  * themselves: the caller's own (the collector, the sandbox), and the
  * recorder, whose output to the caller becomes frames on the result socket
  * with protocol v2 (PLAN.md; common/proto.h).
@@ -41,6 +42,7 @@
 
 static uid_t caller_uid = (uid_t)-1;
 static gid_t caller_gid = (gid_t)-1;
+static bool stalled;
 
 void set_caller(uid_t uid, gid_t gid)
 {
@@ -73,15 +75,19 @@ int to_caller(int fd, const void *buf, size_t len)
 			_exit(1);
 		_exit(write_all(fd, buf, len) < 0 ? 1 : 0);
 	}
-	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/* once the caller has left one write hanging, later ones would wait
+	 * behind it: they are started but not waited for */
+	pfd = stalled ? -1 : (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pfd >= 0) {
 		struct pollfd p = {.fd = pfd, .events = POLLIN};
 		while (poll(&p, 1, CALLER_WRITE_MS) < 0 && errno == EINTR)
 			;
 		close(pfd);
 	}
-	if (waitpid(pid, &st, WNOHANG) != pid)
+	if (waitpid(pid, &st, WNOHANG) != pid) {
+		stalled = true;
 		return -1; /* left to finish on its own: see above */
+	}
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 

@@ -66,16 +66,18 @@ if [ -d /sys/fs/cgroup/freezer ] && [ ! -f /sys/fs/cgroup/cgroup.controllers ]; 
 	mkdir "$F" && chown -R sbxtest "$F"
 fi
 
-# start CG... -- ARGS: `sbx run ARGS` as sbxtest, placed by root in each CG
+# start CG -- ARGS: `sbx run ARGS` as sbxtest, placed by root in CG (any
+# name: python writes the pid), as systemd places a session
 start() {
 	for i in $(seq 100); do no_helpers && break; sleep 0.1; done # the last stage's run has ended
-	cgs=
-	while [ "$1" != -- ]; do cgs="$cgs $1"; shift; done
-	shift
-	sh -c 'for c; do [ "$c" = -- ] && break; echo $$ > "$c/cgroup.procs" || exit 99; done
-		while [ "$1" != -- ]; do shift; done; shift
-		exec setpriv --reuid=sbxtest --regid=sbxtest --init-groups env -i PATH=/usr/bin:/bin "$@"' \
-		_ $cgs -- "$SBX" run --json "$@" > "$T/out.$cur" 2>"$T/err.$cur" </dev/null &
+	cg=$1
+	shift 2
+	/usr/bin/python3 -c 'import os, sys
+fd = os.open(os.path.join(sys.argv[1], "cgroup.procs"), os.O_WRONLY)
+os.write(fd, str(os.getpid()).encode())
+os.close(fd)
+os.execvp("setpriv", ["setpriv", "--reuid=sbxtest", "--regid=sbxtest", "--init-groups", "env", "-i",
+          "PATH=/usr/bin:/bin"] + sys.argv[2:])' "$cg" "$SBX" run --json "$@" > "$T/out.$cur" 2>"$T/err.$cur" </dev/null &
 	echo $! > "$T/pid.$cur"
 }
 # helpers: the sbx-helper* processes of this prefix: pid uid cgroup-lines
