@@ -35,6 +35,7 @@ struct sbx_limits {
 	uint64_t open_files;      /* RLIMIT_NOFILE */
 	uint64_t max_attempts;    /* cap for the client's retry loop */
 	uint64_t input_bytes;     /* input files under /in, all together (not in the signed record) */
+	uint64_t shm_bytes;       /* size of the /dev/shm tmpfs (POSIX shared memory, semaphores) */
 };
 
 /* [network] mode; sbx_net_mode_name() is the one table of their names. */
@@ -83,11 +84,16 @@ struct sbx_policy {
 	unsigned char sha256[32];   /* digest of the file as read */
 };
 
+#define SBX_MAX_LANG_ENV 8
+
 struct sbx_language {
 	char name[SBX_NAME_MAX + 1];
 	char argv[SBX_MAX_ARGV][SBX_PATH_LEN]; /* interpreter command line; the code path is appended */
 	size_t argc;
 	char extension[16];                  /* default file name suffix, e.g. ".py" */
+	char env[SBX_MAX_LANG_ENV][256];     /* "KEY=VALUE" defaults; a policy's [env] replaces them */
+	size_t n_env;
+	char search_path[256];               /* "VAR=DIR:DIR", put in front of the policy's VAR, or "" */
 };
 
 struct sbx_config {
@@ -126,7 +132,7 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 
 /* Same for sbx.conf. Sections: [sbx] (cgroup_root, default_policy,
  * audit_origin, checkpoint_records, checkpoint_seconds, max_runs_per_user) and
- * [language.NAME] (command, extension). */
+ * [language.NAME] (command, extension, env, search_path). */
 int sbx_config_parse(const char *file, const char *text, size_t len,
 		     struct sbx_config *c, char *err, size_t errlen);
 
