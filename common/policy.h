@@ -100,8 +100,8 @@ struct sbx_config {
 	char cgroup_root[SBX_PATH_LEN]; /* v2: delegated subtree; v1: name of the sbx/ subtree */
 	char default_policy[SBX_NAME_MAX + 1];
 	char audit_origin[128];         /* origin line of signatures; default: host name */
-	uint64_t checkpoint_records;    /* checkpoint after this many records; 0: never by count */
-	uint64_t checkpoint_seconds;    /* or this many seconds since the last; 0: never by time */
+	uint64_t checkpoint_records;    /* obsolete, ignored: a checkpoint follows every run */
+	uint64_t checkpoint_seconds;    /* obsolete, ignored */
 	uint64_t max_runs_per_user;     /* sbx-helper processes one uid may have at once (runs, dry runs) */
 	struct sbx_language langs[SBX_MAX_LANGS];
 	size_t n_langs;

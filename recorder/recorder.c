@@ -552,11 +552,10 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 		syslog(LOG_ERR, "run=%s END record not written: %s", r->run_id, err);
 		_exit(1);
 	}
-	/* After END, not inside it: a failed checkpoint costs only its own
-	 * freshness (verify warns about the tail), never the run's record. */
-	if ((r->conf.checkpoint_records || r->conf.checkpoint_seconds) &&
-	    sbx_audit_checkpoint(c.log, c.sk, c.origin, r->conf.checkpoint_records,
-				 r->conf.checkpoint_seconds, NULL, err, sizeof(err)) < 0)
+	/* After every END, so that every finished run can be proven; after it,
+	 * not inside it: a failed checkpoint costs only its own freshness
+	 * (verify warns about the tail), never the run's record. */
+	if (sbx_audit_checkpoint(c.log, c.sk, c.origin, 0, 0, NULL, err, sizeof(err)) < 0)
 		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", r->run_id, err);
 	sodium_memzero(c.sk, sizeof(c.sk));
 	c.end_seq = end.seq;
