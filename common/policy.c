@@ -150,6 +150,44 @@ static bool duplicate(struct parse_ctx *c, const char *section, const char *name
 	return false;
 }
 
+/*
+ * What the sandbox makes for itself (helper/mounts.c): fresh tmpfs and
+ * mounts at these directories, generated files in /etc. A host path at or
+ * below one of the directories would be hidden by the sandbox's own mount
+ * (silently: the new root is built on /tmp, so a host path under /tmp is
+ * not even reachable while it is built), and one at or above a generated
+ * file would hide it; the host's /tmp is also everyone's to write. Such
+ * ro/rw paths are refused by the parser, naming the file and line.
+ */
+static const char *const sandbox_dirs[] = {"/tmp", "/out", "/code", "/in", "/work", "/sbx", "/proc", "/dev"};
+static const char *const sandbox_files[] = {"/etc/passwd", "/etc/group", "/etc/hosts",
+					    "/etc/hostname", "/etc/nsswitch.conf", "/etc/resolv.conf"};
+
+/* true if a is b or a directory above it ("/" is above everything) */
+static bool path_covers(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+/* The sandbox path a policy path clashes with, or NULL. */
+static const char *sandbox_clash(const char *path, bool *below)
+{
+	for (size_t i = 0; i < sizeof(sandbox_dirs) / sizeof(sandbox_dirs[0]); i++) {
+		*below = path_covers(sandbox_dirs[i], path);
+		if (*below || path_covers(path, sandbox_dirs[i]))
+			return sandbox_dirs[i];
+	}
+	*below = false;
+	for (size_t i = 0; i < sizeof(sandbox_files) / sizeof(sandbox_files[0]); i++)
+		if (path_covers(path, sandbox_files[i]))
+			return sandbox_files[i];
+	return NULL;
+}
+
 /* Space-separated list into fixed slots. */
 static int split_list(struct parse_ctx *c, const char *key, const char *value,
 		      char (*slots)[SBX_PATH_LEN], size_t max, size_t *n, bool paths)
@@ -165,6 +203,17 @@ static int split_list(struct parse_ctx *c, const char *key, const char *value,
 		if (paths && (tok[0] != '/' || strstr(tok, "/..") != NULL || strstr(tok, "/./") != NULL ||
 			      strlen(tok) >= SBX_PATH_LEN))
 			return fail(c, "%s: '%s' is not a normalised absolute path", key, tok);
+		if (paths) {
+			bool below;
+			const char *clash = sandbox_clash(tok, &below);
+
+			if (clash && below)
+				return fail(c, "%s: '%s' is inside the sandbox's own %s (made fresh for every run): "
+					    "a host path there cannot be granted", key, tok, clash);
+			if (clash)
+				return fail(c, "%s: '%s' would hide the sandbox's own %s: list the paths below it instead",
+					    key, tok, clash);
+		}
 		if (strlcpy(slots[(*n)++], tok, SBX_PATH_LEN) >= SBX_PATH_LEN)
 			return fail(c, "%s: '%s' too long", key, tok);
 	}

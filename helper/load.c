@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 #include <bsd/string.h>
 
@@ -313,15 +315,24 @@ int lookup_caller(struct run *r, char *err, size_t errlen)
  * wall, CPU and output limits it enforces, for as long as the caller likes.
  * Our own non-blocking description of the same pipe is one nobody else can
  * make blocking (open(2) on /proc/self/fd of a pipe gives a new one).
+ *
+ * That open(2) is root's, so it must only ever re-open what the caller
+ * already holds open for reading: an anonymous pipe (pipefs, statfs(2)
+ * PIPEFS_MAGIC), never a named FIFO, and a real read description, never an
+ * O_PATH one, which needs no permission on the file it names (issue 11,
+ * finding 3: root opened another user's 0600 FIFO and a root daemon's).
  */
 int own_control_fd(struct run *r, char *err, size_t errlen)
 {
 	char path[64];
 	struct stat st;
-	int fd, fdflags;
+	struct statfs sfs;
+	int fd, fdflags, flflags;
 
-	if (fstat(r->control_fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
-		snprintf(err, errlen, "--control-fd: not a pipe");
+	flflags = fcntl(r->control_fd, F_GETFL);
+	if (fstat(r->control_fd, &st) < 0 || !S_ISFIFO(st.st_mode) || fstatfs(r->control_fd, &sfs) < 0 ||
+	    sfs.f_type != PIPEFS_MAGIC || flflags < 0 || (flflags & O_PATH) || (flflags & O_ACCMODE) != O_RDONLY) {
+		snprintf(err, errlen, "--control-fd: not a pipe(2) open for reading (a named FIFO or an O_PATH descriptor is refused)");
 		return -1;
 	}
 	fdflags = fcntl(r->control_fd, F_GETFD);
