@@ -454,6 +454,7 @@ static const struct config_count config_counts[] = {
 	{"checkpoint_records", offsetof(struct sbx_config, checkpoint_records), 0, 100000000},
 	{"checkpoint_seconds", offsetof(struct sbx_config, checkpoint_seconds), 0, 100000000},
 	{"max_runs_per_user", offsetof(struct sbx_config, max_runs_per_user), 1, 4096},
+	{"max_requests_per_minute", offsetof(struct sbx_config, max_requests_per_minute), 1, 1000000},
 };
 
 static int config_handler(void *user, const char *section, const char *name, const char *value)
@@ -478,6 +479,11 @@ static int config_handler(void *user, const char *section, const char *name, con
 			if (!sbx_valid_name(value))
 				return fail(c, "default_policy: '%s' is not a policy name", value);
 			strlcpy(conf->default_policy, value, sizeof(conf->default_policy));
+			return 1;
+		}
+		if (strcmp(name, "audit_code_per_day") == 0) {
+			if (sbx_parse_size(value, &conf->audit_code_per_day) < 0 || conf->audit_code_per_day == 0)
+				return fail(c, "audit_code_per_day: '%s' is not a size (examples: 1G, 256M)", value);
 			return 1;
 		}
 		if (strcmp(name, "audit_origin") == 0) {
@@ -561,6 +567,8 @@ int sbx_config_parse(const char *file, const char *text, size_t len,
 	conf->checkpoint_records = 100;
 	conf->checkpoint_seconds = 600;
 	conf->max_runs_per_user = SBX_MAX_RUNS_PER_USER;
+	conf->max_requests_per_minute = SBX_MAX_REQUESTS_PER_MINUTE;
+	conf->audit_code_per_day = SBX_AUDIT_CODE_PER_DAY;
 	if (run_parser(&c, text, len, config_handler) < 0)
 		return -1;
 	for (i = 0; i < conf->n_langs; i++)

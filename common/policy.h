@@ -19,6 +19,8 @@
 #define SBX_PATH_LEN 256
 #define SBX_ERR_LEN 512
 #define SBX_MAX_RUNS_PER_USER 32 /* default of max_runs_per_user in sbx.conf */
+#define SBX_MAX_REQUESTS_PER_MINUTE 600 /* default of max_requests_per_minute */
+#define SBX_AUDIT_CODE_PER_DAY (1024ULL << 20) /* default of audit_code_per_day: 1G */
 #define SBX_INPUT_SIZE_MAX (16ULL << 30) /* largest input_size a policy may set */
 
 /* Effective limits of one run. Units are in the field names. */
@@ -103,6 +105,8 @@ struct sbx_config {
 	uint64_t checkpoint_records;    /* obsolete, ignored: a checkpoint follows every run */
 	uint64_t checkpoint_seconds;    /* obsolete, ignored */
 	uint64_t max_runs_per_user;     /* sbx-helper processes one uid may have at once (runs, dry runs) */
+	uint64_t max_requests_per_minute; /* requests one uid may make a minute; past it unrecorded */
+	uint64_t audit_code_per_day;    /* bytes of code text one uid's runs may record a day */
 	struct sbx_language langs[SBX_MAX_LANGS];
 	size_t n_langs;
 };

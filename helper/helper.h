@@ -60,6 +60,7 @@ struct run {
 	char code_name[65];
 	int code_fd, result_fd, control_fd;
 	int slot_fd;        /* this run's slot of max_runs_per_user (slots.c), never closed */
+	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded before this one (quota.c) */
 	int stdin_fd;       /* --stdin-fd: sealed memfd, the payload's stdin; -1: /dev/null */
 	struct sbx_limits request;  /* zero fields: not asked */
 	char session[65];
@@ -154,6 +155,12 @@ int open_trusted_dir(const char *path, char *err, size_t errlen);
  * message) for the life of this process and its children: the lock's fd,
  * or -1 with one line in err (all taken, or the lock files unusable). */
 int take_run_slot(uid_t uid, const char *user, uint64_t max, char *err, size_t errlen);
+/* The user's audit-log bounds (quota.c, sbx.conf(5)), on r->slot_fd:
+ * quota_request counts this request against max_requests_per_minute
+ * (-1 past it: refuse unrecorded); quota_code charges r->code_len to
+ * audit_code_per_day (-1 past it: refuse, recorded by size). */
+int quota_request(struct run *r, char *err, size_t errlen);
+int quota_code(struct run *r, char *err, size_t errlen);
 
 /* cgplace.c: the directory under which run cgroups go, and whether it is
  * cgroup v2. -1 with one actionable line in err when there is none. */

@@ -510,7 +510,10 @@ static void prepare(struct run *r, int argc, char **argv)
 		die("%s", err);
 	/* held until this process and its children are gone (slots.c) */
 	r->slot_fd = take_run_slot(r->uid, r->user, r->conf.max_runs_per_user, err, sizeof(err));
-	if (r->slot_fd < 0 || load_policy(r, err, sizeof(err)) < 0)
+	/* past the rate, refused before anything is read or recorded (a dry
+	 * run records nothing, so it is not counted) */
+	if (r->slot_fd < 0 || (!r->dry_run && quota_request(r, err, sizeof(err)) < 0) ||
+	    load_policy(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	r->policy_loaded = true;
 	/* From here on every failure is audited. */
@@ -519,7 +522,8 @@ static void prepare(struct run *r, int argc, char **argv)
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
 	    check_attempt(r, err, sizeof(err)) < 0 || egress_narrow(r, err, sizeof(err)) < 0 ||
 	    read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
-	    check_work(r, err, sizeof(err)) < 0 || own_control_fd(r, err, sizeof(err)) < 0) {
+	    check_work(r, err, sizeof(err)) < 0 || own_control_fd(r, err, sizeof(err)) < 0 ||
+	    (!r->dry_run && quota_code(r, err, sizeof(err)) < 0)) {
 		/* never an empty error: an empty one would let the run go ahead */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
 		if (r->code == NULL) {

@@ -407,6 +407,30 @@ static void config_checkpoints(void **state)
 	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
 }
 
+/* The audit-log bounds of one user (helper/quota.c, sbx.conf(5)). */
+static void config_audit_quota(void **state)
+{
+	struct sbx_config c;
+	const char *t = "[sbx]\n";
+
+	(void)state;
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.max_requests_per_minute, SBX_MAX_REQUESTS_PER_MINUTE);
+	assert_int_equal(c.audit_code_per_day, SBX_AUDIT_CODE_PER_DAY);
+	t = "[sbx]\nmax_requests_per_minute = 5\naudit_code_per_day = 64K\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.max_requests_per_minute, 5);
+	assert_int_equal(c.audit_code_per_day, 65536);
+	t = "[sbx]\nmax_requests_per_minute = 0\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: max_requests_per_minute: '0' is not a whole number from 1"));
+	t = "[sbx]\n\naudit_code_per_day = lots\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:3: audit_code_per_day: 'lots' is not a size"));
+	t = "[sbx]\naudit_code_per_day = 0\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+}
+
 /* max_runs_per_user: default, range, rejects (sbx.conf(5)). */
 static void config_runs_per_user(void **state)
 {
@@ -440,7 +464,7 @@ int main(void)
 		cmocka_unit_test(long_line_rejected), cmocka_unit_test(sandbox_paths_refused),
 		cmocka_unit_test(users_alone_restrict), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
 		cmocka_unit_test(config), cmocka_unit_test(input_size), cmocka_unit_test(allows),
-		cmocka_unit_test(config_checkpoints), cmocka_unit_test(config_runs_per_user), cmocka_unit_test(language_env),
+		cmocka_unit_test(config_checkpoints), cmocka_unit_test(config_audit_quota), cmocka_unit_test(config_runs_per_user), cmocka_unit_test(language_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
