@@ -160,7 +160,7 @@ static bool read_self(struct hier *h, size_t *n)
 	*n = 0;
 	if (fd < 0)
 		return false;
-	len = read_full(fd, buf, sizeof(buf) - 1);
+	len = sbx_read_full(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (len <= 0 || (size_t)len == sizeof(buf) - 1)
 		return false;

@@ -36,7 +36,7 @@ static int copy_to_memfd(int src, uint64_t size)
 		ssize_t n = read(src, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0 || write_all(m, buf, (size_t)n) < 0)
+		if (n <= 0 || sbx_write_all(m, buf, (size_t)n) < 0)
 			break;
 		done += (uint64_t)n;
 	}
@@ -91,7 +91,7 @@ void collector_main(const struct run *r, int outdir, int art)
 		if (m < 0)
 			continue;
 		/* a file the recorder did not get is one left out */
-		if (send_fd(art, de->d_name, strlen(de->d_name), m) == 0) {
+		if (sbx_send_fd(art, de->d_name, strlen(de->d_name), m, 0) == 0) {
 			skipped--;
 			total += (uint64_t)st.st_size;
 			files++;
@@ -102,7 +102,7 @@ void collector_main(const struct run *r, int outdir, int art)
 	{
 		char msg[1 + sizeof(skipped)] = {0};
 		memcpy(msg + 1, &skipped, sizeof(skipped));
-		send_fd(art, msg, sizeof(msg), -1);
+		sbx_send_fd(art, msg, sizeof(msg), -1, 0);
 	}
 	_exit(0);
 }

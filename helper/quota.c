@@ -141,9 +141,9 @@ int quota_code(struct run *r, char *err, size_t errlen)
 		sbx_format_size(q.code_bytes, used, sizeof(used));
 		sbx_format_size(max, cap, sizeof(cap));
 		snprintf(err, errlen,
-			 "user %s's runs put %s of code into the audit log today and this one has %zu bytes: "
+			 "user %s's runs put %s of code into the audit log today and this one has %llu bytes: "
 			 "over the %s sbx.conf allows (audit_code_per_day); refused, recorded by size only",
-			 r->user, used, r->code_len, cap);
+			 r->user, used, (unsigned long long)r->code_len, cap);
 		return -1;
 	}
 	q.code_bytes += r->code_len;
