@@ -265,6 +265,13 @@ static void collect_artifacts(struct rec *c)
 		struct stat st;
 		int fd, n = sbx_recv_fd(c->art, name, sizeof(name) - 1, &fd);
 
+		if (n < 0 && errno == EPROTO) {
+			/* its descriptor was cut off (MSG_CTRUNC: no room for it
+			 * under our RLIMIT_NOFILE): that file is skipped, and said
+			 * so, and the next one may still fit (issue 11, finding 7) */
+			c->skipped_arts++;
+			continue;
+		}
 		if (n <= 0)
 			break;
 		name[n] = '\0';

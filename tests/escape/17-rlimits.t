@@ -28,7 +28,7 @@ plan 5
 
 python3 - "$T/cases.json" <<'PY'
 import json, sys
-fds = ["--code-fd", "3", "--result-fd", "4", "--control-fd", "5"]
+fds = ["--code-fd", "3", "--result-fd", "4"]
 base = ["run", "--lang", "python"] + fds
 code = """import json, resource as r
 names = "AS DATA STACK MEMLOCK MSGQUEUE SIGPENDING LOCKS NPROC NOFILE FSIZE CPU CORE RTTIME".split()

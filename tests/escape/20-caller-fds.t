@@ -3,22 +3,27 @@
 # Escape class 20: root pinned by the caller's own descriptors, and how
 # many helpers a caller may hold (issue 11, finding 4). The caller runs
 # sbx-helper directly (tests/escape/pin.py) with fd 2, fd 1 or both a pipe
-# that is already full and that it does not read, and asks for what makes
-# root write there: a usage error (die), a refused run (START and END
-# recorded, then the supervisor's own error line), --dry-run (stdout) and
-# --check (stdout). Every helper must exit within seconds, leave no root
+# that is already full and that it does not read, and a result socket it
+# does not read either, and asks for what makes the helper talk: a usage
+# error (fd 2, before the result socket is checked), a refused run (START
+# and END recorded, then the supervisor's own error line), --dry-run and
+# --check (fd 1). Every helper must exit within seconds, leave no root
 # process behind, and what it had to say must still arrive once the
-# caller reads. Then, with max_runs_per_user = 3 in sbx.conf: three
-# concurrent runs go, a fourth is refused with one line and nothing is
-# recorded, a slot comes back when its run ends, even when root SIGKILLs
-# the supervisor.
+# caller reads (fd 1 and 2: written by a child that has become the
+# caller; protocol v2: frames on the result socket). Then, with
+# max_runs_per_user = 3 in sbx.conf: three concurrent runs go, a fourth is
+# refused with one line and nothing is recorded, a slot comes back when
+# its run ends, even when root SIGKILLs the supervisor.
 #
 # Defences checked by removing them:
-# - to_caller() (helper/util.c) writing itself as root, which is main
-#   before the fix: the usage error, the refused run and --dry-run stayed
-#   blocked in write(2) until pin.py gave up after 8 s and read the pipe:
-#   test 1 failed (main's --check wrote nothing before its output was
-#   complete, then blocked, and lost it to the timeout: test 3 failed).
+# - root writing to fd 1 or 2 itself (main before the fix, msg_as_caller
+#   in helper/msg.c now forks a child that becomes the caller): the usage
+#   error, the refused run and --dry-run stayed blocked in write(2) until
+#   pin.py gave up after 8 s and read the pipe: test 1 failed (main's
+#   --check wrote nothing before its output was complete, then blocked,
+#   and lost it to the timeout: test 3 failed). With the child killed after
+#   its second instead of left to finish (wait_timeout for wait_or_leave),
+#   the usage line and --check's output were lost: test 3 failed.
 # - take_run_slot() not called in prepare() (helper/main.c), the key
 #   still parsed: the fourth run went ahead: test 6 failed. (Main itself
 #   refuses the unknown key, so every run of that part fails there.)
@@ -30,7 +35,7 @@ chmod 0644 "$T/pin.py"
 
 python3 - "$T/cases.json" <<'PY'
 import json, sys
-fds = ["--code-fd", "3", "--result-fd", "4", "--control-fd", "5"]
+fds = ["--code-fd", "3", "--result-fd", "4"]
 base = ["run", "--lang", "python"] + fds
 json.dump([
     {"name": "usage", "argv": ["run", "--no-such-option"], "full": ["2"]},
@@ -61,8 +66,8 @@ check "full stdout/stderr pipes: every helper exited within 4 s ($bad)" [ -z "$b
 check "no root process of this install left" [ -z "$(supervisors)" ]
 bad=
 [ "$(pin usage 'd["out"]["2"].startswith("sbx-helper: ") and "--no-such-option" in d["out"]["2"]')" = True ] || bad="$bad usage"
-[ "$(pin refused '"wall" in d["out"]["2"] or "timeout" in d["out"]["2"]')" = True ] || bad="$bad refused"
-[ "$(pin dry-run '"policy: default" in d["out"]["1"]')" = True ] || bad="$bad dry-run"
+[ "$(pin refused '"wall" in d["out"]["sock"] or "timeout" in d["out"]["sock"]')" = True ] || bad="$bad refused"
+[ "$(pin dry-run '"default" in d["out"]["sock"]')" = True ] || bad="$bad dry-run"
 [ "$(pin check '"ok: helper-root" in d["out"]["1"]')" = True ] || bad="$bad check"
 check "what the helper had to say arrived once the caller read ($bad)" [ -z "$bad" ]
 check "the refused run is recorded (START and END), the others are not" \

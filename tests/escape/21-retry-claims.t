@@ -16,7 +16,7 @@ plan 4
 
 python3 - "$T/cases.json" <<'PY'
 import json, sys
-fds = ["--code-fd", "3", "--result-fd", "4", "--control-fd", "5"]
+fds = ["--code-fd", "3", "--result-fd", "4"]
 base = ["run", "--lang", "python"] + fds + ["--session", "retry-claims"]
 json.dump([{"name": "attempt-6", "argv": base + ["--attempt", "6"]},
            {"name": "attempt-10", "argv": base + ["--attempt", "10"]},

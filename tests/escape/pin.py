@@ -6,10 +6,12 @@ usage: pin.py HELPER CASES.json > RESULTS.jsonl   (run as the caller)
 
 Each case: name, argv (after argv[0]), full (which of "1", "2" are a pipe
 already full, that nobody reads while the helper runs), code (the memfd
-on fd 3; a result socketpair is fd 4 and a control pipe fd 5, as
-drive.py passes them). The helper gets 8 s to exit. One JSON line per
-case: exited (within the 8 s), rc, seconds, then what the pipes held once
-they were read after all (the messages must not be lost).
+on fd 3; a result socketpair is fd 4, as drive.py passes them, which
+pin.py does not read while the helper runs either). The helper gets 8 s
+to exit. One JSON line per case: exited (within the 8 s), rc, seconds,
+then what the pipes held once they were read after all, and the bytes of
+the frames on the result socket as text ("sock"): the messages must not
+be lost.
 """
 import fcntl, json, os, socket, subprocess, sys, time
 
@@ -48,10 +50,10 @@ def drain(fd, until):
 for c in cases:
     m = os.memfd_create("code", os.MFD_ALLOW_SEALING)
     os.write(m, c.get("code", "print('RAN')").encode())
+    fcntl.fcntl(m, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
     res, peer = socket.socketpair()
-    cr, cw = os.pipe()
     pipes = {fd: full_pipe() for fd in c["full"]}
-    fds = {3: m, 4: peer.fileno(), 5: cr}
+    fds = {3: m, 4: peer.fileno()}
     for fd, (r, w) in pipes.items():
         fds[int(fd)] = w
 
@@ -68,7 +70,6 @@ for c in cases:
                          stderr=None if "2" in c["full"] else subprocess.DEVNULL,
                          preexec_fn=setup, close_fds=False, env={})
     peer.close()
-    os.close(cr)
     os.close(m)
     for r, w in pipes.values():
         os.close(w)
@@ -80,9 +81,9 @@ for c in cases:
     secs = time.monotonic() - t0
     # now the caller reads: what was written to it is still delivered
     out = {fd: drain(r, time.monotonic() + 3).decode(errors="replace") for fd, (r, w) in pipes.items()}
+    out["sock"] = drain(res.fileno(), time.monotonic() + 3).decode(errors="replace")
     if not exited:
         rc = p.wait()
-    os.close(cw)
     res.close()
     for r, w in pipes.values():
         os.close(r)
