@@ -140,7 +140,13 @@ extern const struct sbx_subfield sbx_sub_ckpt[];    /* size, root */
 	X(BASE_CHAIN, 41, "base chain", "base_chain", SBX_FT_DIGEST, SBX_KBIT(ROTATE), NULL, 0,  \
 	  NULL, "audit", "the chain value of record base_seq")                                  \
 	X(BASE_NOTE, 42, "base checkpoint", "base_checkpoint", SBX_FT_STR, SBX_KBIT(ROTATE),     \
-	  NULL, 8192, NULL, "audit", "the archive's final checkpoint (signed note)")
+	  NULL, 8192, NULL, "audit", "the archive's final checkpoint (signed note)")             \
+	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
+	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
+	  "requests of this user refused without a record (max_requests_per_minute) since its previous record") \
+	X(REFUSED_CODE, 221, "refused code sha256", "refused_code_sha256", SBX_FT_DIGEST,        \
+	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
+	  "SHA-256 of a refused run's code (checked, never recorded as text)")
 
 enum sbx_field_tag {
 #define SBX_FIELD_ENUM(sym, tag, label, key, type, kinds, sql, max, sub, owner, doc) \

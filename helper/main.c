@@ -158,7 +158,9 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	fds[n++] = out[0];
 	fds[n++] = errp[0];
 	fds[n++] = art[1];
-	fds[n++] = r->refused ? devnull : r->code_fd;
+	/* a refused run's code goes too once its seals were checked: the
+	 * recorder hashes it (refused_code_sha256) but records no text */
+	fds[n++] = r->refused && !r->code_checked ? devnull : r->code_fd;
 	fds[n++] = r->egress.report >= 0 ? r->egress.report : devnull;
 	fds[n++] = r->stdin_fd >= 0 && !r->refused ? r->stdin_fd : devnull;
 	for (size_t i = 0; i < d.n_inputs; i++)
@@ -605,7 +607,9 @@ static void prepare(struct run *r, int argc, char **argv)
 		r->refused = true;
 		/* never an empty reason (rundesc.h) */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
-		r->code_len = 0;
+		/* recorded by size (and digest, by the recorder), never by text */
+		if (!r->code_checked)
+			r->code_len = 0;
 	}
 	if (setgroups(0, NULL) < 0)
 		die("setgroups: %s", strerror(errno));

@@ -112,6 +112,13 @@ static int read_code(struct rec *c, char *err, size_t errlen)
 			return -1;
 		}
 		c->code_len = n;
+	} else if (c->d->flags & SBX_DESC_CODE) {
+		/* by digest and size, never by text: a flood of refused requests
+		 * must not fill the log and its search index (issue 11, finding 5) */
+		if (hash_sealed(SBX_REC_FD_CODE, c->d->code_bytes, "the refused code", c->refused_sha256, err,
+				errlen) < 0)
+			return -1;
+		c->refused_hashed = true;
 	}
 	c->code[c->code_len] = '\0';
 	close(SBX_REC_FD_CODE);
