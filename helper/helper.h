@@ -74,7 +74,6 @@ struct run {
 	int code_fd, result_fd;
 	int slot_fd;        /* this run's slot of max_runs_per_user (slots.c), never closed */
 	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded before this one (quota.c) */
-	bool code_checked;  /* check_code passed: a refused run's code is hashed, never recorded */
 	uint64_t work_dev, work_ino; /* the session directory's identity (check_work), for START */
 	int stdin_fd;       /* --stdin-fd: sealed memfd, the payload's stdin; -1: /dev/null */
 	struct sbx_limits request;  /* zero fields: not asked */
@@ -85,6 +84,7 @@ struct run {
 	size_t n_inputs;
 	int work_fd;        /* --work-fd, -1 if none; closed once work_tree is made */
 	bool dry_run;       /* --dry-run: check and print, never run */
+	bool code_checked;  /* check_code passed: a refused run's code is hashed, never recorded */
 	struct egress_run egress; /* --allow, and the run's egress state (egress.h) */
 	/* resolved */
 	struct sbx_config conf;

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
