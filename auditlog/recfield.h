@@ -146,7 +146,10 @@ extern const struct sbx_subfield sbx_sub_ckpt[];    /* size, root */
 	  "requests of this user refused without a record (max_requests_per_minute) since its previous record") \
 	X(REFUSED_CODE, 221, "refused code sha256", "refused_code_sha256", SBX_FT_DIGEST,        \
 	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
-	  "SHA-256 of a refused run's code (checked, never recorded as text)")
+	  "SHA-256 of a refused run's code (checked, never recorded as text)")                  \
+	X(PARENT_CHECK, 222, "parent check", "parent_check", SBX_FT_STR, SBX_KBIT(START),        \
+	  NULL, 64, NULL, "sec",                                                                 \
+	  "what the log says of --parent: verified, or why not (the parent field is the caller's claim)")
 
 enum sbx_field_tag {
 #define SBX_FIELD_ENUM(sym, tag, label, key, type, kinds, sql, max, sub, owner, doc) \

@@ -31,6 +31,19 @@
 #include "traceback.h"
 #include "clock.h"
 
+/* What the log says of the caller's --parent claim (log.h). */
+static int parent_field(struct sbx_record *rec, struct rec *c, char *err, size_t errlen)
+{
+	const char *verdict;
+
+	if (c->d->parent_id[0] == '\0')
+		return 0;
+	if (rec_log_parent_check(c->log, c->d->parent_id, c->d->uid, c->d->session, c->d->attempt, &verdict, err,
+				 errlen) < 0)
+		return -1;
+	return sbx_rec_put_str(rec, SBX_F_PARENT_CHECK, verdict, err, errlen);
+}
+
 /* One line from sbx-helper to the client (proto.h SBX_FRAME_MESSAGE). */
 static void message(struct rec *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void message(struct rec *c, const char *fmt, ...)
@@ -411,7 +424,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	start.code = c.code;
 	start.code_len = c.code_len;
 	if (start_fields(&start, &c, err, sizeof(err)) < 0 || rec_log_open(&c.log, origin, err, sizeof(err)) < 0 ||
-	    rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
+	    parent_field(&start, &c, err, sizeof(err)) < 0 || rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
 		start_failed(&c, err);
 	c.start_seq = start.seq;
 	sbx_rext_free(&start.ext);
