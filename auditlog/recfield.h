@@ -143,7 +143,7 @@ extern const struct sbx_subfield sbx_sub_ckpt[];    /* size, root */
 	  NULL, 8192, NULL, "audit", "the archive's final checkpoint (signed note)")             \
 	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
 	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
-	  "requests of this user refused without a record (max_requests_per_minute) since its previous record") \
+	  "requests of this user refused without a record (max_requests_per_minute) since boot") \
 	X(REFUSED_CODE, 221, "refused code sha256", "refused_code_sha256", SBX_FT_DIGEST,        \
 	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
 	  "SHA-256 of a refused run's code (checked, never recorded as text)")                  \

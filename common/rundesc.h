@@ -64,7 +64,7 @@ struct sbx_run_desc {
 	char audit_origin[128];     /* sbx.conf; "" = host name */
 	char error[SBX_DESC_ERR_LEN]; /* with SBX_DESC_REFUSED: why, never "" */
 	uint64_t work_dev, work_ino; /* with SBX_DESC_WORK: the session directory (st_dev, st_ino) */
-	uint64_t unrecorded_refusals; /* the user's requests refused unrecorded before this one */
+	uint64_t unrecorded_refusals; /* the user's requests refused unrecorded since boot */
 };
 
 /* What --dry-run shows beyond the run description. */

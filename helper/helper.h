@@ -73,7 +73,7 @@ struct run {
 	char code_name[SBX_TOKEN_MAX + 1];
 	int code_fd, result_fd;
 	int slot_fd;        /* this run's slot of max_runs_per_user (slots.c), never closed */
-	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded before this one (quota.c) */
+	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded since boot (quota.c) */
 	uint64_t work_dev, work_ino; /* the session directory's identity (check_work), for START */
 	int stdin_fd;       /* --stdin-fd: sealed memfd, the payload's stdin; -1: /dev/null */
 	struct sbx_limits request;  /* zero fields: not asked */

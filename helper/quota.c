@@ -10,8 +10,10 @@
  *                             and minute; past it the request is refused
  *                             before the code is read and is NOT recorded
  *                             (that is the point); it is counted instead,
- *                             and the count goes into the user's next
- *                             record (unrecorded_refusals);
+ *                             and every later record of the user carries
+ *                             the count since boot (unrecorded_refusals:
+ *                             cumulative, so a request that dies before
+ *                             its record loses no count);
  *   audit_code_per_day        bytes of code text one user's runs may put
  *                             into the log per day; past it the run is
  *                             refused and recorded by size alone.
@@ -44,7 +46,7 @@ struct quota_state {
 	uint64_t requests;        /* requests in that minute */
 	uint64_t day;             /* CLOCK_BOOTTIME day of code_bytes */
 	uint64_t code_bytes;      /* code text recorded that day */
-	uint64_t unrecorded;      /* requests refused without a record since the last record */
+	uint64_t unrecorded;      /* requests refused without a record, since boot */
 };
 
 static uint64_t boot_seconds(void)
@@ -111,10 +113,8 @@ int quota_request(struct run *r, char *err, size_t errlen)
 		return -1;
 	}
 	q.requests++;
-	/* handed to this request's record (START or REFUSED), which says how
-	 * many went unrecorded before it */
+	/* this request's record says how many went unrecorded before it */
 	r->unrecorded_refusals = q.unrecorded;
-	q.unrecorded = 0;
 	if (store(r->slot_fd, &q) < 0) {
 		snprintf(err, errlen, "audit quota: writing the state of user %s: %s", r->user, strerror(errno));
 		return -1;

@@ -69,8 +69,8 @@ int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen
 	    sbx_rec_put_u64(rec, SBX_F_CODE_BYTES, (d->flags & SBX_DESC_REFUSED) ? d->code_bytes : c->code_len, err,
 			    errlen) < 0)
 		return -1;
-	/* what this user's requests past max_requests_per_minute left out of
-	 * the log before this record (helper/quota.c) */
+	/* how many of this user's requests past max_requests_per_minute were
+	 * left out of the log since boot (helper/quota.c) */
 	if (d->unrecorded_refusals > 0 &&
 	    sbx_rec_put_u64(rec, SBX_F_UNRECORDED, d->unrecorded_refusals, err, errlen) < 0)
 		return -1;

@@ -9,7 +9,8 @@
 # 300K in sbx.conf: five refusals are recorded, by size and digest, never
 # by text (the log grows by kilobytes, not by the 2.4 MB sent, and the
 # code search index finds none of it); the rest are refused with one line
-# and only counted, the count showing in the user's next record; the run
+# and only counted, the count (since boot) showing in the user's next
+# record; the run
 # past the code budget is refused with one line and recorded by size; the
 # doctor reports the space left.
 #
