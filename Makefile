@@ -28,6 +28,12 @@ HELPER_LIBS   = $(shell pkg-config --libs $(HELPER_PKGS))
 RECORDER_LIBS = $(shell pkg-config --libs $(RECORDER_PKGS))
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
+# The tree also builds clean with these (make STRICT=1); they join WARN
+# once every workstream's branch has merged the fixes.
+WARN_NEXT = -Wmissing-prototypes -Wstrict-prototypes -Wcast-qual -Wconversion
+ifeq ($(STRICT),1)
+WARN     += $(WARN_NEXT)
+endif
 HARDEN   = -fstack-protector-strong -fPIE
 ifeq ($(SANITIZE),1)
 OPT      = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -35,7 +41,7 @@ SAN_LD   = -fsanitize=address,undefined
 else
 OPT      = -O2 -g -D_FORTIFY_SOURCE=2
 endif
-INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient
+INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iclient/mcp
 CFLAGS  ?=
 CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
@@ -49,7 +55,7 @@ COMMON_SRC   = $(filter-out common/testhook.c,$(wildcard common/*.c))
 AUDITLOG_SRC = $(wildcard auditlog/*.c)
 RECORDER_SRC = $(wildcard recorder/*.c)
 HELPER_SRC   = $(wildcard helper/*.c)
-CLIENT_SRC   = $(wildcard client/*.c)
+CLIENT_SRC   = $(wildcard client/*.c client/mcp/*.c)
 RELAY_SRC    = $(wildcard relay/*.c)
 AUDIT_SRC    = $(wildcard audit/*.c)
 UNIT_SRC     = $(wildcard tests/unit/test_*.c)
@@ -77,7 +83,7 @@ PROGS = $(B)/sbx-helper $(B)/sbx-recorder $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
-.PHONY: deps all check check-linkage check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint ci FORCE
+.PHONY: deps all check check-linkage check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint ci help FORCE
 all: $(PROGS) $(TOOLS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
@@ -338,6 +344,31 @@ bench: all
 
 clean:
 	rm -rf $(B) $(B)-san build-check* build-vm build-man
+
+# What each target is for (HACKING.md says where each kind of change goes).
+help:
+	@echo 'Build (B=DIR build directory, SANITIZE=1 for ASan+UBSan, STRICT=1 for WARN_NEXT):'
+	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx, sbx-audit, sbx-relay'
+	@echo '  man               the man pages, checked'
+	@echo 'Tests (CHECK_PREFIX=/tmp/sbx-check-NAME: a root-owned temporary install):'
+	@echo '  check-unit        cmocka unit tests (no root needed)'
+	@echo '  check-linkage     the setuid helper links only libc, libbsd, libmd, libcap, libseccomp, libinih'
+	@echo '  check-setup       install into CHECK_PREFIX for single tests: prove -v tests/integration/NN-x.t'
+	@echo '  check-integration tests/integration/*.t (root; runs the client as sbxtest)'
+	@echo '  check-escape      tests/escape/*.t, one attack class each (root)'
+	@echo '  check-vm          cgroup v2 in a qemu VM'
+	@echo '  check             unit, linkage, integration and escape tests in one prove run'
+	@echo '  lint              cppcheck and clang-tidy'
+	@echo '  fuzz              libFuzzer targets, FUZZ_SECONDS each'
+	@echo '  fuzz-build        build the fuzz targets only'
+	@echo '  ci                what CI runs: deps, check, lint, check SANITIZE=1, fuzz'
+	@echo '  bench             bench/startup (bare, bubblewrap, sbx), bench/audit, bench/egress'
+	@echo 'Install and packages (PREFIX, DESTDIR):'
+	@echo '  install           files, then sbx-postinst (accounts, key, setuid bit) unless DESTDIR'
+	@echo '  deps              tools/install-deps (apt: build, test and runtime packages)'
+	@echo '  deb               the Debian package, into build-pkg/'
+	@echo '  clean             remove the build directories'
+	@echo '  help              this list'
 
 # Header dependencies written by -MMD -MP.
 -include $(shell find $(B) -name "*.d" 2>/dev/null)

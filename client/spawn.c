@@ -12,6 +12,7 @@
 
 #include "fail.h"
 #include "signals.h"
+#include "unconst.h"
 
 #define ARGV_MAX (32 + 4 * SBX_MAX_INPUTS + 4 + 2 * SBX_EGRESS_MAX)
 /* exec_child moves every descriptor at least this high before placing it */
@@ -27,7 +28,7 @@ struct argv_buf {
 static void add(struct argv_buf *a, const char *s)
 {
 	if (a->n < ARGV_MAX - 1)
-		a->v[a->n++] = (char *)s;
+		a->v[a->n++] = sbx_unconst(s);
 	a->v[a->n] = NULL;
 }
 

@@ -19,6 +19,7 @@
 #include "helper.h"
 #include "paths.h"
 #include "proto.h"
+#include "unconst.h"
 
 #define CONF_MAX (256u << 10)
 
@@ -256,7 +257,7 @@ int caller_may_use(const struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "user %s is not in group sbx", r->user);
 		return -1;
 	}
-	if (sbx_policy_allows(&r->policy, r->user, group_cb, (void *)r))
+	if (sbx_policy_allows(&r->policy, r->user, group_cb, sbx_unconst(r)))
 		return 0;
 	policy_refused(r, err, errlen);
 	return -1;

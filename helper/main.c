@@ -30,6 +30,7 @@
 #include "proto.h"
 #include "testhook.h"
 #include "clock.h"
+#include "unconst.h"
 
 /* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
 #define WALL_GRACE_MS 500
@@ -618,7 +619,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	snprintf(r->code_path, sizeof(r->code_path), "/code/%s", r->code_name);
 	size_t i;
 	for (i = 0; i < r->lang->argc; i++)
-		r->argv[i] = (char *)r->lang->argv[i];
+		r->argv[i] = sbx_unconst(r->lang->argv[i]);
 	r->argv[i++] = r->code_path;
 	r->argv[i] = NULL;
 }

@@ -22,6 +22,7 @@
 
 #include "helper.h"
 #include "clock.h"
+#include "unconst.h"
 
 #define MSG_WAIT_MS 1000
 #define MSG_HELD 4
@@ -76,9 +77,9 @@ int msg_frame(uint32_t type, const void *data, size_t len, int timeout_ms)
 		if (sent < 8) {
 			iov[m.msg_iovlen++] = (struct iovec){hdr + sent, 8 - sent};
 			if (len)
-				iov[m.msg_iovlen++] = (struct iovec){(void *)data, len};
+				iov[m.msg_iovlen++] = (struct iovec){sbx_unconst(data), len};
 		} else {
-			iov[m.msg_iovlen++] = (struct iovec){(char *)data + (sent - 8), total - sent};
+			iov[m.msg_iovlen++] = (struct iovec){(char *)sbx_unconst(data) + (sent - 8), total - sent};
 		}
 		n = sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n > 0) {

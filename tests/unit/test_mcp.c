@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of `sbx mcp` (client/mcp*.c): version negotiation, argument
+/* Unit tests of `sbx mcp` (client/mcp/): version negotiation, argument
  * checking, line framing, the tool result built from a result JSON and an
  * artifact directory, and the artifact store behind resources/read. The protocol end to end is tests/integration/19-mcp.t. */
 #include <fcntl.h>
@@ -10,13 +10,13 @@
 #include <unistd.h>
 
 /* Before cmocka.h: its fail() macro would take mcp_tool.c's fail(). */
-#include "../../client/mcp.c"
-#include "../../client/mcp_call.c"
-#include "../../client/mcp_child.c"
-#include "../../client/mcp_io.c"
-#include "../../client/mcp_result.c"
-#include "../../client/mcp_store.c"
-#include "../../client/mcp_tool.c"
+#include "../../client/mcp/mcp.c"
+#include "../../client/mcp/mcp_call.c"
+#include "../../client/mcp/mcp_child.c"
+#include "../../client/mcp/mcp_io.c"
+#include "../../client/mcp/mcp_result.c"
+#include "../../client/mcp/mcp_store.c"
+#include "../../client/mcp/mcp_tool.c"
 #include "../../client/name.c"
 
 #include <setjmp.h>

@@ -30,7 +30,7 @@
 #include "show.h"
 #include "../../client/dryrun.h"
 #include "../../client/errobj.h"
-#include "../../client/mcp.h"
+#include "../../client/mcp/mcp.h"
 
 static char *slurp(const char *rel)
 {

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "../cli.h" /* not audit/cli.h */
 #include "mcp_store.h"
 #include "proto.h"
 
