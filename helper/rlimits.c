@@ -117,8 +117,14 @@ void payload_rlimit(int res, const struct rlimit *caller, const struct sbx_limit
 	case RLIMIT_CPU: pol = (struct rlimit){l->cpu_ms / 1000 + 1, l->cpu_ms / 1000 + 2}; break;
 	default:
 		*out = *caller;
+		/* a soft stack too small for an interpreter to start (a 64 KiB one
+		 * crashes Python) is the caller's to raise up to its hard limit
+		 * anyway: the payload gets 8 MiB, never above that hard limit */
+		if (res == RLIMIT_STACK && out->rlim_cur < (1ULL << 20))
+			out->rlim_cur = lower(8ULL << 20, out->rlim_max);
 		return;
 	}
+
 	out->rlim_max = lower(pol.rlim_max, caller->rlim_max);
 	out->rlim_cur = lower(pol.rlim_cur, out->rlim_max);
 }
