@@ -189,7 +189,10 @@ static void show(struct run_state *rs, int which, const char *buf, size_t n, boo
 			o += ttysafe_finish(&rs->tty[which], out + o);
 		ttyout_add(t, out, o);
 	}
-	ttyout_flush(t);
+	/* a stalled terminal costs a 200 ms write once, not once per frame:
+	 * event_loop() flushes it when it takes output again */
+	if (!t->stalled)
+		ttyout_flush(t);
 }
 
 
@@ -198,8 +201,8 @@ static void event_loop(struct run_state *rs)
 	long long deadline = 0;
 
 	while (!rs->sock_done) {
-		struct pollfd p[2];
-		int np = 0, ip = -1, timeout = -1, r;
+		struct pollfd p[4];
+		int np = 0, ip = -1, op[2] = {-1, -1}, timeout = -1, r;
 
 		p[np++] = (struct pollfd){.fd = rs->h.result_fd, .events = POLLIN};
 		if (rs->pidfd >= 0 && !rs->helper_exited) {
@@ -212,8 +215,11 @@ static void event_loop(struct run_state *rs)
 				break;
 			timeout = (int)left;
 		}
-		if ((rs->show[0].len || rs->show[1].len) && (timeout < 0 || timeout > 100))
-			timeout = 100; /* a terminal that stalled may take more now */
+		for (int i = 0; i < 2; i++)
+			if (rs->show[i].stalled && !rs->show[i].gone) {
+				op[i] = np;
+				p[np++] = (struct pollfd){.fd = rs->show[i].fd, .events = POLLOUT};
+			}
 		r = poll(p, (nfds_t)np, timeout);
 		if (r < 0 && errno == EINTR)
 			continue; /* a forwarded signal */
@@ -225,8 +231,12 @@ static void event_loop(struct run_state *rs)
 		}
 		if (p[0].revents)
 			run_read_frames(rs);
-		ttyout_flush(&rs->show[0]);
-		ttyout_flush(&rs->show[1]);
+		for (int i = 0; i < 2; i++)
+			if (op[i] >= 0 && p[op[i]].revents)
+				rs->show[i].stalled = false;
+		for (int i = 0; i < 2; i++)
+			if (!rs->show[i].stalled)
+				ttyout_flush(&rs->show[i]);
 	}
 	if (!rs->sock_done) {
 		proto_error(rs, "the result socket stayed open after the helper exited");

@@ -70,13 +70,15 @@ bool ttyout_flush(struct ttyout *t)
 		if (w > 0) {
 			t->off += (size_t)w;
 		} else if (w < 0 && (errno == EINTR || errno == EAGAIN)) {
-			return false; /* not reading now: try again later */
+			t->stalled = true;
+			return false; /* not reading now: try again when poll(2) says POLLOUT */
 		} else {
 			t->gone = true;
 			t->dropped += t->len - t->off;
 		}
 	}
 	t->off = t->len = 0;
+	t->stalled = false;
 	return true;
 }
 

@@ -19,6 +19,7 @@ struct ttyout {
 	char *buf;       /* bytes [off, len) not yet written */
 	size_t off, len, cap;
 	bool gone;       /* a write failed: the rest is dropped */
+	bool stalled;    /* the last write timed out: wait for POLLOUT before the next */
 	uint64_t dropped;
 };
 
@@ -26,7 +27,8 @@ struct ttyout {
 void ttyout_add(struct ttyout *t, const char *p, size_t n);
 
 /* Write what the fd takes now; each write(2) waits at most 200 ms.
- * Returns true when nothing is left. */
+ * Returns true when nothing is left; false with stalled set when a write
+ * timed out (the caller waits for POLLOUT before trying again). */
 bool ttyout_flush(struct ttyout *t);
 
 /* At the end: keep writing for at most timeout_ms, then drop the rest

@@ -175,14 +175,23 @@ void warnx1(const char *fmt, ...)
 	emit(buf);
 }
 
+#define DIE_WITH(status, fmt)                                  \
+	do {                                                   \
+		char buf_[SBX_FRAME_LINE_MAX];                 \
+		va_list ap_;                                   \
+		va_start(ap_, fmt);                            \
+		vsnprintf(buf_, sizeof(buf_), fmt, ap_);       \
+		va_end(ap_);                                   \
+		warnx1("%s", buf_);                            \
+		_exit(status);                                 \
+	} while (0)
+
 _Noreturn void die(const char *fmt, ...)
 {
-	char buf[SBX_FRAME_LINE_MAX];
-	va_list ap;
+	DIE_WITH(SBX_EXIT_FAILURE, fmt);
+}
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	warnx1("%s", buf);
-	_exit(SBX_EXIT_FAILURE);
+_Noreturn void die_status(int status, const char *fmt, ...)
+{
+	DIE_WITH(status, fmt);
 }

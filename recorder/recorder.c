@@ -175,18 +175,27 @@ static void read_end(struct rec *c)
 {
 	struct sbx_run_end e;
 	char err[128];
-	ssize_t n = recv(c->ctl, &e, sizeof(e), MSG_TRUNC);
+	ssize_t n;
 
-	if (n >= 0 && sbx_run_end_check(&e, (size_t)n, err, sizeof(err)) == 0) {
-		c->end = e;
-	} else {
-		memset(&c->end, 0, sizeof(c->end));
-		c->end.outcome = SBX_OUTCOME_SANDBOX_ERROR;
-		c->end.limit = SBX_LIMIT_NONE;
-		strlcpy(c->end.error, "supervisor vanished", sizeof(c->end.error));
-		c->end.exit_code = -1;
-	}
+	do
+		n = recv(c->ctl, &e, sizeof(e), MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
 	c->have_end = true;
+	if (n > 0 && sbx_run_end_check(&e, (size_t)n, err, sizeof(err)) == 0) {
+		c->end = e;
+		return;
+	}
+	memset(&c->end, 0, sizeof(c->end));
+	c->end.outcome = SBX_OUTCOME_SANDBOX_ERROR;
+	c->end.limit = SBX_LIMIT_NONE;
+	c->end.exit_code = -1;
+	/* which of the three it was, for whoever reads the END record */
+	if (n == 0)
+		strlcpy(c->end.error, "supervisor vanished (its channel closed without END)", sizeof(c->end.error));
+	else if (n < 0)
+		snprintf(c->end.error, sizeof(c->end.error), "supervisor vanished (reading END: %s)", strerror(errno));
+	else
+		snprintf(c->end.error, sizeof(c->end.error), "supervisor vanished (%zd bytes, not an END: %s)", n, err);
 }
 
 /* Until both pipes are at EOF and the supervisor has said how the run

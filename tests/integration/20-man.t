@@ -17,11 +17,14 @@ check "make install installed the five pages" [ -z "$missing" ]
 # mandoc -Tlint resolves cross-references only in /usr/share/man, so until
 # the pages are installed there (the package test checks them there) the
 # references to each other are STYLE messages; so are those to base-system
-# pages that minimal images leave out. Those, and only those, are tolerated.
+# pages that minimal images leave out. Those, and only those, are tolerated,
+# with the footer's ".Os sbx VERSION": mandoc prefers a bare .Os, which
+# groff (what man uses on Debian) renders as "BSD".
 (cd "$M" && mandoc -Tlint $pages) >"$T/lint" 2>&1; lrc=$?
 xr='(sbx|sbx-audit|env|timeout|sqlite3|rm) 1|(seccomp|rename|flock|statx) 2|(syslog) 3|(sbx.conf|sbx.policy|systemd.resource-control) 5|(cgroups|namespaces) 7|(sbx-helper|ausearch) 8'
 grep -E '^mandoc: man[0-9]/' "$T/lint" |
-	grep -Ev "STYLE: referenced manual not found: Xr ($xr)( \\([0-9]+ times\\))?\$" >"$T/findings"
+	grep -Ev "STYLE: referenced manual not found: Xr ($xr)( \\([0-9]+ times\\))?\$" |
+	grep -Ev "STYLE: operating system explicitly specified: Os sbx \\(NetBSD\\)$" >"$T/findings"
 diag "$(grep -v 'outdated mandoc.db' "$T/lint")"
 check "mandoc -Tlint: no findings" [ ! -s "$T/findings" ]
 check "mandoc -Tlint: no error or warning (exit status < 2)" [ "$lrc" -lt 2 ]
