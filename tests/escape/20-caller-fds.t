@@ -71,7 +71,7 @@ bad=
 [ "$(pin check '"ok: helper-root" in d["out"]["1"]')" = True ] || bad="$bad check"
 check "what the helper had to say arrived once the caller read ($bad)" [ -z "$bad" ]
 check "the refused run is recorded (START and END), the others are not" \
-	[ "$(runs_count) $(pin refused 'd["rc"]')" = "$((before + 1)) 125" ]
+	[ "$(runs_count) $(pin refused 'd["rc"]')" = "$((before + 1)) 77" ]
 
 # max_runs_per_user
 CONF=$P/etc/sbx/sbx.conf

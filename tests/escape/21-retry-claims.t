@@ -30,8 +30,8 @@ json.dump([{"name": "attempt-6", "argv": base + ["--attempt", "6"]},
 PY
 drive "$T/cases.json"
 diag "$(cut -f1-7 "$T/drive.tsv")" "$(dget attempt-6 stderr)"
-check "--attempt above the policy's max_attempts: refused (125) with one line" \
-	[ "$(dcol attempt-6 2) $(dcol attempt-6 4) $(dcol attempt-10 2) $(dcol attempt-10 4)" = "125 one 125 one" ]
+check "--attempt above the policy's max_attempts: refused (77, limit_above_policy) with one line" \
+	[ "$(dcol attempt-6 2) $(dcol attempt-6 4) $(dcol attempt-10 2) $(dcol attempt-10 4)" = "77 one 77 one" ]
 check "the line names the claim and the cap" \
 	sh -c 'echo "$1" | grep -qx "sbx-helper: --attempt 6 exceeds the policy.s max_attempts 5"' _ "$(dget attempt-6 stderr)"
 check "the refusal is recorded (START and END sandbox_error) with the reason" \

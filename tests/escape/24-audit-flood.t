@@ -108,7 +108,7 @@ chmod 0644 "$T/big.py"
 sbx_run run "$T/big.py"
 check "code within the day's budget runs" [ "$rc" = 0 ]
 sbx_run run "$T/big.py"
-check "code past audit_code_per_day: refused (125) with one line naming the key" sh -c '[ "$1" = 125 ] &&
+check "code past audit_code_per_day: refused (77, policy_denied) with one line naming the key" sh -c '[ "$1" = 77 ] &&
 	grep -q "user sbxtest.s runs put .* of code into the audit log today and this one has $3 bytes: over the 300K sbx.conf allows (audit_code_per_day)" "$2"' _ "$rc" "$T/err" "$(stat -c %s "$T/big.py")"
 run_as sbxtest "$SBX" doctor > "$T/doctor" 2>&1
 check "sbx doctor reports the space left for the audit log" grep -q "audit-space.* free of .* on the file system of $P/var/lib/sbx" "$T/doctor"
