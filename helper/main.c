@@ -623,7 +623,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	else if (check_work(r, err, sizeof(err)) < 0)
 		r->error_code = r->policy.sessions ? "setup" : "policy_denied";
 	/* past sbx.conf's audit_code_per_day for this user (quota.c) */
-	else if (!r->dry_run && quota_code(r, err, sizeof(err)) < 0)
+	if (r->error_code == NULL && !r->dry_run && quota_code(r, err, sizeof(err)) < 0)
 		r->error_code = "policy_denied";
 	if (r->error_code != NULL) {
 		r->refused = true;

@@ -70,8 +70,14 @@ static void the_rest_is_the_callers(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
 		r = get(res[i], 1000, 3000);
-		assert_int_equal(r.rlim_cur, 1000);
+		/* a stack soft limit too small for an interpreter: up to 8 MiB,
+		 * never above the caller's hard limit */
+		assert_int_equal(r.rlim_cur, res[i] == RLIMIT_STACK ? 3000 : 1000);
 		assert_int_equal(r.rlim_max, 3000);
+		r = get(res[i], 2u << 20, 3u << 20);
+		assert_int_equal(r.rlim_cur, 2u << 20);
+		r = get(res[i], 64u << 10, RLIM_INFINITY);
+		assert_int_equal(r.rlim_cur, res[i] == RLIMIT_STACK ? 8u << 20 : 64u << 10);
 		r = get(res[i], 8u << 20, RLIM_INFINITY);
 		assert_int_equal(r.rlim_cur, 8u << 20);
 		assert_true(r.rlim_max == RLIM_INFINITY);
