@@ -171,9 +171,9 @@ $(B)/sbx: $(CLIENT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 $(B)/sbx-audit: $(AUDIT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
-# The egress relay (runs as _sbxnet): glibc and the HOST:PORT parser only.
+# The egress relay (runs as _sbxnet): glibc, libseccomp and the HOST:PORT parser.
 $(B)/sbx-relay: $(RELAY_OBJ) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(LDFLAGS) -o $@ $^ $$(pkg-config --libs libseccomp)
 $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -424,6 +424,7 @@ help:
 	@echo '  check-escape      tests/escape/*.t, one attack class each (root)'
 	@echo '  check-vm          cgroup v2 in a qemu VM'
 	@echo '  check             unit, linkage, integration and escape tests in one prove run'
+	@echo '  check-python      the Python package'"'"'s tests and the agent examples, against a stand-in sbx'
 	@echo '  lint              cppcheck and clang-tidy'
 	@echo '  fuzz              libFuzzer targets, FUZZ_SECONDS each'
 	@echo '  fuzz-build        build the fuzz targets only'
@@ -431,7 +432,13 @@ help:
 	@echo '  bench             bench/startup (bare, bubblewrap, sbx), bench/audit, bench/egress'
 	@echo 'Install and packages (PREFIX, DESTDIR):'
 	@echo '  install           files, then sbx-postinst (accounts, key, setuid bit) unless DESTDIR'
-	@echo '  deps              tools/install-deps (apt: build, test and runtime packages)'
+	@echo '  install-doc       README, docs and examples into DOCDIR'
+	@echo '  install-python    the Python package (python/sbx) into PYTHONDIR'
+	@echo '  uninstall         what install put there; the audit log and its key stay'
+	@echo '  deps              tools/install-deps all (apt: build, test and runtime packages)'
+	@echo '  deps-run          tools/install-deps run (building and running sbx only)'
+	@echo '  deps-test         tools/install-deps test (run, plus what make ci uses)'
+	@echo '  dist              the release tarball sbx-VERSION.tar.gz'
 	@echo '  deb               the Debian package, into build-pkg/'
 	@echo '  clean             remove the build directories'
 	@echo '  help              this list'

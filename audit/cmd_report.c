@@ -25,7 +25,8 @@ static void help(void)
 {
 	printf("usage: " PROG " report [--since WHEN] [--until WHEN] [--summary]\n"
 	       "         [--by user|policy|outcome|language|day|hour] [--failed] [--limit N]\n"
-	       "         [--limits] [--top-code [N]] [--sessions] [--format text|csv|json]\n"
+	       "         [--limits] [--top-code [N]] [--sessions] [--network]\n"
+	       "         [--format text|csv|json]\n"
 	       "         [--html FILE]\n"
 	       "\n"
 	       "Counts of runs from the log. A run is dated by its END record, or by\n"
@@ -41,13 +42,18 @@ static void help(void)
 	       "                  or list keys with commas\n"
 	       "  --failed        runs whose outcome is not ok, newest --limit N, oldest\n"
 	       "                  first\n"
-	       "  --limit N       rows of --failed and --sessions (default %d; 0: all)\n"
+	       "  --limit N       rows of --failed, --sessions and the --network\n"
+	       "                  destinations (default %d; 0: all)\n"
 	       "  --limits        which limit fired how often, and for which users\n"
 	       "  --top-code [N]  the N (default %d) most repeated code digests, with\n"
 	       "                  runs, distinct users, user names and ok runs\n"
 	       "  --sessions      retry loops (sbx run --fix): attempts per session,\n"
 	       "                  whether one succeeded, and the attempt that did; the\n"
 	       "                  newest --limit N sessions, oldest first\n"
+	       "  --network       runs with [network] mode = allow: connections, bytes\n"
+	       "                  each way, refused attempts, runs at a limit; and per\n"
+	       "                  destination the runs that reached it and that were\n"
+	       "                  refused it (the --limit N most frequent)\n"
 	       "  --format FMT    text (default), csv (RFC 4180; several tables are\n"
 	       "                  separated by an empty line) or json (one object)\n"
 	       "  --html FILE     write every section and a chart of runs per day as\n"
@@ -141,7 +147,7 @@ static int run(struct sbx_audit *a, struct ropts *o, const char *format, const c
 
 	if (html != NULL) {
 		/* The page holds everything; the chart needs the per-day data. */
-		o->sections |= RS_SUMMARY | RS_LIMITS | RS_TOPCODE | RS_SESSIONS | RS_FAILED |
+		o->sections |= RS_SUMMARY | RS_LIMITS | RS_TOPCODE | RS_SESSIONS | RS_NETWORK | RS_FAILED |
 			       RS_DAYCHART;
 		o->by |= 1u << BY_USER | 1u << BY_POLICY | 1u << BY_LANGUAGE | 1u << BY_DAY;
 	}
@@ -184,7 +190,7 @@ static int top_arg(int argc, char **argv, int64_t *n)
 int cmd_report(struct cli *c, int argc, char **argv)
 {
 	enum { O_SINCE = OPT_FIRST_CMD, O_UNTIL, O_SUMMARY, O_BY, O_FAILED, O_LIMIT, O_LIMITS,
-	       O_TOP, O_SESSIONS, O_FORMAT, O_HTML };
+	       O_TOP, O_SESSIONS, O_NETWORK, O_FORMAT, O_HTML };
 	static const struct option opts[] = {
 		{"since", required_argument, NULL, O_SINCE},
 		{"until", required_argument, NULL, O_UNTIL},
@@ -195,6 +201,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		{"limits", no_argument, NULL, O_LIMITS},
 		{"top-code", optional_argument, NULL, O_TOP},
 		{"sessions", no_argument, NULL, O_SESSIONS},
+		{"network", no_argument, NULL, O_NETWORK},
 		{"format", required_argument, NULL, O_FORMAT},
 		{"html", required_argument, NULL, O_HTML},
 		CLI_COMMON_OPTIONS,
@@ -250,6 +257,9 @@ int cmd_report(struct cli *c, int argc, char **argv)
 			break;
 		case O_SESSIONS:
 			o.sections |= RS_SESSIONS;
+			break;
+		case O_NETWORK:
+			o.sections |= RS_NETWORK;
 			break;
 		case O_FORMAT:
 			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "csv") != 0 &&

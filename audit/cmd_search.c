@@ -13,6 +13,7 @@
 
 #include "auditdb.h"
 #include "auditwhen.h"
+#include "hostport.h"
 #include "outcome.h"
 #include "runs.h"
 #include "units.h"
@@ -37,6 +38,9 @@ static void help(void)
 	       "  --session ID        in this session\n"
 	       "  --code-sha256 HEX   ran the code with this SHA-256 (64 hex digits)\n"
 	       "  --code-contains TEXT  ran code whose text contains TEXT (bytes, case-sensitive)\n"
+	       "  --dest HOST[:PORT]  reached or was refused HOST (a name as the policy\n"
+	       "                      writes it, or an address; [ADDR] for IPv6), on\n"
+	       "                      PORT or on any port ([network] mode = allow)\n"
 	       "  --limit N           only the N newest matching runs (default 0: all)\n"
 	       "  --format FMT        table (default), csv, json (one array), jsonl (one object a line)\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
@@ -70,6 +74,48 @@ static int set_when(const char *opt, const char *val, char *iso, int *has)
 	return -1;
 }
 
+/*
+ * --dest HOST[:PORT] into a LIKE pattern for the destinations of the END
+ * record ("host:port" words, IPv6 bracketed: recorder/egress_record.c):
+ * the exact word, or "host:%" for any port. Host names compare in lower
+ * case, as policies store them.
+ */
+static int set_dest(const char *val, char *pat, size_t len)
+{
+	char host[SBX_HOST_MAX + 1], word[SBX_HOSTPORT_LEN + 1], probe[SBX_HOSTPORT_LEN + 8];
+	const char *why;
+	uint16_t port;
+	size_t j = 0;
+	int any = 0;
+
+	if (sbx_hostport_parse(val, host, &port, &why) == 0) {
+		sbx_hostport_format(host, port, word, sizeof(word));
+	} else {
+		/* no port: HOST, [IPV6] or a bare IPv6 address */
+		size_t n = strlen(val);
+		if (n > 2 && val[0] == '[' && val[n - 1] == ']')
+			snprintf(probe, sizeof(probe), "%.*s:1", (int)n, val);
+		else if (strchr(val, ':') != NULL)
+			snprintf(probe, sizeof(probe), "[%.*s]:1", (int)(n < 260 ? n : 260), val);
+		else
+			snprintf(probe, sizeof(probe), "%.*s:1", (int)(n < 260 ? n : 260), val);
+		if (n > SBX_HOSTPORT_LEN || sbx_hostport_parse(probe, host, &port, &why) < 0)
+			return bad("--dest", val, "not HOST, HOST:PORT, [IPV6] or [IPV6]:PORT");
+		sbx_hostport_format(host, 1, word, sizeof(word));
+		word[strlen(word) - 1] = '\0'; /* "host:" */
+		any = 1;
+	}
+	for (size_t i = 0; word[i] && j + 3 < len; i++) {
+		if (word[i] == '%' || word[i] == '_' || word[i] == '\\')
+			pat[j++] = '\\';
+		pat[j++] = word[i];
+	}
+	if (any)
+		pat[j++] = '%';
+	pat[j] = '\0';
+	return -1;
+}
+
 static int set_hex(const char *val, char out[65])
 {
 	size_t i;
@@ -92,7 +138,7 @@ static int nonempty(const char *opt, const char *val)
 
 enum {
 	O_USER = OPT_FIRST_CMD, O_UID, O_POLICY, O_LANG, O_OUTCOME, O_FAILED,
-	O_SUCCESS, O_SINCE, O_UNTIL, O_SESSION, O_CODE_SHA, O_CODE_CONTAINS,
+	O_SUCCESS, O_SINCE, O_UNTIL, O_SESSION, O_CODE_SHA, O_CODE_CONTAINS, O_DEST,
 	O_LIMIT, O_FORMAT,
 };
 
@@ -111,6 +157,7 @@ int cmd_search(struct cli *c, int argc, char **argv)
 		{"session", required_argument, NULL, O_SESSION},
 		{"code-sha256", required_argument, NULL, O_CODE_SHA},
 		{"code-contains", required_argument, NULL, O_CODE_CONTAINS},
+		{"dest", required_argument, NULL, O_DEST},
 		{"limit", required_argument, NULL, O_LIMIT},
 		{"format", required_argument, NULL, O_FORMAT},
 		CLI_COMMON_OPTIONS,
@@ -171,6 +218,9 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			break;
 		case O_CODE_CONTAINS:
 			rc = nonempty("--code-contains", f.code_contains = optarg);
+			break;
+		case O_DEST:
+			rc = set_dest(optarg, f.dest, sizeof(f.dest));
 			break;
 		case O_LIMIT:
 			if (sbx_parse_uint(optarg, INT64_MAX, &f.limit) < 0)

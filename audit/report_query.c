@@ -358,6 +358,39 @@ static int sessions(struct q *q)
 	return table(q, "sessions", "Retry sessions (sbx run --fix)", 0, sql, q->o->failed_max);
 }
 
+/* [network] mode = allow (docs/egress.md): totals over the END records
+ * that carry them, and per destination (the JSON arrays net_reached and
+ * net_refused_dests, expanded by json_each; a cell that is not JSON, which
+ * only tampering makes, counts as empty). A log no egress run has written
+ * lacks the columns: nothing to report then. */
+#define DEST_ROWS(col, reached)                                                           \
+	" SELECT value AS dest, " reached " AS r, 1 - " reached " AS f, user FROM records,"     \
+	" json_each(CASE WHEN json_valid(" col ") THEN " col " ELSE '[]' END)"                \
+	" WHERE kind = 'end' AND realtime_ns >= ?1 AND realtime_ns < ?2 AND " col " IS NOT NULL"
+
+static int network(struct q *q)
+{
+	static const char totals[] =
+		"SELECT count(*) AS runs, coalesce(sum(net_connections), 0) AS connections,"
+		" coalesce(sum(net_bytes_out), 0) AS bytes_out, coalesce(sum(net_bytes_in), 0) AS bytes_in,"
+		" coalesce(sum(net_refused), 0) AS refused_attempts,"
+		" coalesce(sum(net_limits IS NOT NULL), 0) AS runs_at_a_limit"
+		" FROM records WHERE kind = 'end' AND realtime_ns >= ?1 AND realtime_ns < ?2"
+		" AND net_connections IS NOT NULL";
+	static const char dests[] =
+		"SELECT dest AS destination, sum(r) AS runs_reached, sum(f) AS runs_refused,"
+		" count(DISTINCT user) AS users FROM (" DEST_ROWS("net_reached", "1") " UNION ALL"
+		DEST_ROWS("net_refused_dests", "0") ") GROUP BY 1 ORDER BY sum(r) + sum(f) DESC, 1 LIMIT ?4";
+	int64_t has = 0;
+
+	if (int_query(q, "SELECT count(*) FROM pragma_table_info('records') WHERE name = 'net_reached'", &has) < 0)
+		return -1;
+	if (has == 0)
+		return 0;
+	return table(q, "network", "Network (mode = allow)", 1, totals, -2) < 0 ||
+	       table(q, "network_destinations", "Network destinations", 0, dests, q->o->failed_max) < 0 ? -1 : 0;
+}
+
 /* Runs per day and outcome, for the HTML chart. */
 static int days(struct q *q)
 {
@@ -385,6 +418,8 @@ static int build(struct q *q)
 	if ((o->sections & RS_TOPCODE) && top_code(q) < 0)
 		return -1;
 	if ((o->sections & RS_SESSIONS) && sessions(q) < 0)
+		return -1;
+	if ((o->sections & RS_NETWORK) && network(q) < 0)
 		return -1;
 	if ((o->sections & RS_FAILED) && failed(q) < 0)
 		return -1;

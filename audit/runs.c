@@ -65,6 +65,21 @@ static void add_text(struct q *q, const char *sql, const char *v)
 	q->b[q->nb++] = (struct bind){.s = v, .n = strlen(v)};
 }
 
+/* 1 if table records has the column (a projected field's, recfield.h). */
+static int has_column(sqlite3 *db, const char *col)
+{
+	sqlite3_stmt *st;
+	int found;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('records') WHERE name = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, col, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
 static int has_fts(sqlite3 *db)
 {
 	sqlite3_stmt *st;
@@ -172,6 +187,18 @@ static void filters(struct q *q, const struct run_filter *f, char c, int walk,
 			q->b[q->nb++] = (struct bind){.s = *phrase, .n = strlen(*phrase)};
 		q->b[q->nb++] = (struct bind){.is_blob = 1, .s = f->code_contains,
 					      .n = strlen(f->code_contains)};
+	}
+	if (f->dest[0] && !has_column(db, "net_reached"))
+		fprintf(q->m, " AND 0"); /* a log no egress run has written */
+	else if (f->dest[0]) {
+		/* the END's destination lists (JSON arrays); a tampered cell
+		 * that is not JSON matches nothing rather than failing */
+		fprintf(q->m, " AND EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(e.net_reached)"
+			" THEN e.net_reached ELSE '[]' END) WHERE value LIKE ? ESCAPE '\\'"
+			" UNION ALL SELECT 1 FROM json_each(CASE WHEN json_valid(e.net_refused_dests)"
+			" THEN e.net_refused_dests ELSE '[]' END) WHERE value LIKE ? ESCAPE '\\')");
+		q->b[q->nb++] = (struct bind){.s = f->dest, .n = strlen(f->dest)};
+		q->b[q->nb++] = (struct bind){.s = f->dest, .n = strlen(f->dest)};
 	}
 	if (f->outcome && strcmp(f->outcome, "incomplete") == 0)
 		/* an anti-join over the (kind, run_id) index, not a walk of every

@@ -20,6 +20,9 @@ struct run_filter {
 	const char *outcome;        /* validated: an outcome name or "incomplete" */
 	char code_sha256[65];       /* lower-case hex, or "" */
 	const char *code_contains;  /* bytes of the code text */
+	char dest[300];             /* --dest: a LIKE pattern (backslash escapes) matched
+				     * against each destination of net_reached and
+				     * net_refused_dests, or "" */
 	int has_uid;
 	uint32_t uid;
 	int has_since, has_until;

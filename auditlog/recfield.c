@@ -40,6 +40,36 @@ const struct sbx_subfield sbx_sub_workdir[] = {
 	{NULL, 0, 0},
 };
 
+const struct sbx_subfield sbx_sub_net_pair[] = {
+	{"service", SBX_FT_STR, 261},   /* the allow entry, HOST:PORT */
+	{"address", SBX_FT_STR, 46},    /* inet_ntop(3) form */
+	{"port", SBX_FT_U64, 0},
+	{NULL, 0, 0},
+};
+const struct sbx_subfield sbx_sub_net_limits[] = {
+	{"connections", SBX_FT_U64, 0},
+	{"bytes_out", SBX_FT_U64, 0},
+	{"bytes_in", SBX_FT_U64, 0},
+	{NULL, 0, 0},
+};
+const struct sbx_subfield sbx_sub_net_conn[] = {
+	{"service", SBX_FT_STR, 261},
+	{"address", SBX_FT_STR, 46},
+	{"port", SBX_FT_U64, 0},
+	{"start_ms", SBX_FT_U64, 0},
+	{"duration_ms", SBX_FT_U64, 0},
+	{"bytes_out", SBX_FT_U64, 0},
+	{"bytes_in", SBX_FT_U64, 0},
+	{"end", SBX_FT_STR, 16},        /* SBX_EGRESS_ENDS names (common/egress_proto.h) */
+	{NULL, 0, 0},
+};
+const struct sbx_subfield sbx_sub_net_refused[] = {
+	{"address", SBX_FT_STR, 46},
+	{"port", SBX_FT_U64, 0},
+	{"reason", SBX_FT_STR, 16},     /* refused, unreachable, unread, connections */
+	{"count", SBX_FT_U64, 0},
+	{NULL, 0, 0},
+};
 const struct sbx_subfield sbx_sub_ckpt[] = {
 	{"size", SBX_FT_U64, 0},
 	{"root", SBX_FT_DIGEST, 0},

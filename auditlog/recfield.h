@@ -90,6 +90,12 @@ extern const struct sbx_subfield sbx_sub_input[];   /* name, size, sha256 */
 extern const struct sbx_subfield sbx_sub_stdin[];   /* size, sha256 */
 extern const struct sbx_subfield sbx_sub_workdir[]; /* dev, ino */
 extern const struct sbx_subfield sbx_sub_ckpt[];    /* size, root */
+/* egress ([network] mode = allow; docs/egress.md) */
+extern const struct sbx_subfield sbx_sub_net_pair[];    /* service, address, port */
+extern const struct sbx_subfield sbx_sub_net_limits[];  /* connections, bytes_out, bytes_in */
+extern const struct sbx_subfield sbx_sub_net_conn[];    /* service, address, port, start_ms, duration_ms,
+							 * bytes_out, bytes_in, end */
+extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason, count */
 
 /*
  * Extension fields: X(SYMBOL, tag, label, JSON key, type, kinds, SQL
@@ -141,6 +147,43 @@ extern const struct sbx_subfield sbx_sub_ckpt[];    /* size, root */
 	  NULL, "audit", "the chain value of record base_seq")                                  \
 	X(BASE_NOTE, 42, "base checkpoint", "base_checkpoint", SBX_FT_STR, SBX_KBIT(ROTATE),     \
 	  NULL, 8192, NULL, "audit", "the archive's final checkpoint (signed note)")             \
+	X(NET_ALLOW, 120, "network allow", "network_allow", SBX_FT_LIST, SBX_KBIT(START), NULL,  \
+	  64, sbx_sub_net_pair, "egress",                                                       \
+	  "the services the run may reach: each allow entry with each address it resolved to")  \
+	X(NET_LIMITS, 121, "net limits", "network_limits", SBX_FT_OBJ, SBX_KBIT(START), NULL, \
+	  0, sbx_sub_net_limits, "egress", "the run's [network] limits (a count, bytes, bytes)")  \
+	X(NET_CONNS, 125, "connections", "network_connections", SBX_FT_LIST, SBX_KBIT(END), NULL, \
+	  1024, sbx_sub_net_conn, "egress",                                                     \
+	  "every connection the relay carried: destination, start (ms after START), duration "  \
+	  "(ms), bytes each way, how it ended")                                                 \
+	X(NET_REFUSED, 126, "refused", "network_refused", SBX_FT_LIST, SBX_KBIT(END), NULL, 256,  \
+	  sbx_sub_net_refused, "egress",                                                        \
+	  "destinations the payload tried and did not reach, with a count each")                \
+	X(NET_CONN_COUNT, 127, "net conns", "network_connection_count", SBX_FT_U64,        \
+	  SBX_KBIT(END), "net_connections", 0, NULL, "egress",                                  \
+	  "connections the relay accepted, all of them (the list holds each)")                  \
+	X(NET_BYTES_OUT, 128, "net bytes out", "network_bytes_out", SBX_FT_U64, SBX_KBIT(END),       \
+	  "net_bytes_out", 0, NULL, "egress", "bytes delivered to the services, all connections") \
+	X(NET_BYTES_IN, 129, "net bytes in", "network_bytes_in", SBX_FT_U64, SBX_KBIT(END),          \
+	  "net_bytes_in", 0, NULL, "egress", "bytes delivered to the payload from the services")  \
+	X(NET_REFUSED_COUNT, 130, "net refused", "network_refused_count", SBX_FT_U64,        \
+	  SBX_KBIT(END), "net_refused", 0, NULL, "egress",                                      \
+	  "refused connect attempts, all of them")                                              \
+	X(NET_UNLISTED, 131, "refused, more", "network_refused_unlisted", SBX_FT_U64,       \
+	  SBX_KBIT(END), NULL, 0, NULL, "egress",                                               \
+	  "refused attempts beyond the first 256 destinations, counted, not listed")            \
+	X(NET_LIMITS_HIT, 132, "net at limit", "network_limits_reached", SBX_FT_STR,    \
+	  SBX_KBIT(END), "net_limits", 64, NULL, "egress",                                      \
+	  "the [network] limits the run reached, space-separated (connections bytes_out bytes_in)") \
+	X(NET_REPORT, 133, "net report", "network_report", SBX_FT_STR, SBX_KBIT(END), NULL,   \
+	  128, NULL, "egress", "\"complete\", or why the relay's report is not")                 \
+	X(NET_REACHED, 134, "reached", "network_reached", SBX_FT_STR, SBX_KBIT(END),             \
+	  "net_reached", 65536, NULL, "egress",                                                 \
+	  "a JSON array of the destinations reached, each \"HOST:PORT\" as the policy names it "  \
+	  "and as an address (sbx-audit search --dest, report)")                                \
+	X(NET_REFUSED_DESTS, 135, "refused dests", "network_refused_destinations",        \
+	  SBX_FT_STR, SBX_KBIT(END), "net_refused_dests", 16384, NULL, "egress",                \
+	  "a JSON array of the destinations refused, each \"ADDRESS:PORT\"") \
 	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
 	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
 	  "requests of this user refused without a record (max_requests_per_minute) since boot") \

@@ -3,6 +3,7 @@
  * artifact notices, and the exit status. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "fail.h"
 #include "proto.h"
 #include "run.h"
+#include "units.h"
 
 static json_t *find_artifact(json_t *arts, const char *name)
 {
@@ -81,6 +83,35 @@ static uint64_t u64_of(json_t *o, const char *key)
 }
 
 /*
+ * [network] limits the run reached (the result's network.limits, their
+ * values in network.max): a limit ends a connection, never the run. Past
+ * connections, the relay refuses the next ones; past bytes_out or bytes_in
+ * it resets the connection that crossed it (docs/egress.md, "Limits").
+ */
+static void network_notes(json_t *root)
+{
+	json_t *net = json_object_get(root, "network"), *m;
+	const char *policy = json_string_value(json_object_get(root, "policy"));
+	size_t i;
+
+	json_array_foreach(json_object_get(net, "limits"), i, m) {
+		const char *k = json_string_value(m);
+		bool conns = k != NULL && strcmp(k, "connections") == 0;
+		char val[32];
+
+		if (k == NULL || !json_is_integer(json_object_get(json_object_get(net, "max"), k)))
+			continue;
+		if (conns)
+			snprintf(val, sizeof(val), "%" PRIu64, u64_of(json_object_get(net, "max"), k));
+		else
+			sbx_format_size(u64_of(json_object_get(net, "max"), k), val, sizeof(val));
+		fprintf(stderr, "sbx: network: the %s limit of %s (policy %s) was reached: %s; the program went on\n",
+			k, val, policy ? policy : "?",
+			conns ? "the connections after it were refused" : "the connection that crossed it was reset");
+	}
+}
+
+/*
  * Plain mode: one stderr line for everything sbx stopped, cut or did not
  * keep, after the program's own output (--json carries the same in the
  * result: outcome, error, stdout_truncated, artifacts_skipped, disk_full,
@@ -128,6 +159,7 @@ static void plain_notes(const struct run_state *rs, json_t *root)
 	if (u64_of(root, "artifacts_skipped") > 0 && result_limit_value(root, o, "out_bytes", val, sizeof(val)))
 		fprintf(stderr, "sbx: %llu files in /out not returned (regular files only, within the artifact "
 			"count cap and out_size %s)\n", (unsigned long long)u64_of(root, "artifacts_skipped"), val);
+	network_notes(root);
 	if (hint != NULL)
 		fprintf(stderr, "sbx: hint: %s\n", hint);
 }

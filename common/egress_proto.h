@@ -39,6 +39,8 @@
 #define SBX_EGRESS_PROTO_H
 #include <stdint.h>
 
+#include "policy.h"
+
 #define SBX_RELAY_FD_CTL 3
 #define SBX_RELAY_FD_SANDBOX 4
 #define SBX_RELAY_FD_REPORT 5
@@ -50,6 +52,28 @@
 #define SBX_EGRESS_ATTEMPTS_MAX 256 /* distinct refused destinations kept in the report */
 
 #define SBX_EGRESS_MAGIC 0x53424547u /* "SBEG" */
+
+/* One resolved address of allow entry `rule`: an address:port pair. */
+struct sbx_egress_pair {
+	uint8_t family; /* AF_INET or AF_INET6 */
+	uint8_t rule;   /* index into the allow list */
+	uint16_t port;
+	uint8_t addr[16]; /* network byte order; IPv4 in the first 4 bytes */
+};
+
+/* The egress facts of one run, for the recorder (START fields, checking
+ * the relay's report, END fields, the result): from the root-owned
+ * policy (narrowed by --allow) and the supervisor's checked records of
+ * the relay's resolution. Plain data, so that it can travel in the run
+ * description. */
+struct sbx_egress_facts {
+	uint32_t mode;    /* enum sbx_net_mode; the rest only with SBX_NET_ALLOW */
+	uint32_t started; /* 1: the sandbox ran (the relay has a report to give) */
+	uint32_t n_rules, n_pairs;
+	struct sbx_egress_rule rules[SBX_EGRESS_MAX];
+	struct sbx_egress_pair pairs[SBX_EGRESS_PAIRS_MAX];
+	uint64_t connections, bytes_out, bytes_in; /* the [network] limits */
+};
 #define SBX_EGRESS_RULE_END 0xffu
 
 /* relay -> supervisor: one address of one allow entry, or why it has none. */
@@ -85,11 +109,15 @@ struct sbx_egress_listener {
  * with it (the namespace decides; this is the record). The address is as
  * the payload's memory held it when the sandbox init read it, which a
  * payload racing its own call can change: see docs/egress.md. */
+#define SBX_ATTEMPT_VERDICTS(X)                                                                  \
+	X(PAIR, 1, "pair", "an allowed pair: the relay answers")                                \
+	X(REFUSED, 2, "refused", "a pinned address, another port: ECONNREFUSED")                \
+	X(UNREACHABLE, 3, "unreachable", "any other address: ENETUNREACH")                      \
+	X(UNREAD, 4, "unread", "the destination could not be read from the payload's memory")
 enum sbx_attempt_verdict {
-	SBX_ATTEMPT_PAIR = 1,        /* an allowed pair: the relay answers */
-	SBX_ATTEMPT_REFUSED = 2,     /* a pinned address, another port: ECONNREFUSED */
-	SBX_ATTEMPT_UNREACHABLE = 3, /* any other address: ENETUNREACH */
-	SBX_ATTEMPT_UNREAD = 4,      /* the address could not be read (not a sockaddr, unmapped memory) */
+#define SBX_VERDICT_ENUM(sym, num, name, doc) SBX_ATTEMPT_##sym = (num),
+	SBX_ATTEMPT_VERDICTS(SBX_VERDICT_ENUM)
+#undef SBX_VERDICT_ENUM
 };
 struct sbx_egress_attempt {
 	uint32_t magic;
@@ -103,20 +131,47 @@ struct sbx_egress_attempt {
 	uint8_t addr[16];
 };
 
-/* relay -> recorder. How a connection ended: one table, names in
- * sbx_egress_end_name() (common/egress_names.c). */
+/* relay -> recorder. How a connection ended: X(SYMBOL, number, name as
+ * recorded, meaning). The one table; sbx_egress_end_name() reads it. */
+#define SBX_EGRESS_ENDS(X)                                                                       \
+	X(CLOSED, 1, "closed", "both sides closed normally")                                    \
+	X(RESET, 2, "reset", "a side reset the connection or failed")                           \
+	X(REFUSED, 3, "refused", "the service refused the relay's connection")                  \
+	X(UNREACHABLE, 4, "unreachable", "no route to the service, or its connect timed out")  \
+	X(BYTES_OUT, 5, "bytes_out", "the run's bytes_out limit: delivered up to it, then reset") \
+	X(BYTES_IN, 6, "bytes_in", "the run's bytes_in limit: delivered up to it, then reset")  \
+	X(RUN_ENDED, 7, "run_ended", "still open when the sandbox was gone")                    \
+	X(CONNECTIONS, 8, "connections", "refused: the run's connections limit was reached")    \
+	X(RELAY_ERROR, 9, "relay_error", "the relay could not carry it (descriptors, memory)")
 enum sbx_egress_end {
-	SBX_END_CLOSED = 1,        /* both sides closed normally */
-	SBX_END_RESET = 2,         /* a side reset the connection or failed */
-	SBX_END_REFUSED = 3,       /* the service refused the relay's connection */
-	SBX_END_UNREACHABLE = 4,   /* no route to the service, or the connect timed out */
-	SBX_END_BYTES_OUT = 5,     /* the run's bytes_out limit: closed */
-	SBX_END_BYTES_IN = 6,      /* the run's bytes_in limit: closed */
-	SBX_END_RUN_ENDED = 7,     /* still open when the sandbox was gone */
-	SBX_END_CONNECTIONS = 8,   /* refused: the run's connections limit was reached */
-	SBX_END_RELAY_ERROR = 9,   /* the relay could not relay it (out of descriptors, memory) */
+#define SBX_END_ENUM(sym, num, name, doc) SBX_END_##sym = (num),
+	SBX_EGRESS_ENDS(SBX_END_ENUM)
+#undef SBX_END_ENUM
 	SBX_END_MAX = 9,
 };
+
+/* The recorded name of an sbx_egress_end, or NULL. */
+static inline const char *sbx_egress_end_name(unsigned e)
+{
+	switch (e) {
+#define SBX_END_NAME(sym, num, name, doc) case num: return name;
+	SBX_EGRESS_ENDS(SBX_END_NAME)
+#undef SBX_END_NAME
+	default: return NULL;
+	}
+}
+
+/* The recorded name of an sbx_attempt_verdict, or NULL. */
+static inline const char *sbx_attempt_verdict_name(unsigned v)
+{
+	switch (v) {
+#define SBX_VERDICT_NAME(sym, num, name, doc) case num: return name;
+	SBX_ATTEMPT_VERDICTS(SBX_VERDICT_NAME)
+#undef SBX_VERDICT_NAME
+	default: return NULL;
+	}
+}
+
 /* END's rule field: the limits the run reached */
 #define SBX_EGRESS_LIMIT_CONNECTIONS 1u
 #define SBX_EGRESS_LIMIT_BYTES_OUT 2u

@@ -5,6 +5,7 @@
 #include "errcode.h"
 
 #include <stdio.h>
+#include <sys/socket.h>
 #include <string.h>
 
 void sbx_msg_hdr_init(struct sbx_msg_hdr *h, enum sbx_rec_msg type, size_t size)
@@ -38,6 +39,25 @@ static int hdr_ok(const struct sbx_msg_hdr *h, size_t n, enum sbx_rec_msg type, 
 /* Strings must end inside their arrays. */
 #define TERMINATED(a) (memchr((a), '\0', sizeof(a)) != NULL)
 
+/* The egress facts: counts within their arrays, names terminated, every
+ * pair one of a listed entry's, an address family the recorder prints;
+ * the mode and the net field agree (egress_record.c trusts no more). */
+static bool egress_facts_ok(const struct sbx_run_desc *d)
+{
+	const struct sbx_egress_facts *f = &d->egress;
+
+	if (f->mode != d->net || f->n_rules > SBX_EGRESS_MAX || f->n_pairs > SBX_EGRESS_PAIRS_MAX ||
+	    (f->mode != SBX_NET_ALLOW && (f->n_rules != 0 || f->n_pairs != 0)))
+		return false;
+	for (uint32_t i = 0; i < f->n_rules; i++)
+		if (!TERMINATED(f->rules[i].host))
+			return false;
+	for (uint32_t i = 0; i < f->n_pairs; i++)
+		if (f->pairs[i].rule >= f->n_rules || (f->pairs[i].family != AF_INET && f->pairs[i].family != AF_INET6))
+			return false;
+	return true;
+}
+
 int sbx_run_desc_check(const void *buf, size_t n, bool dry, char *err, size_t errlen)
 {
 	const struct sbx_run_desc *d = buf;
@@ -59,6 +79,10 @@ int sbx_run_desc_check(const void *buf, size_t n, bool dry, char *err, size_t er
 			snprintf(err, errlen, "malformed run description (input %u)", (unsigned)i);
 			return -1;
 		}
+	if (!egress_facts_ok(d)) {
+		snprintf(err, errlen, "malformed run description (network)");
+		return -1;
+	}
 	if (dry) {
 		const struct sbx_dry_run *r = buf;
 

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "egress_proto.h"
 #include "outcome.h"
 #include "policy.h"
 #include "proto.h"
@@ -65,6 +66,10 @@ struct sbx_run_desc {
 	char error[SBX_DESC_ERR_LEN]; /* with SBX_DESC_REFUSED: why, never "" */
 	uint64_t work_dev, work_ino; /* with SBX_DESC_WORK: the session directory (st_dev, st_ino) */
 	uint64_t unrecorded_refusals; /* the user's requests refused unrecorded since boot */
+	/* [network]: the mode, the effective allow list, the pairs sbx-relay
+	 * resolved (checked by the supervisor) and the limits, for START,
+	 * checking the relay's report and END (recorder/egress_record.c) */
+	struct sbx_egress_facts egress;
 };
 
 /* What --dry-run shows beyond the run description. */

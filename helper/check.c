@@ -115,8 +115,11 @@ static void check_accounts(void)
 		problem("accounts", POSTINST, "system user _sbx is missing (it owns the audit log)");
 	else if (getgrnam("sbx") == NULL || getgrnam("sbx-audit") == NULL)
 		problem("accounts", POSTINST, "group sbx or sbx-audit is missing");
+	else if ((pw = getpwnam("_sbxnet")) == NULL || pw->pw_uid == 0)
+		problem("accounts", POSTINST, "system user _sbxnet is missing (it runs sbx-relay for "
+			"[network] mode = allow)");
 	else
-		ok("accounts", "user _sbx, groups sbx and sbx-audit exist");
+		ok("accounts", "users _sbx and _sbxnet, groups sbx and sbx-audit exist");
 }
 
 /* Create and remove one run cgroup where a run would. */
@@ -270,6 +273,8 @@ void check_main(void)
 	owned("audit-key", STATE "/audit.key", false, "_sbx", NULL, 0400, false);
 	owned("audit-log", STATE "/audit.db", false, "_sbx", "sbx-audit", 0640, true);
 	owned("public-key", SBX_SYSCONFDIR "/sbx/audit.pub", false, "root", NULL, 0644, false);
+	/* exec'd as _sbxnet for [network] mode = allow, opened like a policy */
+	owned("relay", SBX_LIBEXECDIR "/sbx/sbx-relay", false, "root", NULL, 0755, false);
 	owned("recorder", SBX_RECORDER_PATH, false, "root", NULL, 0755, false);
 	check_exit(problems ? 1 : 0);
 }

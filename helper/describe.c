@@ -68,6 +68,7 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 	}
 	d->net = (uint32_t)r->policy.net;
 	d->seccomp = (uint32_t)r->policy.seccomp;
+	egress_facts(r, &d->egress);
 	strlcpy(d->audit_origin, r->conf.audit_origin, sizeof(d->audit_origin));
 }
 

@@ -165,7 +165,7 @@ static int take_record(struct run *r, const struct sbx_egress_resolved *rec, ssi
 		       char *err, size_t errlen)
 {
 	struct egress_run *e = &r->egress;
-	struct egress_pair *p;
+	struct sbx_egress_pair *p;
 
 	if (n != (ssize_t)sizeof(*rec) || rec->magic != SBX_EGRESS_MAGIC ||
 	    (rec->rule != SBX_EGRESS_RULE_END && (rec->rule < *next_rule || rec->rule >= r->policy.egress.n_allow))) {
@@ -392,4 +392,20 @@ void egress_reap(struct run *r)
 		waitpid(e->relay, &st, 0);
 	}
 	e->relay = -1;
+}
+
+void egress_facts(const struct run *r, struct sbx_egress_facts *f)
+{
+	const struct sbx_egress *pe = &r->policy.egress;
+
+	memset(f, 0, sizeof(*f));
+	f->mode = r->policy.net;
+	f->started = !r->refused && r->error[0] == '\0';
+	f->n_rules = (uint32_t)pe->n_allow;
+	memcpy(f->rules, pe->allow, sizeof(f->rules));
+	f->n_pairs = (uint32_t)r->egress.n_pairs;
+	memcpy(f->pairs, r->egress.pairs, sizeof(f->pairs));
+	f->connections = pe->connections;
+	f->bytes_out = pe->bytes_out;
+	f->bytes_in = pe->bytes_in;
 }

@@ -24,18 +24,10 @@
 #include "egress_proto.h"
 #include "policy.h"
 
-/* One resolved address of allow entry `rule` (an address:port pair). */
-struct egress_pair {
-	uint8_t family; /* AF_INET or AF_INET6 */
-	uint8_t rule;   /* index into policy.egress.allow */
-	uint16_t port;
-	uint8_t addr[16];
-};
-
 struct egress_run {
 	struct sbx_egress_rule want[SBX_EGRESS_MAX]; /* --allow, in argv order */
 	size_t n_want;
-	struct egress_pair pairs[SBX_EGRESS_PAIRS_MAX]; /* resolved, policy order */
+	struct sbx_egress_pair pairs[SBX_EGRESS_PAIRS_MAX]; /* resolved, policy order */
 	size_t n_pairs;
 	pid_t relay;
 	int ctl;     /* supervisor <-> relay (SBX_RELAY_FD_CTL) */
@@ -65,6 +57,8 @@ void egress_stop(struct run *r);
 void egress_reap(struct run *r);
 /* The policy file's path, for errors that name it. */
 void egress_policy_path(const struct run *r, char *buf, size_t len);
+/* What the recorder needs to know of the run's egress (egress_proto.h). */
+void egress_facts(const struct run *r, struct sbx_egress_facts *f);
 
 /* egress_net.c (sandbox init, before privileges are dropped) */
 /* Lines for /etc/hosts after the standard ones; bytes written. */

@@ -28,7 +28,7 @@
 
 #include "helper.h"
 
-static bool same_addr(const struct egress_pair *a, const struct egress_pair *b)
+static bool same_addr(const struct sbx_egress_pair *a, const struct sbx_egress_pair *b)
 {
 	return a->family == b->family && memcmp(a->addr, b->addr, 16) == 0;
 }
@@ -71,7 +71,7 @@ size_t egress_keep_fd(const struct run *r, int *fds)
 	return 1;
 }
 
-static int add_address(int nl, unsigned lo, const struct egress_pair *p, char *err, size_t errlen)
+static int add_address(int nl, unsigned lo, const struct sbx_egress_pair *p, char *err, size_t errlen)
 {
 	struct {
 		struct nlmsghdr n;
@@ -123,7 +123,7 @@ static int add_address(int nl, unsigned lo, const struct egress_pair *p, char *e
 	return 0;
 }
 
-static int listen_on(const struct egress_pair *p, char *err, size_t errlen)
+static int listen_on(const struct sbx_egress_pair *p, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;

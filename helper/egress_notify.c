@@ -160,7 +160,7 @@ static uint8_t verdict(const struct sbx_egress_attempt *a)
 	uint8_t v = SBX_ATTEMPT_UNREACHABLE;
 
 	for (size_t i = 0; i < e->n_pairs; i++) {
-		const struct egress_pair *p = &e->pairs[i];
+		const struct sbx_egress_pair *p = &e->pairs[i];
 		if (p->family != a->family || memcmp(p->addr, a->addr, 16) != 0)
 			continue;
 		if (p->port == a->port)

@@ -432,8 +432,10 @@ void recorder_run(const struct sbx_run_desc *d)
 	start.kind = SBX_REC_START;
 	start.code = c.code;
 	start.code_len = c.code_len;
-	if (start_fields(&start, &c, err, sizeof(err)) < 0 || rec_log_open(&c.log, origin, err, sizeof(err)) < 0 ||
-	    parent_field(&start, &c, err, sizeof(err)) < 0 || rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
+	if (start_fields(&start, &c, err, sizeof(err)) < 0 ||
+	    egress_start_fields(&start, &d->egress, err, sizeof(err)) < 0 ||
+	    rec_log_open(&c.log, origin, err, sizeof(err)) < 0 || parent_field(&start, &c, err, sizeof(err)) < 0 ||
+	    rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
 		start_failed(&c, err);
 	c.start_seq = start.seq;
 	sbx_rext_free(&start.ext);
@@ -448,11 +450,18 @@ void recorder_run(const struct sbx_run_desc *d)
 		read_end(&c);
 	}
 	collect_artifacts(&c);
+	/* the supervisor ended the relay before it sent the END facts (or the
+	 * fd is /dev/null: no egress, or a refused run) */
+	egress_report_read(SBX_REC_FD_EGRESS, &d->egress, &c.net);
 	TEST_HOOK("recorder-end");
 	if (c.s[1].cap.len > 0)
 		tb = sbx_traceback_parse(c.s[1].cap.buf, c.s[1].cap.len, d->language);
 
 	fill_end(&c, &end);
+	if (egress_end_fields(&end, &d->egress, &c.net, err, sizeof(err)) < 0) {
+		message(&c, "audit: END record: network fields: %s", err);
+		syslog(LOG_ERR, "run=%s END record without its network fields: %s", d->run_id, err);
+	}
 	if (sbx_rec_put_u64(&end, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, sizeof(err)) < 0 ||
 	    rec_log_append(c.log, &end, c.chain, err, sizeof(err)) < 0) {
 		message(&c, "audit: END record: %s", err);

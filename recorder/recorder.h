@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "egress_record.h"
 #include "log.h"
 #include "outq.h"
 #include "record.h"
@@ -51,6 +52,7 @@ struct rec {
 	size_t n_arts, skipped_arts;
 	uint64_t start_seq, end_seq;
 	unsigned char chain[32];
+	struct egress_report net; /* what sbx-relay carried, checked (egress_record.c) */
 };
 
 /* recorder.c: the run, from START to the result; never returns. */

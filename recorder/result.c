@@ -6,9 +6,11 @@
  * entry in the schema.
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "egress_record.h"
 #include "fdio.h"
 #include "limitjson.h"
 #include "proto.h"
@@ -124,6 +126,12 @@ static json_t *k_stdin(const struct rctx *x)
 	return o;
 }
 
+/* Only under [network] mode = allow (egress_record.c); absent otherwise. */
+static json_t *k_network(const struct rctx *x)
+{
+	return egress_result_json(&x->c->d->egress, &x->c->net);
+}
+
 static json_t *k_limit(const struct rctx *x)
 {
 	const char *n = rec_limit_name(&x->c->end);
@@ -172,37 +180,39 @@ static json_t *k_audit(const struct rctx *x)
 static const struct {
 	const char *key;
 	json_t *(*value)(const struct rctx *x);
+	bool optional; /* a NULL value leaves the key out (else it fails the result) */
 } keys[] = {
-	{"id", k_id},
-	{"outcome", k_outcome},
-	{"exit_code", k_exit_code},
-	{"signal", k_signal},
-	{"signal_name", k_signal_name},
-	{"wall_ms", k_wall_ms},
-	{"cpu_ms", k_cpu_ms},
-	{"memory_peak_bytes", k_memory_peak},
-	{"pids_peak", k_pids_peak},
-	{"stdout", k_stdout},
-	{"stderr", k_stderr},
-	{"stdout_truncated", k_stdout_truncated},
-	{"stderr_truncated", k_stderr_truncated},
-	{"stdout_bytes", k_stdout_bytes},
-	{"stderr_bytes", k_stderr_bytes},
-	{"traceback", k_traceback},
-	{"artifacts", k_artifacts},
-	{"artifacts_skipped", k_artifacts_skipped},
-	{"policy", k_policy},
-	{"limits", k_limits},
-	{"attempt", k_attempt},
-	{"session", k_session},
-	{"language", k_language},
-	{"code_sha256", k_code_sha256},
-	{"inputs", k_inputs},
-	{"stdin", k_stdin},
-	{"limit", k_limit},
-	{"disk_full", k_disk_full},
-	{"error", k_error},
-	{"audit", k_audit},
+	{"id", k_id, false},
+	{"outcome", k_outcome, false},
+	{"exit_code", k_exit_code, false},
+	{"signal", k_signal, false},
+	{"signal_name", k_signal_name, false},
+	{"wall_ms", k_wall_ms, false},
+	{"cpu_ms", k_cpu_ms, false},
+	{"memory_peak_bytes", k_memory_peak, false},
+	{"pids_peak", k_pids_peak, false},
+	{"stdout", k_stdout, false},
+	{"stderr", k_stderr, false},
+	{"stdout_truncated", k_stdout_truncated, false},
+	{"stderr_truncated", k_stderr_truncated, false},
+	{"stdout_bytes", k_stdout_bytes, false},
+	{"stderr_bytes", k_stderr_bytes, false},
+	{"traceback", k_traceback, false},
+	{"artifacts", k_artifacts, false},
+	{"artifacts_skipped", k_artifacts_skipped, false},
+	{"policy", k_policy, false},
+	{"limits", k_limits, false},
+	{"attempt", k_attempt, false},
+	{"session", k_session, false},
+	{"language", k_language, false},
+	{"code_sha256", k_code_sha256, false},
+	{"inputs", k_inputs, false},
+	{"stdin", k_stdin, false},
+	{"network", k_network, true},
+	{"limit", k_limit, false},
+	{"disk_full", k_disk_full, false},
+	{"error", k_error, false},
+	{"audit", k_audit, false},
 };
 
 json_t *result_json(const struct rec *c, json_t *traceback)
@@ -213,6 +223,8 @@ json_t *result_json(const struct rec *c, json_t *traceback)
 	for (size_t i = 0; j != NULL && i < sizeof(keys) / sizeof(keys[0]); i++) {
 		json_t *v = keys[i].value(&x);
 
+		if (v == NULL && keys[i].optional)
+			continue;
 		if (v == NULL || json_object_set_new(j, keys[i].key, v) < 0) {
 			json_decref(j);
 			return NULL;

@@ -29,6 +29,7 @@
 
 #define SPLICE_MAX (1u << 20) /* bytes per splice call */
 #define CLOSING_MS 1000       /* how long a connection past a limit may take to drain */
+#define FILL_ROUNDS 8         /* splices from one source before poll(2) again */
 #define PIPE_SIZE (1 << 20)   /* asked for; the kernel may give less (pipe-max-size, per-user pages) */
 
 uint64_t now_ms(void)
@@ -209,7 +210,26 @@ static bool flush(struct relay *r, struct conn *c, int d)
 
 /* Take what the source of direction d has into its pipe, within the
  * run's budget. false if the connection was ended. */
+static int fill_once(struct relay *r, struct conn *c, int d);
+
 static bool fill(struct relay *r, struct conn *c, int d)
+{
+	/* a bulk transfer goes on without a poll(2) between chunks while the
+	 * destination takes each whole; a busy machine then wakes the relay
+	 * less often */
+	for (int round = 0; round < FILL_ROUNDS; round++) {
+		int rc = fill_once(r, c, d);
+		if (rc <= 0)
+			return rc == 0;
+		if (c->pending[d] > 0 || c->eof[d])
+			return true;
+	}
+	return true;
+}
+
+/* One splice from the source: 1 took bytes (all delivered or not), 0 no
+ * more for now, -1 the connection was ended. */
+static int fill_once(struct relay *r, struct conn *c, int d)
 {
 	int src = c->fd[d];
 	uint64_t room = r->limit[d] - r->reserved[d];
@@ -218,35 +238,35 @@ static bool fill(struct relay *r, struct conn *c, int d)
 	if (room == 0) {
 		int o = over_limit(src);
 		if (o == -2)
-			return true;
+			return 0;
 		if (o == 1) {
 			r->limits_hit |= d == 0 ? SBX_EGRESS_LIMIT_BYTES_OUT : SBX_EGRESS_LIMIT_BYTES_IN;
 			c->closing = d == 0 ? SBX_END_BYTES_OUT : SBX_END_BYTES_IN;
 			c->closing_by = now_ms() + CLOSING_MS;
-			return !conn_closing_check(r, c, now_ms());
+			return conn_closing_check(r, c, now_ms()) ? -1 : 0;
 		}
 		if (o < 0) {
 			conn_end(r, c, SBX_END_RESET);
-			return false;
+			return -1;
 		}
 		c->eof[d] = true;
-		return flush(r, c, d);
+		return flush(r, c, d) ? 0 : -1;
 	}
 	n = splice(src, NULL, c->pipe[d][1], NULL, room < SPLICE_MAX ? (size_t)room : SPLICE_MAX,
 		   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 	if (n > 0) {
 		c->pending[d] += (size_t)n;
 		r->reserved[d] += (uint64_t)n;
-		return flush(r, c, d);
+		return flush(r, c, d) ? 1 : -1;
 	}
 	if (n == 0) {
 		c->eof[d] = true;
-		return flush(r, c, d);
+		return flush(r, c, d) ? 0 : -1;
 	}
 	if (errno == EAGAIN || errno == EINTR)
-		return true;
+		return 0;
 	conn_end(r, c, SBX_END_RESET);
-	return false;
+	return -1;
 }
 
 static int outq(int fd)

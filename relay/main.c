@@ -122,6 +122,11 @@ int main(int argc, char **argv)
 	parse_argv(&r, argc, argv);
 	if (relay_resolve(&r) < 0)
 		return 1;
+	{
+		int rc = relay_confine();
+		if (rc != 0)
+			relay_die("seccomp filter: %s", strerror(-rc));
+	}
 	relay_loop(&r);
 	report_finish(&r);
 	return 0;

@@ -10,7 +10,8 @@
  *              from the host's network namespace, count attempts;
  *   conn.c     move bytes both ways with splice(2) under the run's byte
  *              limits, half-closes and resets passed on;
- *   report.c   what the recorder puts in the END record.
+ *   report.c   what the recorder puts in the END record;
+ *   confine.c  after resolving, a seccomp filter of the relay's own.
  *
  * Interface (fds, argv, messages): common/egress_proto.h.
  */
@@ -87,6 +88,9 @@ uint64_t now_ms(void);
 void report_attempt(struct relay *r, const struct sbx_egress_attempt *a, bool connections_limit);
 void report_conn(struct relay *r, const struct conn *c, int how);
 void report_finish(struct relay *r);
+/* confine.c: the relay's seccomp filter, once resolution is done; 0 or
+ * -errno. */
+int relay_confine(void);
 /* main.c */
 __attribute__((format(printf, 1, 2))) void relay_warn(const char *fmt, ...);
 __attribute__((format(printf, 1, 2), noreturn)) void relay_die(const char *fmt, ...);

@@ -99,6 +99,7 @@ check "another port of the pinned address, loopback variants: refused at once ($
 check "SO_BINDTODEVICE to the host's interface: no such device inside" [ "$(res bindtodevice)" = ENODEV ]
 check "the payload cannot take the pinned pair, with or without SO_REUSEPORT" [ "$(res hijack) $(res hijack_reuse)" = "EADDRINUSE EADDRINUSE" ]
 check "the allowed pair, also as an IPv4-mapped IPv6 address" [ "$(res allowed) $(res allowed_mapped)" = "connected connected" ]
+eg_wait_log "$T/srv.log" "^conn" 2
 check "the server host saw two connections, both on the allowed pair" sh -c '
 	[ "$(grep -c "^conn" "$1")" = 2 ] && [ "$(grep -c "^conn $2:7000 " "$1")" = 2 ]' _ "$T/srv.log" "$EG_SRV"
 check "the run is audited" audited "$(jget id)" ok

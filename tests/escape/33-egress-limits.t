@@ -7,7 +7,8 @@
 # answers). With bytes_out = 64K, sending 1 MiB ends the connection with a
 # reset and the service has received exactly 64 KiB; with bytes_in = 64K,
 # asking the service for 1 MiB, the payload reads exactly 64 KiB, then
-# the reset. The runs themselves go on (outcome ok).
+# the reset. The runs themselves go on (outcome ok); the result and, in
+# plain mode, one line on standard error name the limit and its value.
 #
 # Defences checked by removing them:
 # - close_listeners() not called when the limit is reached (relay/loop.c):
@@ -18,7 +19,7 @@
 #   transfers went through whole (1 MiB each way): tests 6 to 9 failed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../integration/egress-lib.sh"
-plan 10
+plan 16
 
 eg_net_up || { echo "Bail out! cannot create the test network"; exit 1; }
 eg_listen ns "$T/srv.log" "$EG_SRV:7000" || exit 1
@@ -57,8 +58,14 @@ quick() { awk -v k="$1" '$1 == k {exit !($3 < 1)}' "$T/res"; }
 check "three connections within the limit work at once" [ "$(res three)" = ok ]
 check "the fourth is refused at once" sh -c '[ "$1" = ECONNREFUSED ]' _ "$(res fourth)" && quick fourth
 check "the limit is per run: a fifth after closing all is refused too" [ "$(res fifth)" = ECONNREFUSED ]
+eg_wait_log "$T/srv.log" "^conn" 3
 check "the server host saw exactly three connections" [ "$(grep -c '^conn' "$T/srv.log")" = 3 ]
 check "the run goes on: outcome ok" audited "$(jget id)" ok
+check "the result names the limit reached and its value" [ "$(jget network.limits.0) $(jget network.max.connections)" = "connections 3" ]
+"$AUDIT" show --json "$(jget id)" > "$T/rec.json"
+check "END: three connections, the limit reached, the two refused attempts counted for it" \
+	[ "$(pj "$T/rec.json" '(len(d["end"]["network_connections"]), d["end"]["network_limits_reached"], [(r["reason"], r["count"]) for r in d["end"]["network_refused"]])')" = \
+	  "(3, 'connections', [('connections', 2)])" ]
 
 # bytes_out, then bytes_in, each in a run of its own
 eg_policy out "[network]
@@ -103,6 +110,9 @@ jget stdout > "$T/res"
 id_out=$(jget id)
 egress_sbx run --json --policy eg-in "$T/in.py"
 jget stdout >> "$T/res"
+# five connections reached the service (three, the bytes_out one, the bytes_in
+# one): wait until it has logged the end of each
+eg_wait_log "$T/srv.log" "^(bytes|sent) " 5
 diag "$(cat "$T/res" "$T/err")" "$(grep -E '^(bytes|sent)' "$T/srv.log")"
 check "sending past bytes_out ends the connection" sh -c '[ "$1" = ECONNRESET ] || [ "$1" = EPIPE ]' _ "$(res out)"
 # The largest count the service logged is the bytes_out connection's: the
@@ -112,6 +122,21 @@ check "the service received exactly 64 KiB (the limit), the 2 bytes before inclu
 	[ "$(awk '/^bytes/ && $3 > m {m = $3} END {print m + 0}' "$T/srv.log")" = 65536 ]
 check "receiving past bytes_in ends the connection" [ "$(awk '$1 == "in" {print $3}' "$T/res")" = ECONNRESET ]
 check "the payload received exactly 64 KiB before the reset" [ "$(awk '$1 == "in" {print $2}' "$T/res")" = 65536 ]
+"$AUDIT" show --json "$id_out" > "$T/rec_out.json"
+"$AUDIT" show --json "$(jget id)" > "$T/rec_in.json"
+check "END: the connection past bytes_out ended by it, with the bytes it carried" \
+	[ "$(pj "$T/rec_out.json" '[(c["end"], c["bytes_out"]) for c in d["end"]["network_connections"]], d["end"]["network_limits_reached"]')" = "([('bytes_out', 65536)], 'bytes_out')" ]
+check "END: the connection past bytes_in ended by it, with the bytes it carried" \
+	[ "$(pj "$T/rec_in.json" '[(c["end"], c["bytes_in"]) for c in d["end"]["network_connections"]], d["end"]["network_limits_reached"]')" = "([('bytes_in', 65536)], 'bytes_in')" ]
 both_ok() { audited "$id_out" ok && audited "$(jget id)" ok; }
 check "the runs go on: outcome ok" both_ok
+# plain mode: one line on standard error per limit reached, in the
+# policy's units, and the program's own output as it was
+egress_sbx run --policy eg-out "$T/out.py"
+check "plain mode: the bytes_out limit reached, named with its value and policy" sh -c '
+	[ "$1" = 0 ] && grep -q "^out E" "$2" &&
+	grep -qx "sbx: network: the bytes_out limit of 64K (policy eg-out) was reached: the connection that crossed it was reset; the program went on" "$3"' _ "$rc" "$T/out" "$T/err"
+egress_sbx run --policy eg-conns "$T/conns.py"
+check "plain mode: the connections limit reached" grep -qx \
+	"sbx: network: the connections limit of 3 (policy eg-conns) was reached: the connections after it were refused; the program went on" "$T/err"
 finish

@@ -25,7 +25,7 @@
 #   refused: tests 2 and 3 held.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../integration/egress-lib.sh"
-plan 9
+plan 10
 
 eg_net_up || { echo "Bail out! cannot create the test network"; exit 1; }
 eg_listen ns "$T/srv.log" "$EG_SRV:7000" "$EG_SRV2:7000" || exit 1
@@ -95,12 +95,12 @@ chmod 0644 "$T/relay.py"
 bg=$!
 # the relay of this run, while it runs
 relay=
-for _ in $(seq 100); do relay=$(pgrep -x sbx-relay | head -1); [ -n "$relay" ] && break; sleep 0.1; done
+for _ in $(seq 300); do relay=$(eg_relays | head -1); [ -n "$relay" ] && break; sleep 0.1; done
 st=/proc/$relay/status
-check "the relay runs as _sbxnet with no capability, no_new_privs, not dumpable (/proc/PID/fd is root's)" sh -c '
+check "the relay runs as _sbxnet with no capability, no_new_privs, not dumpable (/proc/PID/fd is root's), a seccomp filter" sh -c '
 	u=$(id -u _sbxnet)
 	grep -Eq "^Uid:\s+$u\s+$u\s+$u\s+$u$" "$1" && grep -Eq "^CapEff:\s+0+$" "$1" && grep -Eq "^CapPrm:\s+0+$" "$1" &&
-	grep -Eq "^NoNewPrivs:\s+1$" "$1" && [ "$(stat -c %u "/proc/$2/fd")" = 0 ]' _ "$st" "$relay"
+	grep -Eq "^NoNewPrivs:\s+1$" "$1" && grep -Eq "^Seccomp:\s+2$" "$1" && [ "$(stat -c %u "/proc/$2/fd")" = 0 ]' _ "$st" "$relay"
 check "the caller cannot signal the relay" sh -c '! setpriv --reuid=sbxtest --regid=sbxtest --clear-groups kill -STOP "$1" 2>/dev/null && ! grep -q "^State:\s*T" "/proc/$1/status"' _ "$relay"
 check "the caller cannot trace it or read its memory and descriptors" sh -c '
 	setpriv --reuid=sbxtest --regid=sbxtest --clear-groups /usr/bin/python3 -c "
@@ -130,8 +130,13 @@ res() { awk -v k="$1" '$1 == k {print $2}' "$T/res"; }
 check "the payload holds no descriptor but its own (0, 1, 2 and the listing's)" [ "$(awk '$1 == "fds" {$1 = ""; print}' "$T/res")" = " 0 1 2 3" ]
 check "a name changed on the host during the run stays pinned, and is relayed to its address" sh -c '
 	[ "$(awk "\$1 == \"second\" {print \$2}" "$1")" = echo:hi ] && [ "$(awk "\$1 == \"second_addr\" {print \$2}" "$1")" = "$2" ]' _ "$T/res" "$EG_SRV"
+eg_wait_log "$T/srv.log" "^conn $EG_SRV:7000" 3
 check "racing the destination: only the allowed pair is reached" sh -c '! grep -q "^conn $1:7000" "$2" && [ "$(grep -c "^conn $3:7000" "$2")" -ge 3 ]' _ "$EG_SRV2" "$T/srv.log" "$EG_SRV"
 check "... and each call either reached it or failed at once (ENETUNREACH)" sh -c 'echo "$1" | grep -Eq "^((connected|ENETUNREACH)=[0-9]+,?)+$"' _ "$(res race)"
 check "20000 refused connect(2) calls: the allowed service still answers" [ "$(res after_flood)" = echo:hi ]
 check "the run is audited (outcome ok)" audited "$(jget id)" ok
+"$AUDIT" show --json "$(jget id)" > "$T/rec.json"
+check "END: 256 refused destinations listed, the rest counted, none lost, the report complete" \
+	[ "$(pj "$T/rec.json" '(len(d["end"]["network_refused"]), d["end"]["network_refused_count"] >= 20000, d["end"]["network_refused_count"] - sum(r["count"] for r in d["end"]["network_refused"]) == d["end"]["network_refused_unlisted"], d["end"]["network_report"])')" = \
+	  "(256, True, True, 'complete')" ]
 finish

@@ -38,6 +38,21 @@ static void check_policy(const struct sbx_policy *p)
 		REQUIRE(strchr(p->env[i], '=') != NULL && p->env[i][0] != '=');
 	}
 	REQUIRE(p->net == SBX_NET_NONE || p->net == SBX_NET_LOOPBACK || p->net == SBX_NET_ALLOW);
+	/* [network]: a list exactly with mode = allow, each entry one that
+	 * parses back to itself (what sbx-relay and --allow compare) */
+	REQUIRE((p->net == SBX_NET_ALLOW) == (p->egress.n_allow > 0) && p->egress.n_allow <= SBX_EGRESS_MAX);
+	REQUIRE(p->egress.connections >= 1 && p->egress.connections <= SBX_EGRESS_CONNECTIONS_MAX);
+	REQUIRE(p->egress.bytes_out > 0 && p->egress.bytes_in > 0);
+	for (i = 0; i < p->egress.n_allow; i++) {
+		const struct sbx_egress_rule *r = &p->egress.allow[i];
+		char hp[SBX_HOSTPORT_LEN], host[SBX_HOST_MAX + 1];
+		const char *why;
+		uint16_t port;
+		check_string(r->host, sizeof(r->host));
+		REQUIRE(r->port >= 1);
+		sbx_hostport_format(r->host, r->port, hp, sizeof(hp));
+		REQUIRE(sbx_hostport_parse(hp, host, &port, &why) == 0 && port == r->port && strcmp(host, r->host) == 0);
+	}
 	REQUIRE(p->seccomp == SBX_SECCOMP_DEFAULT || p->seccomp == SBX_SECCOMP_STRICT);
 }
 

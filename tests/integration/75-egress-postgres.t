@@ -9,7 +9,7 @@
 # runs as sbxpg in a network namespace the test creates (egress-lib.sh).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/egress-lib.sh"
-plan 16
+plan 23
 
 eg_net_up || { echo "Bail out! cannot create the test network"; exit 1; }
 eg_pg_start || { cat "$T/initdb.log" "$T/pg/log" 2>/dev/null | sed 's/^/# /'; echo "Bail out! PostgreSQL did not start"; exit 1; }
@@ -90,5 +90,26 @@ check "the sandbox has no resolver" [ "$(r 'len(d["resolv"].strip())')" = 0 ]
 check "nothing reached the database host's other port" sh -c '! grep -q "^conn" "$1"' _ "$T/srv.log"
 check "nothing reached the host's loopback or its end of the test network" sh -c '! grep -q "^conn" "$1"' _ "$T/lo.log"
 id=$(jget id)
-check "the run is audited" sh -c '"$1" show "$2" | grep -q "^END"' _ "$AUDIT" "$id"
+check "the result lists the connection with its bytes" sh -c 'python3 -c "
+import json, sys
+n = json.load(open(sys.argv[1]))[\"network\"]
+c = n[\"connections\"]
+ok = len(c) == 1 and c[0][\"service\"] == \"pg.sbx.test:5432\" and c[0][\"bytes_out\"] > 0 and c[0][\"bytes_in\"] > 0
+ok = ok and c[0][\"end\"] == \"closed\" and n[\"report\"] == \"complete\"
+sys.exit(not ok)" "$1"' _ "$T/out"
+"$AUDIT" show --json "$id" > "$T/rec.json"
+check "START lists the allowed pair and the address it resolved to" [ "$(pj "$T/rec.json" 'd["start"]["network_allow"]')" = "[{'service': 'pg.sbx.test:5432', 'address': '$EG_SRV', 'port': 5432}]" ]
+check "END lists the connection: destination, start, duration, bytes each way, how it ended" \
+	[ "$(pj "$T/rec.json" '[(c["service"], c["address"], c["port"], c["bytes_out"] > 100, c["bytes_in"] > 100, c["start_ms"] > 0, c["end"]) for c in d["end"]["network_connections"]]')" = "[('pg.sbx.test:5432', '$EG_SRV', 5432, True, True, True, 'closed')]" ]
+check "... and its totals equal the connection's" [ "$(pj "$T/rec.json" 'd["end"]["network_bytes_in"] == d["end"]["network_connections"][0]["bytes_in"] and d["end"]["network_connection_count"] == 1')" = True ]
+check "END lists the refused attempts: the other port, the other address, the host's end" \
+	[ "$(pj "$T/rec.json" 'sorted((r["address"], r["port"], r["reason"]) for r in d["end"]["network_refused"])')" = \
+	  "[('$EG_HOST', 5432, 'unreachable'), ('$EG_SRV', 5433, 'refused'), ('$EG_SRV2', 5432, 'unreachable')]" ]
+check "sbx-audit search --dest finds the run by name, by address and by a refused destination" sh -c '
+	for d in pg.sbx.test:5432 pg.sbx.test "$3:5432" "$4"; do "$1" search --dest "$d" | grep -q "^$2 " || exit 1; done' _ \
+	"$AUDIT" "$id" "$EG_SRV" "$EG_SRV2"
+check "... and not by a destination it never tried" sh -c '! "$1" search --dest other.sbx.test | grep -q "^$2 " && ! "$1" search --dest "$3:5434" | grep -q "^$2 "' _ \
+	"$AUDIT" "$id" "$EG_SRV"
+"$AUDIT" report --network --format json > "$T/report.json"
+check "sbx-audit report --network: the destination, reached by the run" [ "$(pj "$T/report.json" '[r["runs_reached"] for r in d["network_destinations"] if r["destination"] == "pg.sbx.test:5432"][0] >= 1')" = True ]
 finish

@@ -8,7 +8,7 @@
 # not root's granting nothing.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/egress-lib.sh"
-plan 25
+plan 26
 
 eg_net_up || { echo "Bail out! cannot create the test network"; exit 1; }
 eg_listen ns "$T/srv.log" "$EG_SRV:7000" "$EG_SRV:7001" "$EG_SRV2:7000" || { echo "Bail out! listener"; exit 1; }
@@ -118,5 +118,8 @@ check "a policy owned by the caller is refused" sh -c '[ "$1" = 125 ] && grep -q
 check "nothing reached the server host but the runs that were allowed" sh -c '
 	[ "$(grep -c "^conn $2:7000" "$1")" = 1 ] && [ "$(grep -c "^conn $2:7001" "$1")" = 2 ] &&
 	[ "$(grep -c "^conn $3:7000" "$1")" = 1 ]' _ "$T/srv.log" "$EG_SRV" "$EG_SRV2"
-check "no relay is left running" sh -c '! pgrep -u _sbxnet sbx-relay >/dev/null'
+egress_sbx doctor
+check "sbx doctor checks _sbxnet and sbx-relay" sh -c 'grep -q "^ok: accounts: users _sbx and _sbxnet" "$1" &&
+	grep -q "^ok: relay: .*/libexec/sbx/sbx-relay is root mode 0755" "$1"' _ "$T/out"
+check "no relay of this prefix is left running" [ -z "$(eg_relays)" ]
 finish

@@ -19,15 +19,19 @@ EG_SRV2=$EG_NET.3     # a second address of the server host
 EG_POL=$P/etc/sbx/policies.d
 EG_LIB=$SBX_SRCDIR/tests/integration
 EG_PIDS=
+# every step runs whatever the one before did (bench/egress runs under
+# set -e; the veth's host end is usually gone with the namespace)
 eg_cleanup() {
+	set +e
 	for p in $EG_PIDS; do kill "$p" 2>/dev/null; done
 	[ -n "${EG_PG:-}" ] && [ -d "$EG_PG" ] &&
 		ip netns exec "$EG_NS" setpriv --reuid=sbxpg --regid=sbxpg --clear-groups \
 			"$EG_PGBIN/pg_ctl" -D "$EG_PG/data" -m immediate stop >/dev/null 2>&1
+	[ -n "${EG_MYPID:-}" ] && kill -KILL "$EG_MYPID" 2>/dev/null && wait "$EG_MYPID" 2>/dev/null
 	ip netns del "$EG_NS" 2>/dev/null
 	ip link del "$EG_IF"a 2>/dev/null
 	rm -f "$EG_POL"/eg-*.policy
-	rm -rf "$T"
+	lib_exit # lib.sh: keeps the results for 59-result-schema.t, removes $T
 }
 trap eg_cleanup EXIT
 
@@ -99,6 +103,65 @@ eg_pg_start() {
 	EOF
 }
 
+# eg_my_start: MariaDB (Debian's mariadb-server-core, the MySQL protocol,
+# in which the server speaks first) on $EG_SRV:3306 in the server host, run
+# as sbxpg; database shop, table sales (as PostgreSQL's), user analyst
+# (password "s3cret") from anywhere. Its pid in EG_MYPID.
+eg_my_start() {
+	EG_MY=$T/my
+	install -d -o sbxpg -g sbxpg -m 0700 "$EG_MY"
+	myrun() { ip netns exec "$EG_NS" setpriv --reuid=sbxpg --regid=sbxpg --clear-groups env -i PATH=/usr/bin:/bin "$@"; }
+	myrun mariadb-install-db --no-defaults --datadir="$EG_MY/data" --auth-root-authentication-method=socket \
+		--skip-test-db >"$T/my-install.log" 2>&1 || return 1
+	cat > "$T/my-init.sql" <<-EOF
+	CREATE DATABASE shop;
+	CREATE USER 'analyst'@'%' IDENTIFIED BY 's3cret';
+	USE shop;
+	CREATE TABLE sales (day date, region varchar(16), amount decimal(10,2));
+	INSERT INTO sales SELECT '2026-01-01' + INTERVAL (seq % 30) DAY, ELT(1 + seq % 3, 'north', 'south', 'east'),
+	  seq * 1.5 FROM seq_1_to_300;
+	GRANT SELECT ON shop.sales TO 'analyst'@'%';
+	EOF
+	chmod 0644 "$T/my-init.sql"
+	: > "$T/my.log"
+	chmod 0666 "$T/my.log"
+	# not through myrun: $! must be the server's own pid (ip netns exec,
+	# setpriv and env each exec the next)
+	ip netns exec "$EG_NS" setpriv --reuid=sbxpg --regid=sbxpg --clear-groups env -i PATH=/usr/bin:/bin \
+		/usr/sbin/mariadbd --no-defaults --datadir="$EG_MY/data" --bind-address="$EG_SRV" --port=3306 \
+		--socket="$EG_MY/sock" --pid-file="$EG_MY/pid" --skip-name-resolve --skip-log-bin \
+		--innodb-buffer-pool-size=16M --log-error="$T/my.log" --init-file="$T/my-init.sql" >/dev/null 2>&1 &
+	EG_MYPID=$!
+	# the init file has run when the server says it is ready
+	for _ in $(seq 300); do
+		grep -q "ready for connections" "$T/my.log" && return 0
+		kill -0 "$EG_MYPID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# eg_wait_log LOG ERE N: wait (at most 30 s) until LOG has N lines matching
+# ERE. The service logs a connection when it accepts it and its byte count
+# when the peer closes, both possibly after the run that made it returned:
+# a check of what the service saw waits for the event, never for a time.
+eg_wait_log() {
+	for _ in $(seq 300); do
+		[ "$(grep -cE "$2" "$1")" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# eg_relays: the pids of the relays of this prefix's helper (other suites
+# on the machine run relays of their own, from other prefixes)
+eg_relays() {
+	for p in $(pgrep -x sbx-relay); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$P/libexec/sbx/sbx-relay" ] && echo "$p"
+	done
+	return 0
+}
+
 # eg_policy NAME BODY: a root-owned policy eg-NAME (removed on exit): the
 # shipped default's files and environment, then BODY
 eg_policy() {
@@ -120,6 +183,7 @@ egress_sbx() {
 		env -i PATH=/usr/bin:/bin HOME=/nonexistent "$@"' "$T" "$T/hosts" "$T/resolv.conf" "$SBX" "$@" \
 		>"$T/out" 2>"$T/err" </dev/null
 	rc=$?
+	keep_results "$T/out"
 }
 # pj FILE EXPR: EXPR evaluated with d = the JSON document in FILE (as tests/escape/lib.sh)
 command -v pj >/dev/null 2>&1 ||

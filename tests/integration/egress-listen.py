@@ -4,7 +4,10 @@
 (ADDR:PORT, [ADDR6]:PORT, or @NAME for an abstract unix socket), log
 "conn WHERE from PEER" to LOG for each, answer the first bytes with
 "echo:" + them, then count the rest until the peer closes ("bytes WHERE N"
-logged; first bytes "send N": N bytes back, "sent WHERE N" logged); udp:ADDR:PORT logs "udp WHERE from PEER" for each datagram.
+logged; first bytes "send N": N bytes back, "sent WHERE N" logged; first
+bytes "count": all bytes up to the peer's half-close counted and answered
+"counted N", "counted WHERE N" logged); udp:ADDR:PORT logs "udp WHERE from
+PEER" for each datagram.
 "ready" is logged once every socket listens. For the egress tests: what
 reaches the server host (or the host), and what does not."""
 import socket
@@ -32,6 +35,18 @@ def main(log, addrs):
                     k = c.send(b"x" * min(left, 65536))
                     left -= k
                 note("sent %s %d" % (where, int(first.split()[1])))
+                c.close()
+                return
+            if first.startswith(b"count"):
+                # "count": read to the peer's end of writing (a half-close),
+                # then answer "counted N" on the same connection
+                while True:
+                    b = c.recv(65536)
+                    if not b:
+                        break
+                    n += len(b)
+                c.sendall(b"counted %d" % n)
+                note("counted %s %d" % (where, n))
                 c.close()
                 return
             c.sendall(b"echo:" + first)

@@ -48,7 +48,7 @@ PY
 lib_exit() { keep_results $(find "$T" -maxdepth 2 -type f -size -16M 2>/dev/null); rm -rf "$T"; }
 trap 'lib_exit' EXIT
 # the protocol for tests that drive the helper directly (import sbxframes)
-cp "$(dirname "$0")/../sbxframes.py" "$T/sbxframes.py"
+cp "${SBX_SRCDIR:-$(dirname "$0")/../..}/tests/sbxframes.py" "$T/sbxframes.py"
 chmod 0644 "$T/sbxframes.py"
 n=0
 fails=0

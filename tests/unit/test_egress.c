@@ -9,8 +9,15 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "egress_record.h"
 #include "hostport.h"
 #include "policy.h"
+#include "recfield.h"
+#include "rundesc.h"
 
 static char err[SBX_ERR_LEN];
 
@@ -181,11 +188,186 @@ static void network_errors(void **state)
 	}
 }
 
+/* A run allowed db.internal:5432 at 10.1.2.3. */
+static void allow_run(struct sbx_egress_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->mode = SBX_NET_ALLOW;
+	f->started = 1;
+	f->n_rules = 1;
+	f->connections = 4;
+	strcpy(f->rules[0].host, "db.internal");
+	f->rules[0].port = 5432;
+	f->n_pairs = 1;
+	f->pairs[0] = (struct sbx_egress_pair){.family = AF_INET, .rule = 0, .port = 5432};
+	inet_pton(AF_INET, "10.1.2.3", f->pairs[0].addr);
+}
+
+static struct sbx_egress_report conn_rec(const char *addr, uint16_t port, uint8_t end)
+{
+	struct sbx_egress_report m = {.magic = SBX_EGRESS_MAGIC, .kind = SBX_EGRESS_REPORT_CONN, .end = end,
+				      .family = AF_INET, .rule = 0, .port = port, .bytes_out = 10, .bytes_in = 20};
+	inet_pton(AF_INET, addr, m.addr);
+	return m;
+}
+
+/* The report as the relay would send it: recs, then (if totals) an END. */
+static void feed(struct sbx_egress_facts *r, const struct sbx_egress_report *recs, size_t n, bool totals,
+		 struct egress_report *rep)
+{
+	struct sbx_egress_report end = {.magic = SBX_EGRESS_MAGIC, .kind = SBX_EGRESS_REPORT_END, .count = 1,
+					.bytes_out = 10, .bytes_in = 20, .rule = SBX_EGRESS_LIMIT_BYTES_IN};
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(write(sv[0], &recs[i], sizeof(recs[i])), sizeof(recs[i]));
+	if (totals)
+		assert_int_equal(write(sv[0], &end, sizeof(end)), sizeof(end));
+	close(sv[0]);
+	egress_report_read(sv[1], r, rep);
+}
+
+static void report_checked(void **state)
+{
+	static struct sbx_egress_facts r;
+	static struct egress_report rep;
+	struct sbx_egress_report recs[3];
+	(void)state;
+
+	allow_run(&r);
+	recs[0] = conn_rec("10.1.2.3", 5432, SBX_END_CLOSED);
+	recs[1] = (struct sbx_egress_report){.magic = SBX_EGRESS_MAGIC, .kind = SBX_EGRESS_REPORT_REFUSED,
+					     .end = SBX_ATTEMPT_UNREACHABLE, .family = AF_INET, .port = 80, .count = 7};
+	feed(&r, recs, 2, true, &rep);
+	assert_true(rep.complete);
+	assert_string_equal(rep.status, "complete");
+	assert_int_equal(rep.n_conns, 1);
+	assert_int_equal(rep.n_refused, 1);
+	/* hostile or broken reports: said so, never taken as true */
+	recs[0] = conn_rec("10.9.9.9", 5432, SBX_END_CLOSED); /* not a pair of the run */
+	feed(&r, recs, 1, true, &rep);
+	assert_false(rep.complete);
+	assert_string_equal(rep.status, "malformed: sbx-relay sent a connection to no pair of this run");
+	assert_int_equal(rep.n_conns, 0);
+	recs[0] = conn_rec("10.1.2.3", 5433, SBX_END_CLOSED); /* pinned address, other port */
+	feed(&r, recs, 1, true, &rep);
+	assert_int_equal(rep.n_conns, 0);
+	recs[0] = conn_rec("10.1.2.3", 5432, 200); /* no such end */
+	feed(&r, recs, 1, true, &rep);
+	assert_string_equal(rep.status, "malformed: sbx-relay sent a connection that ended in no known way");
+	recs[0] = conn_rec("10.1.2.3", 5432, SBX_END_CLOSED);
+	recs[0].magic = 1;
+	feed(&r, recs, 1, true, &rep);
+	assert_string_equal(rep.status, "malformed: sbx-relay sent a record without the magic number");
+	recs[0] = (struct sbx_egress_report){.magic = SBX_EGRESS_MAGIC, .kind = SBX_EGRESS_REPORT_REFUSED,
+					     .end = SBX_ATTEMPT_PAIR, .family = AF_INET};
+	feed(&r, recs, 1, true, &rep);
+	assert_string_equal(rep.status, "malformed: sbx-relay sent a refused destination it cannot be");
+	for (int i = 0; i < 3; i++)
+		recs[i] = conn_rec("10.1.2.3", 5432, SBX_END_CLOSED);
+	r.connections = 2; /* more connections than the limit */
+	feed(&r, recs, 3, true, &rep);
+	assert_string_equal(rep.status, "malformed: sbx-relay sent more connections than the limit");
+	r.connections = 4;
+	feed(&r, recs, 1, false, &rep); /* the relay died before its totals */
+	assert_false(rep.complete);
+	assert_string_equal(rep.status, "incomplete: sbx-relay ended without its totals");
+	assert_int_equal(rep.n_conns, 1);
+}
+
+static void end_fields(void **state)
+{
+	static struct sbx_egress_facts r;
+	static struct egress_report rep;
+	struct sbx_egress_report recs[2];
+	struct sbx_record end;
+	struct sbx_fval v;
+	char e[256];
+	(void)state;
+
+	allow_run(&r);
+	recs[0] = conn_rec("10.1.2.3", 5432, SBX_END_BYTES_IN);
+	recs[1] = (struct sbx_egress_report){.magic = SBX_EGRESS_MAGIC, .kind = SBX_EGRESS_REPORT_REFUSED,
+					     .end = SBX_ATTEMPT_REFUSED, .family = AF_INET, .port = 22, .count = 3};
+	inet_pton(AF_INET, "10.1.2.3", recs[1].addr);
+	feed(&r, recs, 2, true, &rep);
+	memset(&end, 0, sizeof(end));
+	end.kind = SBX_REC_END;
+	assert_int_equal(egress_end_fields(&end, &r, &rep, e, sizeof(e)), 0);
+	assert_int_equal(sbx_rec_get(&end, SBX_F_NET_REACHED, &v), 1);
+	assert_int_equal(v.n, strlen("[\"db.internal:5432\",\"10.1.2.3:5432\"]"));
+	assert_memory_equal(v.p, "[\"db.internal:5432\",\"10.1.2.3:5432\"]", v.n);
+	assert_int_equal(sbx_rec_get(&end, SBX_F_NET_REFUSED_DESTS, &v), 1);
+	assert_memory_equal(v.p, "[\"10.1.2.3:22\"]", v.n);
+	assert_int_equal(sbx_rec_get(&end, SBX_F_NET_REFUSED_COUNT, &v), 1);
+	assert_int_equal(v.u, 3);
+	assert_int_equal(sbx_rec_get(&end, SBX_F_NET_LIMITS_HIT, &v), 1);
+	assert_memory_equal(v.p, "bytes_in", v.n);
+	assert_int_equal(sbx_rec_get(&end, SBX_F_NET_REPORT, &v), 1);
+	assert_memory_equal(v.p, "complete", v.n);
+	sbx_rext_free(&end.ext);
+	/* a run that did not start has no network fields */
+	r.started = 0;
+	memset(&end, 0, sizeof(end));
+	assert_int_equal(egress_end_fields(&end, &r, &rep, e, sizeof(e)), 0);
+	assert_int_equal(sbx_rec_get(&end, SBX_F_NET_CONN_COUNT, &v), 0);
+}
+
+/* The egress facts travel in the run description from the supervisor to
+ * sbx-recorder: the recorder refuses facts it could not print or check a
+ * report against (a count past its array, a pair of no entry, an unknown
+ * family, a name off its array, a mode other than the run's). */
+static void desc_egress_checked(void **state)
+{
+	static struct sbx_run_desc d, good;
+	char why[256];
+
+	(void)state;
+	memset(&good, 0, sizeof(good));
+	sbx_msg_hdr_init(&good.hdr, SBX_REC_MSG_RUN, sizeof(good));
+	strcpy(good.run_id, "0123456789abcdef0123456789abcdef");
+	assert_int_equal(sbx_run_desc_add_arg(&good, "/usr/bin/python3"), 0);
+	good.net = good.egress.mode = SBX_NET_ALLOW;
+	good.egress.n_rules = 1;
+	strcpy(good.egress.rules[0].host, "db.internal");
+	good.egress.rules[0].port = 5432;
+	good.egress.n_pairs = 1;
+	good.egress.pairs[0] = (struct sbx_egress_pair){.family = AF_INET, .rule = 0, .port = 5432, .addr = {10, 1, 2, 3}};
+	d = good;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), 0);
+	d.egress.mode = SBX_NET_NONE;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "network"));
+	d = good;
+	d.egress.n_rules = SBX_EGRESS_MAX + 1;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	d = good;
+	d.egress.n_pairs = SBX_EGRESS_PAIRS_MAX + 1;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	d = good;
+	d.egress.pairs[0].rule = 1;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	d = good;
+	d.egress.pairs[0].family = AF_UNIX;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	d = good;
+	memset(d.egress.rules[0].host, 'h', sizeof(d.egress.rules[0].host));
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	/* without mode = allow, no list */
+	d = good;
+	d.net = d.egress.mode = SBX_NET_NONE;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), -1);
+	d.egress.n_rules = d.egress.n_pairs = 0;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, why, sizeof(why)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hostport_good), cmocka_unit_test(hostport_bad),
 		cmocka_unit_test(network_allow), cmocka_unit_test(network_errors),
+		cmocka_unit_test(report_checked), cmocka_unit_test(end_fields), cmocka_unit_test(desc_egress_checked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

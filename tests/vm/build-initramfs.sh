@@ -23,7 +23,7 @@ for a in $(/bin/busybox --list); do
 done
 
 # every shared library the programs load, at the same path
-for bin in "$root"/usr/bin/sbx "$root"/usr/bin/sbx-audit "$root"/usr/libexec/sbx/sbx-helper; do
+for bin in "$root"/usr/bin/sbx "$root"/usr/bin/sbx-audit "$root"/usr/libexec/sbx/sbx-helper "$root"/usr/libexec/sbx/sbx-relay; do
 	ldd "$bin" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }'
 done | sort -u | while read -r lib; do
 	[ -n "$lib" ] || continue
@@ -40,6 +40,7 @@ done
 cat > "$root/etc/passwd" <<'P'
 root:x:0:0:root:/root:/bin/sh
 _sbx:x:100:100:sbx audit log:/nonexistent:/bin/false
+_sbxnet:x:103:103:sbx network relay:/nonexistent:/bin/false
 tester:x:1000:101::/home/tester:/bin/sh
 P
 cat > "$root/etc/group" <<'G'
@@ -47,6 +48,7 @@ root:x:0:
 _sbx:x:100:
 sbx:x:101:tester
 sbx-audit:x:102:
+_sbxnet:x:103:
 G
 printf 'passwd: files\ngroup: files\n' > "$root/etc/nsswitch.conf"
 cp "$src/tests/vm/policy-vm.policy" "$root/etc/sbx/policies.d/vm.policy"
