@@ -183,7 +183,16 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	  "and as an address (sbx-audit search --dest, report)")                                \
 	X(NET_REFUSED_DESTS, 135, "refused dests", "network_refused_destinations",        \
 	  SBX_FT_STR, SBX_KBIT(END), "net_refused_dests", 16384, NULL, "egress",                \
-	  "a JSON array of the destinations refused, each \"ADDRESS:PORT\"")
+	  "a JSON array of the destinations refused, each \"ADDRESS:PORT\"") \
+	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
+	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
+	  "requests of this user refused without a record (max_requests_per_minute) since boot") \
+	X(REFUSED_CODE, 221, "refused code sha256", "refused_code_sha256", SBX_FT_DIGEST,        \
+	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
+	  "SHA-256 of a refused run's code (checked, never recorded as text)")                  \
+	X(PARENT_CHECK, 222, "parent check", "parent_check", SBX_FT_STR, SBX_KBIT(START),        \
+	  NULL, 64, NULL, "sec",                                                                 \
+	  "what the log says of --parent: verified, or why not (the parent field is the caller's claim)")
 
 enum sbx_field_tag {
 #define SBX_FIELD_ENUM(sym, tag, label, key, type, kinds, sql, max, sub, owner, doc) \

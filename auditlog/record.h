@@ -317,4 +317,12 @@ void sbx_verify_report_free(struct sbx_verify_report *rep);
 int sbx_audit_meta_get(struct sbx_audit *a, const char *key, char *buf,
 		       size_t buflen, char *err, size_t errlen);
 
+/*
+ * The retry claims the START record of run_id holds: its caller's uid, its
+ * session label (into session, "" for none) and attempt. Returns 0, 1 if
+ * the log has no START of that run, -1 with err set on a read error.
+ */
+int sbx_audit_start_claims(struct sbx_audit *a, const char *run_id, uint32_t *uid, char *session,
+			   size_t session_len, uint32_t *attempt, char *err, size_t errlen);
+
 #endif

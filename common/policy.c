@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <ini.h>
 #include <sha2.h> /* libmd: the helper links no libsodium */
 #include <stdbool.h>
@@ -144,6 +145,44 @@ static bool duplicate(struct parse_ctx *c, const char *section, const char *name
 	return false;
 }
 
+/*
+ * What the sandbox makes for itself (helper/mounts.c): fresh tmpfs and
+ * mounts at these directories, generated files in /etc. A host path at or
+ * below one of the directories would be hidden by the sandbox's own mount
+ * (silently: the new root is built on /tmp, so a host path under /tmp is
+ * not even reachable while it is built), and one at or above a generated
+ * file would hide it; the host's /tmp is also everyone's to write. Such
+ * ro/rw paths are refused by the parser, naming the file and line.
+ */
+static const char *const sandbox_dirs[] = {"/tmp", "/out", "/code", "/in", "/work", "/sbx", "/proc", "/dev"};
+static const char *const sandbox_files[] = {"/etc/passwd", "/etc/group", "/etc/hosts",
+					    "/etc/hostname", "/etc/nsswitch.conf", "/etc/resolv.conf"};
+
+/* true if a is b or a directory above it ("/" is above everything) */
+static bool path_covers(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+/* The sandbox path a policy path clashes with, or NULL. */
+static const char *sandbox_clash(const char *path, bool *below)
+{
+	for (size_t i = 0; i < sizeof(sandbox_dirs) / sizeof(sandbox_dirs[0]); i++) {
+		*below = path_covers(sandbox_dirs[i], path);
+		if (*below || path_covers(path, sandbox_dirs[i]))
+			return sandbox_dirs[i];
+	}
+	*below = false;
+	for (size_t i = 0; i < sizeof(sandbox_files) / sizeof(sandbox_files[0]); i++)
+		if (path_covers(path, sandbox_files[i]))
+			return sandbox_files[i];
+	return NULL;
+}
+
 /* Space-separated list into fixed slots. */
 static int split_list(struct parse_ctx *c, const char *key, const char *value,
 		      char (*slots)[SBX_PATH_LEN], size_t max, size_t *n, bool paths)
@@ -159,6 +198,17 @@ static int split_list(struct parse_ctx *c, const char *key, const char *value,
 		if (paths && (tok[0] != '/' || strstr(tok, "/..") != NULL || strstr(tok, "/./") != NULL ||
 			      strlen(tok) >= SBX_PATH_LEN))
 			return fail(c, "%s: '%s' is not a normalised absolute path", key, tok);
+		if (paths) {
+			bool below;
+			const char *clash = sandbox_clash(tok, &below);
+
+			if (clash && below)
+				return fail(c, "%s: '%s' is inside the sandbox's own %s (made fresh for every run): "
+					    "a host path there cannot be granted", key, tok, clash);
+			if (clash)
+				return fail(c, "%s: '%s' would hide the sandbox's own %s: list the paths below it instead",
+					    key, tok, clash);
+		}
 		if (strlcpy(slots[(*n)++], tok, SBX_PATH_LEN) >= SBX_PATH_LEN)
 			return fail(c, "%s: '%s' too long", key, tok);
 	}
@@ -353,6 +403,19 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 	return 0;
 }
 
+/* The whole-number keys of [sbx]: name, field, range (sbx.conf(5)). */
+struct config_count {
+	const char *name;
+	size_t offset;
+	uint64_t min, max;
+};
+static const struct config_count config_counts[] = {
+	{"checkpoint_records", offsetof(struct sbx_config, checkpoint_records), 0, 100000000},
+	{"checkpoint_seconds", offsetof(struct sbx_config, checkpoint_seconds), 0, 100000000},
+	{"max_runs_per_user", offsetof(struct sbx_config, max_runs_per_user), 1, 4096},
+	{"max_requests_per_minute", offsetof(struct sbx_config, max_requests_per_minute), 1, 1000000},
+};
+
 static int config_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *c = user;
@@ -377,21 +440,31 @@ static int config_handler(void *user, const char *section, const char *name, con
 			strlcpy(conf->default_policy, value, sizeof(conf->default_policy));
 			return 1;
 		}
+		if (strcmp(name, "audit_code_per_day") == 0) {
+			if (sbx_parse_size(value, &conf->audit_code_per_day) < 0 || conf->audit_code_per_day == 0)
+				return fail(c, "audit_code_per_day: '%s' is not a size (examples: 1G, 256M)", value);
+			return 1;
+		}
 		if (strcmp(name, "audit_origin") == 0) {
 			if (strlcpy(conf->audit_origin, value, sizeof(conf->audit_origin)) >= sizeof(conf->audit_origin))
 				return fail(c, "audit_origin: too long");
 			return 1;
 		}
-		if (strcmp(name, "checkpoint_records") == 0 || strcmp(name, "checkpoint_seconds") == 0) {
-			uint64_t *dst = name[11] == 'r' ? &conf->checkpoint_records : &conf->checkpoint_seconds;
+		for (size_t i = 0; i < sizeof(config_counts) / sizeof(config_counts[0]); i++) {
+			const struct config_count *k = &config_counts[i];
+			uint64_t *dst = (uint64_t *)((char *)conf + k->offset), v;
 			char *end;
 
+			if (strcmp(name, k->name) != 0)
+				continue;
 			errno = 0;
 			if (value[0] < '0' || value[0] > '9')
 				return fail(c, "%s: '%s' is not a whole number", name, value);
-			*dst = strtoull(value, &end, 10);
-			if (errno != 0 || *end != '\0' || *dst > 100000000)
-				return fail(c, "%s: '%s' is not a whole number up to 100000000", name, value);
+			v = strtoull(value, &end, 10);
+			if (errno != 0 || *end != '\0' || v < k->min || v > k->max)
+				return fail(c, "%s: '%s' is not a whole number from %llu to %llu", name, value,
+					    (unsigned long long)k->min, (unsigned long long)k->max);
+			*dst = v;
 			return 1;
 		}
 		return fail(c, "unknown key '%s' in [%s]", name, section);
@@ -452,6 +525,9 @@ int sbx_config_parse(const char *file, const char *text, size_t len,
 	strlcpy(conf->default_policy, "default", sizeof(conf->default_policy));
 	conf->checkpoint_records = 100;
 	conf->checkpoint_seconds = 600;
+	conf->max_runs_per_user = SBX_MAX_RUNS_PER_USER;
+	conf->max_requests_per_minute = SBX_MAX_REQUESTS_PER_MINUTE;
+	conf->audit_code_per_day = SBX_AUDIT_CODE_PER_DAY;
 	if (run_parser(&c, text, len, config_handler) < 0)
 		return -1;
 	for (i = 0; i < conf->n_langs; i++)

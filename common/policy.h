@@ -18,6 +18,9 @@
 #define SBX_MAX_ARGV 16
 #define SBX_PATH_LEN 256
 #define SBX_ERR_LEN 512
+#define SBX_MAX_RUNS_PER_USER 32 /* default of max_runs_per_user in sbx.conf */
+#define SBX_MAX_REQUESTS_PER_MINUTE 600 /* default of max_requests_per_minute */
+#define SBX_AUDIT_CODE_PER_DAY (1024ULL << 20) /* default of audit_code_per_day: 1G */
 
 /* Effective limits of one run. Units are in the field names; every field
  * is a row of the limits table (limit.h), which says its policy key,
@@ -102,6 +105,9 @@ struct sbx_config {
 	char audit_origin[128];         /* origin line of signatures; default: host name */
 	uint64_t checkpoint_records;    /* obsolete, ignored: a checkpoint follows every run */
 	uint64_t checkpoint_seconds;    /* obsolete, ignored */
+	uint64_t max_runs_per_user;     /* sbx-helper processes one uid may have at once (runs, dry runs) */
+	uint64_t max_requests_per_minute; /* requests one uid may make a minute; past it unrecorded */
+	uint64_t audit_code_per_day;    /* bytes of code text one uid's runs may record a day */
 	struct sbx_language langs[SBX_MAX_LANGS];
 	size_t n_langs;
 };
@@ -130,7 +136,7 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 		     struct sbx_policy *p, char *err, size_t errlen);
 
 /* Same for sbx.conf. Sections: [sbx] (cgroup_root, default_policy,
- * audit_origin, checkpoint_records, checkpoint_seconds) and
+ * audit_origin, checkpoint_records, checkpoint_seconds, max_runs_per_user) and
  * [language.NAME] (command, extension, env, search_path). */
 int sbx_config_parse(const char *file, const char *text, size_t len,
 		     struct sbx_config *c, char *err, size_t errlen);

@@ -118,6 +118,7 @@ enum sbx_control {
 #define SBX_CODE_MAX       (4u << 20)  /* bytes of code accepted */
 #define SBX_MAX_ATTEMPTS   10
 #define SBX_MAX_INPUTS     32          /* --input-fd pairs accepted */
+#define SBX_MAX_ARTIFACTS  64          /* files taken from /out, at most */
 #define SBX_ID_LEN         32          /* run id: 16 random bytes, lower-case hex */
 #define SBX_TOKEN_MAX      64          /* --name, --session, --input-name */
 #define SBX_ARG_FD_MAX     1023        /* --*-fd: 3..SBX_ARG_FD_MAX */

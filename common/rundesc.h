@@ -30,6 +30,7 @@ enum sbx_desc_flags {
 	SBX_DESC_WORK = 1u << 1,     /* a session directory is mounted at /work */
 	SBX_DESC_SESSIONS = 1u << 2, /* the policy allows sessions */
 	SBX_DESC_STDIN = 1u << 3,    /* --stdin-fd: stdin_bytes of standard input */
+	SBX_DESC_CODE = 1u << 4,     /* with REFUSED: the code fd is the checked memfd (hash it, record no text) */
 };
 
 struct sbx_desc_input {
@@ -63,6 +64,8 @@ struct sbx_run_desc {
 	uint32_t seccomp;           /* enum sbx_seccomp_profile */
 	char audit_origin[128];     /* sbx.conf; "" = host name */
 	char error[SBX_DESC_ERR_LEN]; /* with SBX_DESC_REFUSED: why, never "" */
+	uint64_t work_dev, work_ino; /* with SBX_DESC_WORK: the session directory (st_dev, st_ino) */
+	uint64_t unrecorded_refusals; /* the user's requests refused unrecorded since boot */
 	/* [network]: the mode, the effective allow list, the pairs sbx-relay
 	 * resolved (checked by the supervisor) and the limits, for START,
 	 * checking the relay's report and END (recorder/egress_record.c) */

@@ -162,6 +162,25 @@ static int mkdir_ok(const char *path, char *err, size_t errlen)
 	return -1;
 }
 
+int cgroup_v2_sbx_dir(const char *root, char *sbx, size_t len, char *err, size_t errlen)
+{
+	if (snprintf(sbx, len, "%s/sbx", root) >= (int)len) {
+		snprintf(err, errlen, "cgroup: path too long under %.100s", root);
+		return -1;
+	}
+	/* Controllers must be enabled on the way down; an error here means the
+	 * subtree is not delegated to us. */
+	if (cg_write(root, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0) {
+		snprintf(err, errlen, "cgroup v2: cannot enable memory, pids and cpu in %.80s (%s): "
+			 "not a delegated subtree; %s", root, strerror(errno), cgroup_fix_hint());
+		return -1;
+	}
+	if (mkdir_ok(sbx, err, errlen) < 0 ||
+	    cg_write(sbx, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
 static int create_v2(struct cgroup *cg, const char *root, const char *name,
 		     const struct sbx_limits *l, char *err, size_t errlen)
 {
@@ -172,15 +191,7 @@ static int create_v2(struct cgroup *cg, const char *root, const char *name,
 		return -1;
 	}
 	reap_stale(root, true, sbx);
-	/* Controllers must be enabled on the way down; an error here means the
-	 * subtree is not delegated to us. */
-	if (cg_write(root, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0) {
-		snprintf(err, errlen, "cgroup v2: cannot enable memory, pids and cpu in %.80s (%s): "
-			 "not a delegated subtree; %s", root, strerror(errno), cgroup_fix_hint());
-		return -1;
-	}
-	if (mkdir_ok(sbx, err, errlen) < 0 ||
-	    cg_write(sbx, "cgroup.subtree_control", "+memory +pids +cpu", err, errlen) < 0)
+	if (cgroup_v2_sbx_dir(root, sbx, sizeof(sbx), err, errlen) < 0)
 		return -1;
 	if (snprintf(cg->dir[0], sizeof(cg->dir[0]), "%s/%s", sbx, name) >= (int)sizeof(cg->dir[0]) ||
 	    mkdir(cg->dir[0], 0755) < 0) {

@@ -20,11 +20,13 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "helper.h"
 #include "paths.h"
+#include "units.h"
 
 #define STATE SBX_LOCALSTATEDIR "/lib/sbx"
 #define POSTINST "run sbx-postinst as root (share/sbx/sbx-postinst of the install)"
@@ -161,6 +163,64 @@ static void check_cgroup(void)
 		   "(probe run-%s created and removed)", root, id);
 }
 
+/* A run slot of the caller's (slots.c), taken and given back at exit. */
+static void check_slots(void)
+{
+	static struct sbx_config conf;
+	char err[HELPER_ERR_LEN];
+	uid_t uid;
+	gid_t gid;
+
+	if (load_sbx_conf(&conf, err, sizeof(err)) < 0)
+		return; /* check_cgroup named it */
+	msg_caller_ids(&uid, &gid);
+	if (take_run_slot(uid, "the caller", conf.max_runs_per_user, err, sizeof(err)) < 0)
+		problem("run-slots", "see sbx.conf(5), max_runs_per_user", "%s", err);
+	else
+		ok("run-slots", "a run slot can be taken (max_runs_per_user = %llu)",
+		   (unsigned long long)conf.max_runs_per_user);
+}
+
+/*
+ * Free space where the audit log lives: every run is recorded before it
+ * starts, so a full file system makes every user's runs fail closed
+ * (audit_unavailable). The bounds a user may add are sbx.conf's
+ * (quota.c); below LOW_SPACE (or 2% of the file system, the smaller) the
+ * check is a problem, to be fixed before runs start failing.
+ */
+#define LOW_SPACE (256ULL << 20)
+static void check_audit_space(void)
+{
+	static struct sbx_config conf;
+	char err[HELPER_ERR_LEN], avail[32], size[32], code[32];
+	struct statvfs sv;
+	uint64_t free_b, total, low;
+
+	if (load_sbx_conf(&conf, err, sizeof(err)) < 0)
+		return; /* check_cgroup named it */
+	if (statvfs(STATE, &sv) < 0) {
+		problem("audit-space", POSTINST, "%s: %s", STATE, strerror(errno));
+		return;
+	}
+	free_b = (uint64_t)sv.f_bavail * sv.f_frsize;
+	total = (uint64_t)sv.f_blocks * sv.f_frsize;
+	low = total / 50 < LOW_SPACE ? total / 50 : LOW_SPACE;
+	sbx_format_size(free_b, avail, sizeof(avail));
+	sbx_format_size(total, size, sizeof(size));
+	sbx_format_size(conf.audit_code_per_day, code, sizeof(code));
+	/* statvfs(3) filled sv; cppcheck 2.10 does not know it */
+	// cppcheck-suppress knownConditionTrueFalse
+	if (free_b < low)
+		problem("audit-space", "free space on that file system, or move " STATE " to a larger one; "
+			"lower audit_code_per_day and max_requests_per_minute in sbx.conf(5)",
+			"%s free of %s on the file system of %s: when it is full every run fails closed", avail, size,
+			STATE);
+	else
+		ok("audit-space", "%s free of %s on the file system of %s; each user may add %s of code a day "
+		   "(audit_code_per_day) and %llu requests a minute (max_requests_per_minute)", avail, size, STATE,
+		   code, (unsigned long long)conf.max_requests_per_minute);
+}
+
 /* The namespaces a run's clone asks for, created here as root the same way. */
 static void check_namespaces(void)
 {
@@ -206,6 +266,8 @@ void check_main(void)
 	ok("helper-root", "sbx-helper runs as root");
 	check_accounts();
 	check_cgroup();
+	check_slots();
+	check_audit_space();
 	check_namespaces();
 	owned("audit-dir", STATE, true, "_sbx", "sbx-audit", 02750, false);
 	owned("audit-key", STATE "/audit.key", false, "_sbx", NULL, 0400, false);

@@ -20,9 +20,8 @@
 #include <linux/openat2.h>
 
 #include "helper.h"
+#include "proto.h"
 #include "testhook.h"
-
-#define MAX_FILES 64
 
 static int copy_to_memfd(int src, uint64_t size)
 {
@@ -78,7 +77,7 @@ void collector_main(const struct run *r, int outdir, int art)
 			continue;
 		/* the result says how many files were left out, whatever the reason */
 		skipped++;
-		if (files == MAX_FILES)
+		if (files == SBX_MAX_ARTIFACTS)
 			continue;
 		fd = (int)syscall(SYS_openat2, outdir, de->d_name, &how, sizeof(how));
 		if (fd < 0)
@@ -91,10 +90,12 @@ void collector_main(const struct run *r, int outdir, int art)
 		close(fd);
 		if (m < 0)
 			continue;
-		skipped--;
-		total += (uint64_t)st.st_size;
-		files++;
-		sbx_send_fd(art, de->d_name, strlen(de->d_name), m, 0);
+		/* a file the recorder did not get is one left out */
+		if (sbx_send_fd(art, de->d_name, strlen(de->d_name), m, 0) == 0) {
+			skipped--;
+			total += (uint64_t)st.st_size;
+			files++;
+		}
 		close(m);
 	}
 	/* last message, without an fd: a NUL byte and the count left out */

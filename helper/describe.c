@@ -23,8 +23,14 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 		d->flags |= SBX_DESC_REFUSED;
 		strlcpy(d->error, r->error, sizeof(d->error));
 	}
-	if (r->work_tree >= 0)
+	if (r->work_tree >= 0) {
 		d->flags |= SBX_DESC_WORK;
+		d->work_dev = r->work_dev;
+		d->work_ino = r->work_ino;
+	}
+	if (r->refused && r->code_checked)
+		d->flags |= SBX_DESC_CODE;
+	d->unrecorded_refusals = r->unrecorded_refusals;
 	if (r->policy.sessions)
 		d->flags |= SBX_DESC_SESSIONS;
 	strlcpy(d->run_id, r->run_id, sizeof(d->run_id));

@@ -26,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "egress.h"
@@ -36,6 +38,11 @@
 #include "paths.h"
 
 #define HELPER_ERR_LEN 256
+/* Open files the helper's processes need at once, at most: the recorder
+ * holds every artifact's memfd and every input until the result is sent,
+ * plus the log, its sockets and pipes. Below this hard RLIMIT_NOFILE a run
+ * is refused (rlimits.c): files would be dropped. */
+#define HELPER_NOFILE (SBX_MAX_ARTIFACTS + SBX_MAX_INPUTS + 64)
 
 /* Compiled in, never from argv or the environment; the hooked test helper
  * execs the hooked test recorder (testhook.h). */
@@ -65,6 +72,9 @@ struct run {
 	char lang_name[SBX_NAME_MAX + 1];
 	char code_name[SBX_TOKEN_MAX + 1];
 	int code_fd, result_fd;
+	int slot_fd;        /* this run's slot of max_runs_per_user (slots.c), never closed */
+	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded since boot (quota.c) */
+	uint64_t work_dev, work_ino; /* the session directory's identity (check_work), for START */
 	int stdin_fd;       /* --stdin-fd: sealed memfd, the payload's stdin; -1: /dev/null */
 	struct sbx_limits request;  /* zero fields: not asked */
 	char session[65];
@@ -74,11 +84,13 @@ struct run {
 	size_t n_inputs;
 	int work_fd;        /* --work-fd, -1 if none; closed once work_tree is made */
 	bool dry_run;       /* --dry-run: check and print, never run */
+	bool code_checked;  /* check_code passed: a refused run's code is hashed, never recorded */
 	struct egress_run egress; /* --allow, and the run's egress state (egress.h) */
 	/* resolved */
 	struct sbx_config conf;
 	struct sbx_policy policy;
 	struct sbx_limits limits;   /* effective */
+	struct rlimit caller_rlimits[RLIMIT_NLIMITS]; /* as the caller's execve(2) left them */
 	const struct sbx_language *lang;
 	const char *error_code; /* when refused: its code (common/errcode.c), NULL = setup */
 	char *argv[SBX_MAX_ARGV + 2]; /* interpreter argv + code path, NULL-terminated */
@@ -102,7 +114,16 @@ struct run {
 void sanitize_process(int argc, char **argv);
 void keep_fds(const int *fds, size_t n);
 void reset_oom_score(void);
-int raise_rlimits(char *err, size_t errlen);
+
+/* rlimits.c: save the caller's limits (all of them) and raise the helper's
+ * own; -1 with one line in err when a hard limit is too low for sbx and
+ * cannot be raised. payload_rlimit: the payload's limit for resource res,
+ * from the policy and the caller's original (never above the latter's
+ * hard limit); payload_rlimits sets all of them (-1 with err). */
+int raise_rlimits(struct rlimit caller[RLIMIT_NLIMITS], char *err, size_t errlen);
+void payload_rlimit(int res, const struct rlimit *caller, const struct sbx_limits *l, struct rlimit *out);
+int payload_rlimits(const struct rlimit caller[RLIMIT_NLIMITS], const struct sbx_limits *l, char *err,
+		    size_t errlen);
 
 /* args.c: parse argv into run; returns 0 or -1 with err set. */
 int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen);
@@ -115,6 +136,8 @@ int load_config(struct run *r, char *err, size_t errlen);
  * asking tells nothing: escape 05); -1 on another error (set-up, 125). */
 int load_policy(struct run *r, char *err, size_t errlen);
 int caller_may_use(const struct run *r, char *err, size_t errlen);
+/* --attempt within the policy's max_attempts; -1 with err. */
+int check_attempt(const struct run *r, char *err, size_t errlen);
 /* The code fd: a sealed memfd of at most SBX_CODE_MAX bytes (never read
  * here). 0, or -1 with err. */
 int check_code(struct run *r, char *err, size_t errlen);
@@ -125,11 +148,29 @@ int lookup_caller(struct run *r, char *err, size_t errlen);
 /* load.c: open a root-owned file not writable by others, walking from "/"
  * without following symlinks. fd, -1 (err set), -2 missing (err set). */
 int open_trusted(const char *path, char *err, size_t errlen);
+int open_trusted_dir(const char *path, char *err, size_t errlen);
+
+/* slots.c: hold one of the max run slots of uid (user names it in the
+ * message) for the life of this process and its children: the lock's fd,
+ * or -1 with one line in err (all taken, or the lock files unusable). */
+int take_run_slot(uid_t uid, const char *user, uint64_t max, char *err, size_t errlen);
+/* The user's audit-log bounds (quota.c, sbx.conf(5)), on r->slot_fd:
+ * quota_request counts this request against max_requests_per_minute
+ * (-1 past it: refuse unrecorded); quota_code charges r->code_len to
+ * audit_code_per_day (-1 past it: refuse, recorded by size). */
+int quota_request(struct run *r, char *err, size_t errlen);
+int quota_code(struct run *r, char *err, size_t errlen);
 
 /* cgplace.c: the directory under which run cgroups go, and whether it is
  * cgroup v2. -1 with one actionable line in err when there is none. */
 int cgroup_place(const struct sbx_config *c, char *root, size_t len, bool *v2, char *err, size_t errlen);
 const char *cgroup_marker_path(void);
+/* cgroup.c: ROOT/sbx with memory, pids and cpu enabled on the way, its
+ * path in sbx; -1 with one line in err. */
+int cgroup_v2_sbx_dir(const char *root, char *sbx, size_t len, char *err, size_t errlen);
+/* cgleave.c: move this process out of every cgroup the caller (or anyone
+ * but root) may write to; -1 with err. Called before anything else. */
+int cgroup_leave_caller(const struct sbx_config *c, char *err, size_t errlen);
 const char *cgroup_fix_hint(void);
 /* inputs.c: the caller's input files and session directory, checked as
  * root but only through the fds the client passed (never by path). */
@@ -196,6 +237,7 @@ _Noreturn void collector_main(const struct run *r, int outdir, int art);
 /* util.c */
 int write_file(const char *path, const char *data, char *err, size_t errlen);
 int drop_to(uid_t uid, gid_t gid, char *err, size_t errlen);
+int new_session_keyring(const char *name, char *err, size_t errlen);
 /* Reap child pid within timeout_ms, killing it past that: its wait status,
  * or -1 if it had to be killed. */
 int wait_timeout(pid_t pid, int timeout_ms);
@@ -209,6 +251,7 @@ int wait_timeout(pid_t pid, int timeout_ms);
  * the socket: messages wait until msg_release().
  */
 void msg_init(void);             /* first thing in main(): remembers the caller's ids */
+void msg_caller_ids(uid_t *uid, gid_t *gid); /* those ids (--check runs as root by then) */
 void msg_use_socket(int sock);   /* the checked result socket */
 void msg_hold(void);             /* the recorder writes the socket now */
 void msg_release(void);          /* the recorder is gone: send what waited */

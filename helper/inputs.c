@@ -24,6 +24,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -68,6 +69,7 @@ int check_code(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "code larger than %u bytes", SBX_CODE_MAX);
 		return -1;
 	}
+	r->code_checked = true;
 	return 0;
 }
 
@@ -137,7 +139,7 @@ int check_work(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "policy '%s' does not allow sessions (sessions = no)", r->policy.name);
 		return -1;
 	}
-	if (statx(r->work_fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MODE | STATX_UID,
+	if (statx(r->work_fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_MODE | STATX_UID | STATX_INO,
 		  &sx) < 0) {
 		snprintf(err, errlen, "--work-fd: %s", strerror(errno));
 		return -1;
@@ -146,6 +148,10 @@ int check_work(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "--work-fd: session is not a directory");
 		return -1;
 	}
+	/* what START binds (issue 11, finding 6): the label is the caller's
+	 * claim, the directory mounted at /work is this one */
+	r->work_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	r->work_ino = sx.stx_ino;
 	if (sx.stx_uid != r->uid) {
 		snprintf(err, errlen, "--work-fd: session directory is owned by uid %u, not by you (uid %u)",
 			 (unsigned)sx.stx_uid, (unsigned)r->uid);

@@ -43,9 +43,11 @@ static int dir_ok(int fd, const char *path, bool last, char *err, size_t errlen)
 /*
  * Open a root-owned file by walking its path from "/" without following
  * symlinks, so no component can be swapped under us. Returns an fd, -1 with
- * err set, or -2 if the file does not exist (err set too).
+ * err set, or -2 if the file does not exist (err set too). With dir, the
+ * last component is a directory too (checked like the ones above it) and
+ * the fd is O_PATH.
  */
-int open_trusted(const char *path, char *err, size_t errlen)
+static int walk_trusted(const char *path, bool dir, char *err, size_t errlen)
 {
 	char buf[PATH_MAX], sofar[PATH_MAX] = "";
 	char *comp, *next, *save = NULL;
@@ -89,7 +91,16 @@ int open_trusted(const char *path, char *err, size_t errlen)
 		dfd = fd;
 		comp = next;
 	}
-	fd = openat(dfd, comp, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	fd = openat(dfd, comp, dir ? O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+				   : O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && dir) {
+		close(dfd);
+		if (dir_ok(fd, path, true, err, errlen) < 0) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
 	if (fd < 0) {
 		int e = errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
@@ -112,6 +123,16 @@ int open_trusted(const char *path, char *err, size_t errlen)
 fail:
 	close(dfd);
 	return -1;
+}
+
+int open_trusted(const char *path, char *err, size_t errlen)
+{
+	return walk_trusted(path, false, err, errlen);
+}
+
+int open_trusted_dir(const char *path, char *err, size_t errlen)
+{
+	return walk_trusted(path, true, err, errlen);
 }
 
 static int slurp(int fd, const char *path, char **out, size_t *len, size_t max, char *err, size_t errlen)
@@ -242,6 +263,18 @@ int caller_may_use(const struct run *r, char *err, size_t errlen)
 	if (sbx_policy_allows(&r->policy, r->user, group_cb, sbx_unconst(r)))
 		return 0;
 	policy_refused(r, err, errlen);
+	return -1;
+}
+
+/* The retry loop's attempt number is the caller's to say, within the
+ * policy's cap: a record never shows more attempts than the policy grants
+ * (the client's loop stops at the same cap, client/loop.c). */
+int check_attempt(const struct run *r, char *err, size_t errlen)
+{
+	if (r->attempt <= r->limits.max_attempts)
+		return 0;
+	snprintf(err, errlen, "--attempt %u exceeds the policy's max_attempts %llu", (unsigned)r->attempt,
+		 (unsigned long long)r->limits.max_attempts);
 	return -1;
 }
 

@@ -160,7 +160,9 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	fds[n++] = out[0];
 	fds[n++] = errp[0];
 	fds[n++] = art[1];
-	fds[n++] = r->refused ? devnull : r->code_fd;
+	/* a refused run's code goes too once its seals were checked: the
+	 * recorder hashes it (refused_code_sha256) but records no text */
+	fds[n++] = r->refused && !r->code_checked ? devnull : r->code_fd;
 	fds[n++] = r->egress.report >= 0 ? r->egress.report : devnull;
 	fds[n++] = r->stdin_fd >= 0 && !r->refused ? r->stdin_fd : devnull;
 	for (size_t i = 0; i < d.n_inputs; i++)
@@ -534,6 +536,7 @@ static void start_collector(struct sup *s)
 	if (pid == 0) {
 		close(s->ctl);
 		close(s->r->result_fd);
+		close(s->r->slot_fd); /* root's lock file is no business of the caller's */
 		collector_main(s->r, s->outdir, s->art);
 	}
 	close(s->outdir);
@@ -577,7 +580,10 @@ static void prepare(struct run *r, int argc, char **argv)
 	sup.client_open = true;
 	if (geteuid() != 0)
 		die("not installed setuid root (see sbx-postinst)");
-	if (raise_rlimits(err, sizeof(err)) < 0 || lookup_caller(r, err, sizeof(err)) < 0)
+	/* none of the helper's processes keeps the caller's keyrings */
+	if (new_session_keyring(NULL, err, sizeof(err)) < 0)
+		die("%s", err);
+	if (raise_rlimits(r->caller_rlimits, err, sizeof(err)) < 0 || lookup_caller(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	pw = getpwnam("_sbx");
 	if (pw == NULL || pw->pw_uid == 0)
@@ -594,6 +600,12 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->boottime_ns = sbx_clock_ns(CLOCK_BOOTTIME);
 	if (load_config(r, err, sizeof(err)) < 0)
 		die("%s", err);
+	/* held until this process and its children are gone (slots.c) */
+	r->slot_fd = take_run_slot(r->uid, r->user, r->conf.max_runs_per_user, err, sizeof(err));
+	/* past the rate, refused before anything is read or recorded (a dry
+	 * run records nothing, so it is not counted) */
+	if (r->slot_fd < 0 || (!r->dry_run && quota_request(r, err, sizeof(err)) < 0))
+		die("%s", err);
 	rc = load_policy(r, err, sizeof(err));
 	if (rc == -2)
 		die_status(SBX_EXIT_REFUSED, "%s", err);
@@ -606,7 +618,8 @@ static void prepare(struct run *r, int argc, char **argv)
 	 * failure (125), sbx(1) EXIT STATUS */
 	if (caller_may_use(r, err, sizeof(err)) < 0 || egress_narrow(r, err, sizeof(err)) < 0)
 		r->error_code = "policy_denied";
-	else if (sbx_limits_tighten(&r->limits, &r->request, r->policy_name, err, sizeof(err)) < 0)
+	else if (sbx_limits_tighten(&r->limits, &r->request, r->policy_name, err, sizeof(err)) < 0 ||
+		 check_attempt(r, err, sizeof(err)) < 0)
 		r->error_code = "limit_above_policy";
 	else if (check_code(r, err, sizeof(err)) < 0)
 		r->error_code = "setup";
@@ -614,11 +627,16 @@ static void prepare(struct run *r, int argc, char **argv)
 		r->error_code = r->inputs_bytes > r->limits.input_bytes ? "input_too_large" : "setup";
 	else if (check_work(r, err, sizeof(err)) < 0)
 		r->error_code = r->policy.sessions ? "setup" : "policy_denied";
+	/* past sbx.conf's audit_code_per_day for this user (quota.c) */
+	if (r->error_code == NULL && !r->dry_run && quota_code(r, err, sizeof(err)) < 0)
+		r->error_code = "policy_denied";
 	if (r->error_code != NULL) {
 		r->refused = true;
 		/* never an empty reason (rundesc.h) */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
-		r->code_len = 0;
+		/* recorded by size (and digest, by the recorder), never by text */
+		if (!r->code_checked)
+			r->code_len = 0;
 	}
 	if (setgroups(0, NULL) < 0)
 		die("setgroups: %s", strerror(errno));
@@ -630,6 +648,23 @@ static void prepare(struct run *r, int argc, char **argv)
 		r->argv[i] = sbx_unconst(r->lang->argv[i]);
 	r->argv[i++] = r->code_path;
 	r->argv[i] = NULL;
+}
+
+/* Out of the caller's reach through its cgroups (cgleave.c), before this
+ * process becomes root in all three uids and before anything else: the
+ * caller can signal it until then anyway. sbx.conf only says where sbx's
+ * cgroups are; if it does not load, the run reports that later. */
+static void leave_caller_cgroups(void)
+{
+	static struct sbx_config conf;
+	char err[SBX_ERR_LEN];
+
+	if (geteuid() != 0)
+		return; /* nothing to protect: prepare() and --check say why */
+	if (load_sbx_conf(&conf, err, sizeof(err)) < 0)
+		memset(&conf, 0, sizeof(conf));
+	if (cgroup_leave_caller(&conf, err, sizeof(err)) < 0)
+		die("%s", err);
 }
 
 int main(int argc, char **argv)
@@ -644,6 +679,7 @@ int main(int argc, char **argv)
 
 	msg_init();
 	sanitize_process(argc, argv);
+	leave_caller_cgroups();
 	if (argc >= 2 && strcmp(argv[1], "--check") == 0) {
 		if (argc != 2)
 			die("usage: sbx-helper --check (no other argument)");

@@ -176,6 +176,38 @@ static int put_file(const char *path, const char *data, size_t len, mode_t mode,
 	return 0;
 }
 
+/*
+ * procfs files that show host-wide or per-user kernel state whatever the
+ * pid namespace: /proc/keys and /proc/key-users list every key of the
+ * caller's uid that carries the "user view" permission (most do: add_key(2)
+ * defaults), possessed or not, with type, description and size
+ * (keyrings(7), security/keys/proc.c); sched_debug, timer_list and
+ * latency_stats name host processes on kernels that let anyone read them.
+ * /dev/null is bound over each one that exists, as runc's masked paths do;
+ * the payload can neither unmount it (no capabilities, seccomp) nor mount
+ * a procfs of its own.
+ */
+static const char *const proc_masked[] = {"keys", "key-users", "sched_debug", "timer_list", "latency_stats"};
+
+static int mask_proc(char *err, size_t errlen)
+{
+	char dst[PATH_MAX];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(proc_masked) / sizeof(proc_masked[0]); i++) {
+		snprintf(dst, sizeof(dst), "%s/proc/%s", NEWROOT, proc_masked[i]);
+		if (lstat(dst, &st) < 0 && errno == ENOENT)
+			continue;
+		if (mount("/dev/null", dst, NULL, MS_BIND, NULL) < 0 ||
+		    mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC | kept_flags(dst),
+			  NULL) < 0) {
+			snprintf(err, errlen, "mounts: masking /proc/%s: %s", proc_masked[i], strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* A minimal /etc: who the caller is, name resolution from files only. */
 static int make_etc(const struct run *r, char *err, size_t errlen)
 {
@@ -332,6 +364,8 @@ int setup_mounts(const struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "mounts: /proc: %s", strerror(errno));
 		return -1;
 	}
+	if (mask_proc(err, errlen) < 0)
+		return -1;
 	if (make_dev(r, err, errlen) < 0)
 		return -1;
 	snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=%llu", (unsigned long long)r->limits.tmp_bytes,

@@ -3,8 +3,10 @@
  * The helper's own messages (helper.h "msg.c"). Root never writes to an fd
  * of the caller's that could block it: before the result socket is known
  * to be a socket, a child that has become the caller writes the line to
- * fd 2 (a full pipe then stalls only that child, which is killed after a
- * second); after, the line is a frame sent with MSG_DONTWAIT.
+ * fd 2 (a full pipe then stalls only that child: root waits for it at most
+ * a second, then leaves it to write when the caller reads, so that nothing
+ * is lost; it is the caller's own process, not dumpable, and holds only the
+ * line); after, the line is a frame sent with MSG_DONTWAIT.
  */
 #include <errno.h>
 #include <poll.h>
@@ -12,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bsd/string.h>
@@ -36,6 +40,12 @@ void msg_init(void)
 	caller_uid = getuid();
 	caller_gid = getgid();
 	owner = getpid();
+}
+
+void msg_caller_ids(uid_t *uid, gid_t *gid)
+{
+	*uid = caller_uid;
+	*gid = caller_gid;
 }
 
 void msg_use_socket(int result_sock)
@@ -87,6 +97,21 @@ int msg_frame(uint32_t type, const void *data, size_t len, int timeout_ms)
 	return 0;
 }
 
+/* Reap pid if it ends within timeout_ms; else leave it running (the
+ * kernel reparents it when this process exits). */
+static void wait_or_leave(pid_t pid, int timeout_ms)
+{
+	int st, pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd p = {.fd = pfd, .events = POLLIN};
+
+	if (pfd >= 0) {
+		while (poll(&p, 1, timeout_ms) < 0 && errno == EINTR)
+			;
+		close(pfd);
+	}
+	waitpid(pid, &st, WNOHANG);
+}
+
 void msg_as_caller(int fd, const void *buf, size_t n)
 {
 	pid_t pid;
@@ -103,7 +128,7 @@ void msg_as_caller(int fd, const void *buf, size_t n)
 		_exit(0);
 	}
 	if (pid > 0)
-		wait_timeout(pid, MSG_WAIT_MS);
+		wait_or_leave(pid, MSG_WAIT_MS);
 }
 
 static void emit(const char *text)

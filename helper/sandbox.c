@@ -130,15 +130,9 @@ static int become_caller(const struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-static void set_limit(int res, rlim_t v)
-{
-	struct rlimit rl = {v, v};
-	setrlimit(res, &rl);
-}
-
 static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds *f)
 {
-	const struct sbx_limits *l = &r->limits;
+	char err[HELPER_ERR_LEN];
 	static struct sbx_runenv env;
 	sigset_t none;
 	int devnull;
@@ -158,13 +152,9 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(f->out_w, 1) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
 	close_range(3, ~0U, 0);
-	set_limit(RLIMIT_CORE, 0);
-	set_limit(RLIMIT_FSIZE, l->file_size_bytes);
-	set_limit(RLIMIT_NOFILE, l->open_files);
-	set_limit(RLIMIT_NPROC, l->pids + 8); /* backstop: pids.max fires first */
-	{
-		struct rlimit cpu = {l->cpu_ms / 1000 + 1, l->cpu_ms / 1000 + 2};
-		setrlimit(RLIMIT_CPU, &cpu);
+	if (payload_rlimits(r->caller_rlimits, &r->limits, err, sizeof(err)) < 0) {
+		dprintf(2, "sbx: %s\n", err);
+		_exit(SBX_EXIT_CANNOT_EXEC);
 	}
 	sbx_runenv_build(&env, &r->policy, r->lang, run_cpus);
 	/* a session's files are where the payload starts */
@@ -245,6 +235,16 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	 * Capabilities in the namespace are kept for the set-up below. */
 	if (become_caller(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
+	/* The payload's keys are its own: a fresh, empty session keyring,
+	 * owned (and charged to the quota of) the caller's uid, named after
+	 * the run. The user and persistent keyrings are per user namespace
+	 * already, and keyctl(2) is denied by the seccomp filter besides. */
+	{
+		char name[8 + SBX_ID_LEN + 1];
+		snprintf(name, sizeof(name), "sbx-run-%s", r->run_id);
+		if (new_session_keyring(name, err, sizeof(err)) < 0)
+			fail(f->sync, err);
+	}
 	TEST_HOOK("sandbox-caller");
 	/* The id change cleared PR_SET_PDEATHSIG (prctl(2)); set it again and
 	 * make sure the supervisor did not die in between. */

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -108,56 +107,4 @@ void keep_fds(const int *fds, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0)
 			die("fd %d named on the command line is not open", fds[i]);
-}
-
-/*
- * rlimits the caller set before execve(2) must not kill or starve the
- * helper midway: RLIMIT_CPU would SIGKILL the supervisor (leaving a cgroup
- * behind), RLIMIT_FSIZE would cut an SQLite write, tiny stack or address
- * space limits would crash it. Soft limits go up to the hard ones; a hard
- * limit we cannot undo (no CAP_SYS_RESOURCE is assumed) fails the run
- * before anything is created. The sandbox's own limits are set from the
- * policy, not inherited.
- */
-int raise_rlimits(char *err, size_t errlen)
-{
-	static const struct {
-		int res;
-		const char *name;
-		rlim_t min_hard; /* RLIM_INFINITY: must be unlimited */
-	} need[] = {
-		{RLIMIT_CPU, "RLIMIT_CPU", RLIM_INFINITY},
-		{RLIMIT_FSIZE, "RLIMIT_FSIZE", RLIM_INFINITY},
-		{RLIMIT_RTTIME, "RLIMIT_RTTIME", RLIM_INFINITY},
-		{RLIMIT_AS, "RLIMIT_AS", 1ULL << 30},
-		{RLIMIT_DATA, "RLIMIT_DATA", 1ULL << 30},
-		{RLIMIT_STACK, "RLIMIT_STACK", 8ULL << 20},
-		{RLIMIT_NOFILE, "RLIMIT_NOFILE", 64},
-		{RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING", 64},
-	};
-	const struct rlimit zero = {0, 0};
-	struct rlimit rl;
-
-	setrlimit(RLIMIT_CORE, &zero);
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		if (getrlimit(need[i].res, &rl) < 0)
-			continue;
-		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need[i].min_hard) {
-			snprintf(err, errlen, "%s hard limit %llu set by the caller is too low for sbx to run "
-				 "safely; raise it (ulimit -H) and retry", need[i].name, (unsigned long long)rl.rlim_max);
-			return -1;
-		}
-		/* root may raise a hard limit where it holds CAP_SYS_RESOURCE */
-		struct rlimit want = {RLIM_INFINITY, RLIM_INFINITY};
-		if (need[i].res != RLIMIT_NOFILE && setrlimit(need[i].res, &want) == 0)
-			continue;
-		rl.rlim_cur = rl.rlim_max;
-		if (need[i].res == RLIMIT_NOFILE && rl.rlim_cur > 4096)
-			rl.rlim_cur = 4096;
-		if (setrlimit(need[i].res, &rl) < 0) {
-			snprintf(err, errlen, "%s: %s", need[i].name, strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
 }

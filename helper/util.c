@@ -3,18 +3,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/close_range.h>
+#include <linux/keyctl.h>
 
 #include "helper.h"
 #include "proto.h"
@@ -72,6 +74,24 @@ int drop_to(uid_t uid, gid_t gid, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Join a new session keyring (KEYCTL_JOIN_SESSION_KEYRING, keyctl(2)),
+ * named NAME or anonymous ("_ses") for NULL: the keyrings a process
+ * inherits through fork and execve are the caller's, and whoever possesses
+ * a keyring may use every key in it with the possessor permissions. A
+ * named one is created fresh only because the name is new (a run id): the
+ * kernel would join an existing keyring of that name the process may
+ * search. A kernel without CONFIG_KEYS (ENOSYS) has no keys to inherit.
+ */
+int new_session_keyring(const char *name, char *err, size_t errlen)
+{
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) >= 0 || errno == ENOSYS)
+		return 0;
+	snprintf(err, errlen, "a new session keyring: %s%s", strerror(errno),
+		 errno == EDQUOT ? " (the key quota of this user is full: /proc/key-users, keyrings(7))" : "");
+	return -1;
 }
 
 int wait_timeout(pid_t pid, int timeout_ms)

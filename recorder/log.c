@@ -61,3 +61,25 @@ void rec_log_close(struct rec_log *l)
 		sbx_audit_close(l->db);
 	free(l);
 }
+
+int rec_log_parent_check(struct rec_log *l, const char *parent, uint32_t uid, const char *session,
+			 uint32_t attempt, const char **verdict, char *err, size_t errlen)
+{
+	char psession[SBX_TOKEN_MAX + 1];
+	uint32_t puid, pattempt;
+	int rc = sbx_audit_start_claims(l->db, parent, &puid, psession, sizeof(psession), &pattempt, err, errlen);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		*verdict = "no such run";
+	else if (puid != uid)
+		*verdict = "another user's run";
+	else if (strcmp(psession, session) != 0)
+		*verdict = "another session";
+	else if (pattempt + 1 != attempt)
+		*verdict = "not the previous attempt";
+	else
+		*verdict = "verified";
+	return 0;
+}

@@ -31,4 +31,14 @@ int rec_log_checkpoint(struct rec_log *l, char *err, size_t errlen);
 /* Close the log and forget the key. */
 void rec_log_close(struct rec_log *l);
 
+/*
+ * --parent checked against the log (issue 11, finding 9): "verified" when
+ * the parent's START is there, of the same caller, in the same session
+ * (label) and one attempt before; else why not ("no such run", "another
+ * user's run", "another session", "not the previous attempt"). The claim
+ * itself stays in the record's parent field. 0, or -1 on a read error.
+ */
+int rec_log_parent_check(struct rec_log *l, const char *parent, uint32_t uid, const char *session,
+			 uint32_t attempt, const char **verdict, char *err, size_t errlen);
+
 #endif

@@ -31,6 +31,19 @@
 #include "traceback.h"
 #include "clock.h"
 
+/* What the log says of the caller's --parent claim (log.h). */
+static int parent_field(struct sbx_record *rec, struct rec *c, char *err, size_t errlen)
+{
+	const char *verdict;
+
+	if (c->d->parent_id[0] == '\0')
+		return 0;
+	if (rec_log_parent_check(c->log, c->d->parent_id, c->d->uid, c->d->session, c->d->attempt, &verdict, err,
+				 errlen) < 0)
+		return -1;
+	return sbx_rec_put_str(rec, SBX_F_PARENT_CHECK, verdict, err, errlen);
+}
+
 /* One line from sbx-helper to the client (proto.h SBX_FRAME_MESSAGE). */
 static void message(struct rec *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void message(struct rec *c, const char *fmt, ...)
@@ -112,6 +125,13 @@ static int read_code(struct rec *c, char *err, size_t errlen)
 			return -1;
 		}
 		c->code_len = n;
+	} else if (c->d->flags & SBX_DESC_CODE) {
+		/* by digest and size, never by text: a flood of refused requests
+		 * must not fill the log and its search index (issue 11, finding 5) */
+		if (hash_sealed(SBX_REC_FD_CODE, c->d->code_bytes, "the refused code", c->refused_sha256, err,
+				errlen) < 0)
+			return -1;
+		c->refused_hashed = true;
 	}
 	c->code[c->code_len] = '\0';
 	close(SBX_REC_FD_CODE);
@@ -274,6 +294,13 @@ static void collect_artifacts(struct rec *c)
 		struct stat st;
 		int fd, n = sbx_recv_fd(c->art, name, sizeof(name) - 1, &fd);
 
+		if (n < 0 && errno == EPROTO) {
+			/* its descriptor was cut off (MSG_CTRUNC: no room for it
+			 * under our RLIMIT_NOFILE): that file is skipped, and said
+			 * so, and the next one may still fit (issue 11, finding 7) */
+			c->skipped_arts++;
+			continue;
+		}
 		if (n <= 0)
 			break;
 		name[n] = '\0';
@@ -407,7 +434,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	start.code_len = c.code_len;
 	if (start_fields(&start, &c, err, sizeof(err)) < 0 ||
 	    egress_start_fields(&start, &d->egress, err, sizeof(err)) < 0 ||
-	    rec_log_open(&c.log, origin, err, sizeof(err)) < 0 ||
+	    rec_log_open(&c.log, origin, err, sizeof(err)) < 0 || parent_field(&start, &c, err, sizeof(err)) < 0 ||
 	    rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
 		start_failed(&c, err);
 	c.start_seq = start.seq;

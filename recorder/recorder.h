@@ -19,7 +19,7 @@
 #include "record.h"
 #include "rundesc.h"
 
-#define MAX_ARTIFACTS 64
+#define MAX_ARTIFACTS SBX_MAX_ARTIFACTS
 
 struct stream {
 	int in;                /* the payload's pipe */
@@ -42,6 +42,8 @@ struct rec {
 	char *code;
 	size_t code_len;
 	unsigned char code_sha256[32];
+	unsigned char refused_sha256[32]; /* a refused run's checked code (SBX_DESC_CODE) */
+	bool refused_hashed;
 	unsigned char input_sha256[SBX_MAX_INPUTS][32]; /* set with START (startfacts.c) */
 	unsigned char stdin_sha256[32];                 /* likewise, with SBX_DESC_STDIN */
 	bool stdin_hashed;

@@ -25,7 +25,7 @@
 /* Sealed memfds (the supervisor checked the seals) at their fixed numbers
  * (proto.h): pread cannot block, and what is hashed is what the sandbox
  * will read. */
-static int hash_sealed(int fd, uint64_t size, const char *what, unsigned char out[32], char *err, size_t errlen)
+int hash_sealed(int fd, uint64_t size, const char *what, unsigned char out[32], char *err, size_t errlen)
 {
 	crypto_hash_sha256_state st;
 	unsigned char buf[65536];
@@ -66,7 +66,15 @@ int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen
 
 	if (sbx_rec_put_u64(rec, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, errlen) < 0 ||
 	    sbx_rec_put_str(rec, SBX_F_SBX_VERSION, SBX_VERSION, err, errlen) < 0 ||
-	    sbx_rec_put_u64(rec, SBX_F_CODE_BYTES, c->code_len, err, errlen) < 0)
+	    sbx_rec_put_u64(rec, SBX_F_CODE_BYTES, (d->flags & SBX_DESC_REFUSED) ? d->code_bytes : c->code_len, err,
+			    errlen) < 0)
+		return -1;
+	/* how many of this user's requests past max_requests_per_minute were
+	 * left out of the log since boot (helper/quota.c) */
+	if (d->unrecorded_refusals > 0 &&
+	    sbx_rec_put_u64(rec, SBX_F_UNRECORDED, d->unrecorded_refusals, err, errlen) < 0)
+		return -1;
+	if (c->refused_hashed && sbx_rec_put_digest(rec, SBX_F_REFUSED_CODE, c->refused_sha256, err, errlen) < 0)
 		return -1;
 	if (uname(&u) == 0 && sbx_rec_put_str(rec, SBX_F_KERNEL, u.release, err, errlen) < 0)
 		return -1;
@@ -86,6 +94,16 @@ int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen
 		};
 		if (hash_input(in, SBX_REC_FD_INPUT0 + (int)i, c->input_sha256[i], err, errlen) < 0 ||
 		    sbx_rec_add_item(rec, SBX_F_INPUTS, v, 3, err, errlen) < 0)
+			return -1;
+	}
+	/* the session directory mounted at /work: the --session label is the
+	 * caller's claim, this is which directory it was (issue 11, finding 6) */
+	if (d->flags & SBX_DESC_WORK) {
+		struct sbx_fval v[2] = {
+			{.type = SBX_FT_U64, .u = d->work_dev},
+			{.type = SBX_FT_U64, .u = d->work_ino},
+		};
+		if (sbx_rec_add_item(rec, SBX_F_WORKDIR, v, 2, err, errlen) < 0)
 			return -1;
 	}
 	/* the standard input the client passed (sbx(1)) */

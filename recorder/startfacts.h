@@ -3,6 +3,7 @@
 #ifndef SBX_STARTFACTS_H
 #define SBX_STARTFACTS_H
 #include <stddef.h>
+#include <stdint.h>
 
 struct rec;
 struct sbx_record;
@@ -16,5 +17,8 @@ struct sbx_record;
  * that cannot be read whole: the run must not start).
  */
 int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen);
+/* SHA-256 of size bytes of the sealed memfd fd (pread from 0); what names
+ * it in err. 0, or -1. */
+int hash_sealed(int fd, uint64_t size, const char *what, unsigned char out[32], char *err, size_t errlen);
 
 #endif

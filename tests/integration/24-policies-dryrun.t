@@ -4,7 +4,7 @@
 # `sbx run --dry-run` prints the effective set-up after the helper's checks
 # without running or recording anything.
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 24
 POL=$P/etc/sbx/policies.d
 printf '[policy]\ndescription = small one\ngroups = sbx\n[limits]\nwall_time = 5s\nmemory = 128M\ninput_size = 1M\n[network]\nmode = loopback\n[filesystem]\nsessions = no\n' > "$POL/small.policy"
 printf '[policy]\nusers = sbxout\n' > "$POL/others.policy"
@@ -28,6 +28,20 @@ run_as sbxout "$SBX" policies >"$T/out" 2>"$T/err"
 check "policies: outside group sbx nothing is usable" sh -c 'grep -q "not in group sbx" "$1" && [ "$(wc -l < "$2")" = 1 ]' _ "$T/err" "$T/out"
 sbx_run policies --bogus
 check "policies: unknown option is a usage error (2)" [ "$rc" = 2 ]
+
+# A host path the sandbox's own mounts would hide (the new root is built on
+# /tmp, so one under /tmp used to be skipped silently): one line naming the
+# policy file and line, exit 125, nothing run.
+printf '[policy]\ngroups = sbx\n[filesystem]\nro = /usr /lib /lib64 /bin /sbin\nrw = /var/tmp /tmp/sbx-shared\n' > "$POL/tmppath.policy"
+printf '[policy]\ngroups = sbx\n[filesystem]\nro = /usr /lib /lib64 /bin /sbin /etc\n' > "$POL/etcpath.policy"
+chmod 644 "$POL/tmppath.policy" "$POL/etcpath.policy"
+sbx_run run --policy tmppath -c 'print("ran")'
+check "a policy rw path under /tmp: refused naming the file and line" sh -c '[ "$1" = 125 ] && [ "$(wc -l < "$2")" = 1 ] &&
+	grep -qF "$3:5: rw: '"'"'/tmp/sbx-shared'"'"' is inside the sandbox'"'"'s own /tmp" "$2" && [ ! -s "$4" ]' _ "$rc" "$T/err" "$POL/tmppath.policy" "$T/out"
+sbx_run run --policy etcpath -c 'print("ran")'
+check "a policy ro path above the generated /etc/passwd: refused" sh -c '[ "$1" = 125 ] && [ "$(wc -l < "$2")" = 1 ] &&
+	grep -qF "$3:4: ro: '"'"'/etc'"'"' would hide the sandbox'"'"'s own /etc/passwd" "$2"' _ "$rc" "$T/err" "$POL/etcpath.policy"
+rm -f "$POL/tmppath.policy" "$POL/etcpath.policy"
 
 sbx_run run -c pass # the audit log exists from here on
 before=$("$AUDIT" list --limit 0 | wc -l)

@@ -20,6 +20,8 @@ make -C "$src" --no-print-directory -s B="build-check-$(basename "$prefix")" PRE
 install -o root -g sbx -m 4754 "$build/sbx-helper-hooked" "$prefix/libexec/sbx/sbx-helper-hooked"
 install -o root -g root -m 0755 "$build/sbx-recorder-hooked" "$prefix/libexec/sbx/sbx-recorder-hooked"
 install -d -m 0755 "$prefix/lib/sbx-escape"
+# RUNSTATEDIR (/run on a real host): the run slots live in sbx/users below it
+install -d -m 0755 "$prefix/run"
 for f in "$build"/tests/escape/*; do install -m 0755 "$f" "$prefix/lib/sbx-escape/"; done
 
 # sbxtest: in group sbx (may run code); sbxout: not in group sbx; sbxpg:

@@ -162,6 +162,34 @@ static void errors_name_file_and_line(void **state)
 	assert_int_equal(parse("[limits]\ncpus = 1s\n", &p), -1);
 }
 
+/* A host path the sandbox's own mounts would hide, or that would hide the
+ * sandbox's generated files, is refused naming the line (it used to be
+ * skipped silently for /tmp: the new root is built there). */
+static void sandbox_paths_refused(void **state)
+{
+	struct sbx_policy p;
+	static const char *const inside[] = {"/tmp", "/tmp/data", "/out/x", "/proc/1", "/dev/shm", "/work",
+					     "/in/a", "/code", "/sbx/python"};
+	static const char *const above[] = {"/", "/etc", "/etc/passwd", "/etc/resolv.conf"};
+	char text[128];
+	(void)state;
+	for (size_t i = 0; i < sizeof(inside) / sizeof(inside[0]); i++) {
+		snprintf(text, sizeof(text), "[filesystem]\nro = /usr\nrw = /var/tmp/x %s\n", inside[i]);
+		assert_int_equal(parse(text, &p), -1);
+		assert_non_null(strstr(err, "t.policy:3: rw: '"));
+		assert_non_null(strstr(err, "is inside the sandbox's own /"));
+	}
+	for (size_t i = 0; i < sizeof(above) / sizeof(above[0]); i++) {
+		snprintf(text, sizeof(text), "[filesystem]\nro = %s\n", above[i]);
+		assert_int_equal(parse(text, &p), -1);
+		assert_non_null(strstr(err, "t.policy:2: ro: '"));
+		assert_non_null(strstr(err, "would hide the sandbox's own /"));
+	}
+	/* neighbours by name only are fine */
+	assert_int_equal(parse("[filesystem]\nro = /tmpdata /etc/ssl /etc/passwd.d /device /var/tmp\n", &p), 0);
+	assert_int_equal(p.n_ro, 5);
+}
+
 static void users_alone_restrict(void **state)
 {
 	struct sbx_policy p;
@@ -379,14 +407,64 @@ static void config_checkpoints(void **state)
 	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
 }
 
+/* The audit-log bounds of one user (helper/quota.c, sbx.conf(5)). */
+static void config_audit_quota(void **state)
+{
+	struct sbx_config c;
+	const char *t = "[sbx]\n";
+
+	(void)state;
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.max_requests_per_minute, SBX_MAX_REQUESTS_PER_MINUTE);
+	assert_int_equal(c.audit_code_per_day, SBX_AUDIT_CODE_PER_DAY);
+	t = "[sbx]\nmax_requests_per_minute = 5\naudit_code_per_day = 64K\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.max_requests_per_minute, 5);
+	assert_int_equal(c.audit_code_per_day, 65536);
+	t = "[sbx]\nmax_requests_per_minute = 0\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: max_requests_per_minute: '0' is not a whole number from 1"));
+	t = "[sbx]\n\naudit_code_per_day = lots\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:3: audit_code_per_day: 'lots' is not a size"));
+	t = "[sbx]\naudit_code_per_day = 0\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+}
+
+/* max_runs_per_user: default, range, rejects (sbx.conf(5)). */
+static void config_runs_per_user(void **state)
+{
+	struct sbx_config c;
+	const char *t = "[sbx]\n";
+
+	(void)state;
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.max_runs_per_user, SBX_MAX_RUNS_PER_USER);
+	t = "[sbx]\nmax_runs_per_user = 1\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.max_runs_per_user, 1);
+	t = "[sbx]\nmax_runs_per_user = 4096\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.max_runs_per_user, 4096);
+	t = "[sbx]\nmax_runs_per_user = 0\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: max_runs_per_user: '0' is not a whole number from 1 to 4096"));
+	t = "[sbx]\nmax_runs_per_user = 4097\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	t = "[sbx]\nmax_runs_per_user = many\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "max_runs_per_user: 'many' is not a whole number"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sizes), cmocka_unit_test(durations), cmocka_unit_test(default_policy_file),
 		cmocka_unit_test(values), cmocka_unit_test(errors_name_file_and_line),
-		cmocka_unit_test(long_line_rejected), cmocka_unit_test(users_alone_restrict), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
+		cmocka_unit_test(long_line_rejected), cmocka_unit_test(sandbox_paths_refused),
+		cmocka_unit_test(users_alone_restrict), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
 		cmocka_unit_test(config), cmocka_unit_test(input_size), cmocka_unit_test(allows),
-		cmocka_unit_test(config_checkpoints), cmocka_unit_test(language_env),
+		cmocka_unit_test(config_checkpoints), cmocka_unit_test(config_audit_quota), cmocka_unit_test(config_runs_per_user), cmocka_unit_test(language_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,8 @@
  *     -B BYTES  add about BYTES of environment in 64 KiB entries
  *     -e ENTRY  add ENTRY to the environment verbatim ('=' optional)
  *     -r RES:SOFT:HARD  set an rlimit just before execve(2) (RES one of
- *               NOFILE FSIZE CPU AS STACK CORE; "inf" for RLIM_INFINITY,
+ *               NOFILE FSIZE CPU AS STACK CORE DATA MEMLOCK MSGQUEUE NPROC
+ *               SIGPENDING LOCKS NICE RTPRIO RTTIME; "inf" for RLIM_INFINITY,
  *               "hard" for the hard limit this process already has:
  *               CI machines may start with a finite hard limit that an
  *               unprivileged caller cannot raise)
@@ -39,6 +40,9 @@ static int set_limit(char *spec)
 	static const struct { const char *n; int r; } t[] = {
 		{"NOFILE", RLIMIT_NOFILE}, {"FSIZE", RLIMIT_FSIZE}, {"CPU", RLIMIT_CPU},
 		{"AS", RLIMIT_AS}, {"STACK", RLIMIT_STACK}, {"CORE", RLIMIT_CORE},
+		{"DATA", RLIMIT_DATA}, {"MEMLOCK", RLIMIT_MEMLOCK}, {"MSGQUEUE", RLIMIT_MSGQUEUE},
+		{"NPROC", RLIMIT_NPROC}, {"SIGPENDING", RLIMIT_SIGPENDING}, {"LOCKS", RLIMIT_LOCKS},
+		{"NICE", RLIMIT_NICE}, {"RTPRIO", RLIMIT_RTPRIO}, {"RTTIME", RLIMIT_RTTIME},
 	};
 	char *soft = strchr(spec, ':'), *hard = soft ? strchr(soft + 1, ':') : NULL;
 
