@@ -111,8 +111,10 @@ escape-bins: $(B)/sbx-helper-hooked $(ESCAPE_BIN)
 
 $(B)/sbx: $(CLIENT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# sbx-audit alone links libcrypto (its SHA-256: audit/sha256_ossl.c).
+CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
 $(B)/sbx-audit: $(AUDIT_OBJ) $(LIBLOG) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CRYPTO_LIBS)
 # The egress relay (runs as _sbxnet): glibc and the HOST:PORT parser only.
 $(B)/sbx-relay: $(RELAY_OBJ) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -124,7 +126,7 @@ $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(LIBLOG) $(LIBCOMMON)
 $(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $$(pkg-config --libs cmocka)
+	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $(CRYPTO_LIBS) $$(pkg-config --libs cmocka)
 
 check-unit: $(UNIT_BIN)
 	CMOCKA_MESSAGE_OUTPUT=TAP prove -v $(UNIT_BIN)

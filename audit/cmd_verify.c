@@ -16,7 +16,7 @@
 
 static void help(void)
 {
-	printf("usage: " PROG " verify [--full] [--state FILE] [--archive FILE] [--json]\n"
+	printf("usage: " PROG " verify [--full] [--state FILE [--whole]] [--archive FILE] [--json]\n"
 	       "\n"
 	       "Walk the log in seq order and check every record: the blob against\n"
 	       "its leaf hash, the hash chain, the SQL columns against the decoded\n"
@@ -25,7 +25,8 @@ static void help(void)
 	       "the RFC 6962 Merkle root of the records it covers, and the signature\n"
 	       "of the last record, which covers every earlier one through the chain.\n"
 	       "\n"
-	       "  --full        also check every record's signature (two threads)\n"
+	       "  --full        also check every record's signature (one thread per\n"
+	       "                CPU); walks every record\n"
 	       "  --state FILE  what the last verify saw, kept by the auditor: the\n"
 	       "                newest record (seq, chain value, signature) and the\n"
 	       "                newest checkpoint. The log must still hold both,\n"
@@ -33,6 +34,11 @@ static void help(void)
 	       "                missing or log-replaced; a log that is missing,\n"
 	       "                empty or unreadable is truncated too. Absent:\n"
 	       "                created. Updated when no tampering is found.\n"
+	       "                With the Merkle frontier a state holds, only\n"
+	       "                records after its head are walked (incremental:\n"
+	       "                the head, newer records, newer checkpoints against\n"
+	       "                the tree grown from the frontier, new code rows)\n"
+	       "  --whole       with --state: walk every record all the same\n"
 	       "  --archive FILE\n"
 	       "                also the archive that " PROG " rotate moved older\n"
 	       "                records to: it must verify, and end where the log\n"
@@ -225,21 +231,34 @@ static int verify_archive(const char *path, const unsigned char *pk,
 static void save_state(const char *path, const struct sbx_verify_report *rep,
 		       const struct state *old, int json)
 {
-	char err[SBX_ERR_LEN], *note = NULL;
+	struct state st = {0};
+	char err[SBX_ERR_LEN];
 
 	if (n_tamper(rep) > 0 || !rep->have_head)
 		return;
-	if (rep->latest_note != NULL)
-		note = out_need(strdup(rep->latest_note));
-	else if (old != NULL && old->note != NULL)
-		note = out_need(strndup(old->note, old->note_len));
-	if (state_write(path, rep->head_seq, rep->head_chain, rep->head_sig, note, err,
-			sizeof(err)) < 0) {
+	st.have_head = 1;
+	st.head_seq = rep->head_seq;
+	memcpy(st.head_chain, rep->head_chain, 32);
+	memcpy(st.head_sig, rep->head_sig, crypto_sign_BYTES);
+	if (rep->frontier_len > 0) {
+		st.have_tree = 1;
+		st.base_seq = rep->base_seq;
+		memcpy(st.frontier, rep->frontier, rep->frontier_len);
+		st.frontier_len = rep->frontier_len;
+		st.open = rep->open;
+		st.n_open = rep->n_open;
+	}
+	if (rep->latest_note != NULL) {
+		st.note = rep->latest_note;
+		st.note_len = strlen(rep->latest_note);
+	} else if (old != NULL && old->note != NULL) {
+		st.note = old->note;
+		st.note_len = old->note_len;
+	}
+	if (state_write(path, &st, err, sizeof(err)) < 0) {
 		cli_err("state: %s", err);
-		free(note);
 		return;
 	}
-	free(note);
 	if (!json)
 		cli_err("state: %s now holds record %" PRIu64 " and the checkpoint of %" PRIu64
 			" records", path, rep->head_seq, rep->latest_size);
@@ -266,13 +285,26 @@ static int log_gone(const char *db, const char *why, const struct state *st, int
 	return EXIT_FAIL;
 }
 
+static int verify_main(struct cli *c, int argc, char **argv, struct state *stp);
+
 int cmd_verify(struct cli *c, int argc, char **argv)
+{
+	struct state st = {0};
+	int rc = verify_main(c, argc, argv, &st);
+
+	state_free(&st);
+	return rc;
+}
+
+/* st: the state read, freed by the caller. */
+static int verify_main(struct cli *c, int argc, char **argv, struct state *stp)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"full", no_argument, NULL, 'f'},
 		{"state", required_argument, NULL, 's'},
 		{"archive", required_argument, NULL, 'a'},
+		{"whole", no_argument, NULL, 'w'},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -285,7 +317,7 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	struct sbx_checkpoint old;
 	struct state st = {0};
 	const char *state_path = NULL, *archive = NULL;
-	int json = 0, opt, rc, have_old = 0, have_state = 0;
+	int json = 0, opt, rc, have_old = 0, have_state = 0, whole = 0;
 
 	while ((opt = getopt_long(argc, argv, ":hjfs:", opts, NULL)) != -1) {
 		switch (opt) {
@@ -304,6 +336,9 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		case 'a':
 			archive = optarg;
 			break;
+		case 'w':
+			whole = 1;
+			break;
 		default:
 			rc = cli_common_opt(c, "verify", opt, argv);
 			if (rc >= 0)
@@ -318,6 +353,7 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	}
 	if (state_path != NULL) {
 		int n = state_read(state_path, state, sizeof(state), &st, err, sizeof(err));
+		*stp = st;
 		if (n < 0) {
 			cli_err("%s", err);
 			return EXIT_UNREADABLE;
@@ -333,6 +369,15 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 			vo.head_seq = st.head_seq;
 			memcpy(vo.head_chain, st.head_chain, 32);
 			memcpy(vo.head_sig, st.head_sig, crypto_sign_BYTES);
+		}
+		/* incremental unless every record is asked for, or an archive
+		 * (verified whole) must join the log */
+		if (st.have_tree && !whole && !vo.full && archive == NULL) {
+			vo.frontier = st.frontier;
+			vo.frontier_len = st.frontier_len;
+			vo.state_base = st.base_seq;
+			vo.open = st.open;
+			vo.n_open = st.n_open;
 		}
 	}
 	if (have_state) {
@@ -356,6 +401,10 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		return EXIT_UNREADABLE;
 	}
 	rc = report(&rep, json);
+	if (rep.incremental && !json && rc != EXIT_FAIL)
+		cli_err("verify: incremental: %" PRIu64 " new record%s after the state's record %"
+			PRIu64 " (--whole walks every record)", rep.n_new, rep.n_new == 1 ? "" : "s",
+			st.head_seq);
 	if (state_path != NULL && archive == NULL && have_old && old.size < rep.base_seq)
 		/* Its records are archived: only --archive can check it. */
 		cli_err("state: %s covers records rotated out of the log; not checked or updated "

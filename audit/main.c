@@ -8,6 +8,7 @@
  * 1 findings or failure, 2 usage, 3 log or key unreadable.
  */
 #include "cli.h"
+#include "sha256_ossl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt, rc;
 
+	audit_sha256_fast();
 	opterr = 0;
 	/* "+": stop at the command name; its options are its own. */
 	while ((opt = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {

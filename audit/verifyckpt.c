@@ -28,8 +28,8 @@ void vfy_hex(char *out, size_t outlen, const unsigned char *h, size_t n)
 }
 
 int vfy_ckpt_load(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *pk,
-		  const struct sbx_verify_opts *opts, struct sbx_verify_report *rep,
-		  int *oom, char *err, size_t errlen)
+		  const struct sbx_verify_opts *opts, uint64_t trusted,
+		  struct sbx_verify_report *rep, int *oom, char *err, size_t errlen)
 {
 	char **notes;
 	size_t n, i;
@@ -48,7 +48,12 @@ int vfy_ckpt_load(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *
 	}
 	for (i = 0; i < n; i++) {
 		struct sbx_checkpoint cp;
-		if (sbx_checkpoint_open(notes[i], strlen(notes[i]), pk, &cp, why, sizeof(why)) < 0) {
+		size_t len = strlen(notes[i]);
+		/* Incremental: a checkpoint within the records an earlier verify
+		 * walked was checked then (signature and root). */
+		int known = trusted > 0 && sbx_checkpoint_parse(notes[i], len, &cp, NULL, 0) == 0 &&
+			    cp.size <= trusted;
+		if (!known && sbx_checkpoint_open(notes[i], len, pk, &cp, why, sizeof(why)) < 0) {
 			vfy_add(rep, oom, 0, SBX_FIND_CHECKPOINT_BAD, "signed by the log's key",
 				why, "stored checkpoint %zu: %s", i + 1, why);
 			free(notes[i]);
@@ -109,6 +114,23 @@ int vfy_ckpt_base(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *
 			vfy_add(rep, oom, (int64_t)base, SBX_FIND_FORKED, NULL, NULL,
 				"the saved checkpoint (--state) is not the rotation base");
 	}
+	return 0;
+}
+
+int vfy_ckpt_resume(struct vfy_ckpt *c, const unsigned char *frontier, size_t len,
+		    uint64_t trusted, struct sbx_verify_report *rep)
+{
+	if (sbx_mtree_load(&c->tree, frontier, len) < 0 || c->tree.size != trusted)
+		return -1;
+	while (c->next < c->n && c->cps[c->next].size <= trusted) {
+		c->last_good = c->cps[c->next].size;
+		c->last_good_i = c->next++;
+		rep->n_checkpoints++;
+	}
+	/* The state's own checkpoint was checked against these records when
+	 * the frontier was saved. */
+	if (c->have_state && c->state.size <= trusted)
+		c->state_seen = 1;
 	return 0;
 }
 

@@ -159,7 +159,7 @@ static int grow(struct sbx_audit *a, struct sbx_mtree *t, char *err, size_t errl
 static int insert(struct sbx_audit *a, const struct last_ckpt *l, const struct sbx_mtree *t,
 		  const char *note, char *err, size_t errlen)
 {
-	unsigned char fr[8 + 64 * 32];
+	unsigned char fr[SBX_FRONTIER_MAX];
 	size_t frlen = sbx_mtree_save(t, fr);
 	int kept = !l->have_kept || t->size / SBX_CKPT_KEEP_EVERY > l->kept_size / SBX_CKPT_KEEP_EVERY;
 	sqlite3_stmt *st;
