@@ -726,7 +726,7 @@ static int resume_point(struct walk *w, const struct sbx_verify_opts *o, char *e
 	sqlite3_stmt *st;
 	int rc, same = 0;
 
-	if (o->frontier == NULL || !o->have_head || o->full || o->state_base != w->rep->base_seq ||
+	if (o->frontier == NULL || !o->have_head || o->full || o->n_witness > 0 || o->state_base != w->rep->base_seq ||
 	    o->head_seq <= w->rep->base_seq || o->head_seq > INT64_MAX)
 		return 0;
 	if (sqlite3_prepare_v2(db, "SELECT chain, sig FROM records WHERE seq = ?1", -1, &st,

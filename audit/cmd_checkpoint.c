@@ -73,9 +73,8 @@ static int write_one(const struct cli *c, const char *keypath, const char *origi
 	}
 	if (origin_opt != NULL)
 		snprintf(origin, sizeof(origin), "%s", origin_opt);
-	else if (last_origin(a, origin, sizeof(origin)) < 0 &&
-		 gethostname(origin, sizeof(origin) - 1) < 0)
-		snprintf(origin, sizeof(origin), "localhost");
+	else if (last_origin(a, origin, sizeof(origin)) < 0)
+		sbx_default_origin(origin, sizeof(origin));
 	rc = sbx_audit_checkpoint(a, sk, origin, 0, 0, note, err, sizeof(err));
 	sodium_memzero(sk, sizeof(sk));
 	sbx_audit_close(a);

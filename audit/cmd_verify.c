@@ -13,10 +13,16 @@
 #include "auditdb.h"
 #include "checkpoint.h"
 #include "statefile.h"
+#include "vkey.h"
+#include "witness.h"
+
+#include <errno.h>
+#include <unistd.h>
 
 static void help(void)
 {
-	printf("usage: " PROG " verify [--full] [--state FILE [--whole]] [--archive FILE] [--json]\n"
+	printf("usage: " PROG " verify [--full] [--state FILE [--whole]] [--archive FILE]\n"
+	       "       [--witness FILE] [--key VKEY|--origin NAME] [--json]\n"
 	       "\n"
 	       "Walk the log in seq order and check every record: the blob against\n"
 	       "its leaf hash, the hash chain, the SQL columns against the decoded\n"
@@ -46,6 +52,18 @@ static void help(void)
 	       "                findings say \"archive:\". A --state checkpoint older\n"
 	       "                than the log's base is checked (and moved) only\n"
 	       "                with --archive\n"
+	       "  --key VKEY    the C2SP verifier key (NAME+HASH+BASE64, as " PROG " key\n"
+	       "                --verifier prints; or a file holding it) instead of\n"
+	       "                --pubkey; its name pins the origin\n"
+	       "  --witness FILE  checkpoints of this log collected elsewhere: syslog\n"
+	       "                lines with note=BASE64 (the recorder logs one per\n"
+	       "                checkpoint, facility authpriv) or signed notes as\n"
+	       "                checkpoint prints them; the log must give each one's\n"
+	       "                root (else forked: re-signed history) and hold as\n"
+	       "                many records (else rolled-back). Up to 8; walks\n"
+	       "                every record\n"
+	       "  --origin NAME every checkpoint must name this origin; one of\n"
+	       "                another is another log's (checkpoint-bad)\n"
 	       "  --json        {\"ok\", \"records\", \"checkpoints\", \"findings\": [{seq,\n"
 	       "                kind, severity, what, expected, actual}]}\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
@@ -285,19 +303,74 @@ static int log_gone(const char *db, const char *why, const struct state *st, int
 	return EXIT_FAIL;
 }
 
-static int verify_main(struct cli *c, int argc, char **argv, struct state *stp);
+/* --key: a verifier key, given as itself or as a file holding it (one
+ * line); its name pins the origin (into name, unless NULL). */
+static int load_vkey(const char *arg, char *name, unsigned char *pk)
+{
+	char buf[VKEY_MAX + 2], err[SBX_ERR_LEN], nm[SBX_ORIGIN_MAX + 1];
+	const char *s = arg;
+	size_t len = strlen(arg);
+	FILE *f;
+
+	if (strchr(arg, '+') == NULL || access(arg, F_OK) == 0) {
+		f = fopen(arg, "re");
+		if (f == NULL) {
+			cli_err("verify: --key %s: %s (a file, or NAME+HASH+BASE64)", arg, strerror(errno));
+			return -1;
+		}
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[len] = '\0';
+		s = buf;
+	}
+	if (vkey_parse(s, len, name ? name : nm, pk, err, sizeof(err)) < 0) {
+		cli_err("verify: --key: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* --witness files into w (freed by the caller), then into vo. */
+static int read_witnesses(const char *const *paths, size_t n, const unsigned char *pk,
+			  const char *pin, struct witness *w, struct sbx_verify_opts *vo)
+{
+	char err[SBX_ERR_LEN];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (witness_read(w, paths[i], pk, pin, err, sizeof(err)) < 0) {
+			cli_err("verify: %s", err);
+			return -1;
+		}
+	}
+	witness_sort(w);
+	if (w->n_other > 0)
+		cli_err("verify: --witness: %zu note%s not signed by this key%s, not used", w->n_other,
+			w->n_other == 1 ? "" : "s", pin ? " or of another origin" : "");
+	if (w->n == 0)
+		cli_err("verify: --witness: no checkpoint of this log found");
+	vo->witness = w->cps;
+	vo->n_witness = w->n;
+	return 0;
+}
+
+static int verify_main(struct cli *c, int argc, char **argv, struct state *stp,
+		       struct witness *wit);
 
 int cmd_verify(struct cli *c, int argc, char **argv)
 {
 	struct state st = {0};
-	int rc = verify_main(c, argc, argv, &st);
+	struct witness wit = {0};
+	int rc = verify_main(c, argc, argv, &st, &wit);
 
 	state_free(&st);
+	witness_free(&wit);
 	return rc;
 }
 
-/* st: the state read, freed by the caller. */
-static int verify_main(struct cli *c, int argc, char **argv, struct state *stp)
+/* st, wit: the state and witnesses read, freed by the caller. */
+static int verify_main(struct cli *c, int argc, char **argv, struct state *stp,
+		       struct witness *wit)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
@@ -305,6 +378,9 @@ static int verify_main(struct cli *c, int argc, char **argv, struct state *stp)
 		{"state", required_argument, NULL, 's'},
 		{"archive", required_argument, NULL, 'a'},
 		{"whole", no_argument, NULL, 'w'},
+		{"key", required_argument, NULL, 'k'},
+		{"witness", required_argument, NULL, 'W'},
+		{"origin", required_argument, NULL, 'o'},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -316,7 +392,9 @@ static int verify_main(struct cli *c, int argc, char **argv, struct state *stp)
 	struct sbx_verify_opts vo = {0};
 	struct sbx_checkpoint old;
 	struct state st = {0};
-	const char *state_path = NULL, *archive = NULL;
+	const char *state_path = NULL, *archive = NULL, *vkey = NULL, *wpath[8];
+	size_t n_wpath = 0;
+	char pin[SBX_ORIGIN_MAX + 1];
 	int json = 0, opt, rc, have_old = 0, have_state = 0, whole = 0;
 
 	while ((opt = getopt_long(argc, argv, ":hjfs:", opts, NULL)) != -1) {
@@ -339,6 +417,25 @@ static int verify_main(struct cli *c, int argc, char **argv, struct state *stp)
 		case 'w':
 			whole = 1;
 			break;
+		case 'k':
+			vkey = optarg;
+			break;
+		case 'W':
+			if (n_wpath == sizeof(wpath) / sizeof(wpath[0])) {
+				cli_err("verify: --witness: at most 8 files");
+				return EXIT_USAGE;
+			}
+			wpath[n_wpath++] = optarg;
+			break;
+		case 'o':
+			if (strlen(optarg) >= sizeof(pin) || !sbx_note_name_ok(optarg)) {
+				cli_err("verify: --origin: not a C2SP key name (non-empty UTF-8, at most %d "
+					"bytes, no spaces or '+')", SBX_ORIGIN_MAX);
+				return EXIT_USAGE;
+			}
+			snprintf(pin, sizeof(pin), "%s", optarg);
+			vo.origin = pin;
+			break;
 		default:
 			rc = cli_common_opt(c, "verify", opt, argv);
 			if (rc >= 0)
@@ -347,10 +444,17 @@ static int verify_main(struct cli *c, int argc, char **argv, struct state *stp)
 	}
 	if ((rc = cli_extra_args("verify", argc, argv)) != EXIT_OK)
 		return rc;
-	if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
+	if (vkey != NULL) {
+		if (load_vkey(vkey, vo.origin ? NULL : pin, pk) < 0)
+			return EXIT_USAGE;
+		if (vo.origin == NULL)
+			vo.origin = pin;
+	} else if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
 		cli_err("%s", err);
 		return EXIT_UNREADABLE;
 	}
+	if (n_wpath > 0 && read_witnesses(wpath, n_wpath, pk, vo.origin, wit, &vo) < 0)
+		return EXIT_UNREADABLE;
 	if (state_path != NULL) {
 		int n = state_read(state_path, state, sizeof(state), &st, err, sizeof(err));
 		*stp = st;

@@ -31,6 +31,7 @@ static const struct {
 	{"verify-proof", cmd_verify_proof, "check a proof offline with the public key"},
 	{"rotate", cmd_rotate, "move old runs to an archive log (root)"},
 	{"keygen", cmd_keygen, "create the signing key pair (root)"},
+	{"key", cmd_key, "print the public key as a C2SP verifier key"},
 };
 
 static void usage(FILE *f)

@@ -101,6 +101,8 @@ struct vfy_ckpt {
 	struct sbx_mtree tree;        /* the leaves walked so far */
 	struct sbx_checkpoint state;  /* --state */
 	int have_state, state_seen;
+	const struct sbx_checkpoint *wit; /* --witness, by size */
+	size_t n_wit, wnext;
 	uint64_t last_good;           /* size of the newest checkpoint that held */
 	size_t last_good_i;
 };

@@ -234,6 +234,8 @@ struct sbx_finding {
 	char actual[80];              /* what the log holds, or "" */
 };
 
+struct sbx_checkpoint;
+
 /* A START without END (yet), as verify --state keeps it between runs. */
 struct sbx_open_run {
 	char run_id[SBX_ID_LEN + 1];
@@ -322,6 +324,18 @@ struct sbx_verify_opts {
 	uint64_t state_base;
 	const struct sbx_open_run *open;
 	size_t n_open;
+	/* The origin every checkpoint must name (verify --key NAME+..., or
+	 * --origin); NULL: any. A
+	 * checkpoint of another origin is another log's (c2sp.org/tlog-
+	 * checkpoint: verifiers pin the origin). */
+	const char *origin;
+	/* Checkpoints collected elsewhere (verify --witness), verified with
+	 * pk, sorted by size: the log must give each one's root at its size
+	 * (else forked: history rewritten and re-signed) and hold at least
+	 * as many records (else rolled-back). Implies a walk of the whole
+	 * log. */
+	const struct sbx_checkpoint *witness;
+	size_t n_witness;
 };
 
 /*

@@ -472,9 +472,10 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 {
 	static struct rec c;
 	struct sbx_record start, end;
-	char err[SBX_ERR_LEN], chainhex[65];
+	char err[SBX_ERR_LEN], chainhex[65], note[SBX_NOTE_MAX], line[SBX_CKPT_SYSLOG_MAX];
 	json_t *tb = NULL, *res;
 	char *text;
+	int rc;
 
 	c.r = r;
 	c.ctl = ctl;
@@ -491,8 +492,8 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	openlog("sbx", LOG_PID, LOG_AUTHPRIV);
 	if (r->conf.audit_origin[0])
 		strlcpy(c.origin, r->conf.audit_origin, sizeof(c.origin));
-	else if (gethostname(c.origin, sizeof(c.origin) - 1) < 0)
-		strlcpy(c.origin, "localhost", sizeof(c.origin));
+	else
+		sbx_default_origin(c.origin, sizeof(c.origin)); /* HOST/sbx */
 
 	fill_common(&start, r);
 	start.kind = SBX_REC_START;
@@ -555,8 +556,12 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	/* After every END, so that every finished run can be proven; after it,
 	 * not inside it: a failed checkpoint costs only its own freshness
 	 * (verify warns about the tail), never the run's record. */
-	if (sbx_audit_checkpoint(c.log, c.sk, c.origin, 0, 0, NULL, err, sizeof(err)) < 0)
+	rc = sbx_audit_checkpoint(c.log, c.sk, c.origin, 0, 0, note, err, sizeof(err));
+	if (rc < 0)
 		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", r->run_id, err);
+	else if (rc == 1 && sbx_checkpoint_syslog(note, line, sizeof(line)) == 0)
+		/* the whole note leaves the host (verify --witness reads it back) */
+		syslog(LOG_INFO, "%s", line);
 	sodium_memzero(c.sk, sizeof(c.sk));
 	c.end_seq = end.seq;
 	hex(c.chain, 32, chainhex);

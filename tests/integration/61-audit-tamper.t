@@ -5,7 +5,7 @@
 # must give its finding's kind at its seq and exit status 1 (tampering) or
 # 4 (a warning); a healthy log after 16 concurrent runs is exit 0.
 . "$(dirname "$0")/lib.sh"
-plan 51
+plan 55
 DB=$P/var/lib/sbx/audit.db
 PUB=$P/etc/sbx/audit.pub
 KEY=$P/var/lib/sbx/audit.key
@@ -166,6 +166,29 @@ printf 'alice 1001 default python3 incomplete - 2025-01-02T03:04:05Z print(1)\nb
 diag "$(cat "$T/v")"
 check "START without END, long ago: a warning (exit 4)" [ "$vrc" = 4 ]
 check "START without END: incomplete at seq 1, the only finding" sh -c "grep -q '^seq 1: incomplete: ' '$T/v' && [ \$(grep -c '^seq ' '$T/v') = 1 ]"
+
+# --- an attacker with the key: only checkpoints kept elsewhere catch it ---
+"$AUDIT" --db "$T/base.db" --pubkey "$PUB" checkpoint >"$T/w.note"
+printf 'Dec  1 00:00:00 host sbx[1]: checkpoint size=%s note=%s\n' "$nb" "$(base64 -w0 "$T/w.note")" >"$T/w.syslog"
+# another history of as many records, every one signed with the key
+i=0
+while [ $((2 * i)) -lt "$nb" ]; do
+	echo "mallory 1666 default python3 ok - 2026-01-01T00:00:00Z print($i)"
+	i=$((i + 1))
+done | "$BENCH" fixture "$T/resigned.db" "$KEY" 2>&1
+V "$T/resigned.db"
+check "history replaced and re-signed with the key: verifies without a witness (exit 0)" [ "$vrc" = 0 ]
+V "$T/resigned.db" --witness "$T/w.syslog"
+check "... caught by --witness (a syslog line): exit 1, forked at seq $nb" sh -c "[ $vrc = 1 ] && grep -q '^seq $nb: forked: ' '$T/v'"
+copy "$T/base.db" "$T/rb.db"
+sq "$T/rb.db" "delete from records where seq > ?" $((nb - 2)) >/dev/null
+sq "$T/rb.db" "delete from checkpoints where size > ?" $((nb - 2)) >/dev/null
+"$AUDIT" --db "$T/rb.db" --pubkey "$PUB" checkpoint --write --key "$KEY" >/dev/null 2>&1
+V "$T/rb.db"
+check "tail cut and a checkpoint signed again with the key: verifies alone (exit 0)" [ "$vrc" = 0 ]
+V "$T/rb.db" --witness "$T/w.note"
+check "... caught by --witness (a saved note): exit 1, rolled-back at seq $((nb - 1))" \
+	sh -c "[ $vrc = 1 ] && grep -q '^seq $((nb - 1)): rolled-back: ' '$T/v'"
 
 # --- incremental verify: a state with a frontier walks only newer records ---
 check "the state carries the Merkle frontier and the three open runs" \
