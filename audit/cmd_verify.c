@@ -307,7 +307,7 @@ static int log_gone(const char *db, const char *why, const struct state *st, int
  * line); its name pins the origin (into name, unless NULL). */
 static int load_vkey(const char *arg, char *name, unsigned char *pk)
 {
-	char buf[VKEY_MAX + 2], err[SBX_ERR_LEN], nm[SBX_ORIGIN_MAX + 1];
+	char buf[VKEY_MAX + 2], err[SBX_ERR_LEN], nm[SBX_ORIGIN_MAX + 1] = "";
 	const char *s = arg;
 	size_t len = strlen(arg);
 	FILE *f;

@@ -83,8 +83,8 @@ int witness_read(struct witness *w, const char *path, const unsigned char *pk,
 	fclose(f);
 	if (n > WITNESS_FILE_MAX) {
 		free(buf);
-		snprintf(err, errlen, "--witness %s: larger than %d MiB", path,
-			 WITNESS_FILE_MAX / (1024 * 1024));
+		snprintf(err, errlen, "--witness %s: larger than %zu MiB", path,
+			 WITNESS_FILE_MAX >> 20);
 		return -1;
 	}
 	/* Plain notes: body lines, a blank line, "— " signature lines; the

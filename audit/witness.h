@@ -13,7 +13,7 @@
 #include "checkpoint.h"
 
 /* Bytes of a witness file read. */
-#define WITNESS_FILE_MAX (64 * 1024 * 1024)
+#define WITNESS_FILE_MAX ((size_t)64 * 1024 * 1024)
 
 struct witness {
 	struct sbx_checkpoint *cps;   /* verified with pk, sorted by size */
