@@ -195,6 +195,11 @@ void check_main(void)
 	owned("audit-dir", STATE, true, "_sbx", "sbx-audit", 02750, false);
 	owned("audit-key", STATE "/audit.key", false, "_sbx", NULL, 0400, false);
 	owned("audit-log", STATE "/audit.db", false, "_sbx", "sbx-audit", 0640, true);
+	/* SQLite's write-ahead log and shared-memory index beside it: one
+	 * left root-owned or read-only (by root running sbx-audit, a restore)
+	 * makes every recorder fail to open the log */
+	owned("audit-wal", STATE "/audit.db-wal", false, "_sbx", "sbx-audit", 0640, true);
+	owned("audit-shm", STATE "/audit.db-shm", false, "_sbx", "sbx-audit", 0640, true);
 	owned("public-key", SBX_SYSCONFDIR "/sbx/audit.pub", false, "root", NULL, 0644, false);
 	fflush(stdout);
 	_exit(problems ? 1 : 0);
