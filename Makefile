@@ -159,7 +159,7 @@ check: all $(UNIT_BIN) check-setup
 # coverage instrumentation and ASan+UBSan.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS  = policy args traceback result record
+FUZZ_TARGETS  = policy args traceback result record note
 FB            = $(B)/fuzz
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
@@ -185,6 +185,8 @@ $(FB)/fuzz_traceback: $(FB)/tests/fuzz/fuzz_traceback.o $(FB)/libcommon.a
 $(FB)/fuzz_result: $(FB)/tests/fuzz/fuzz_result.o $(FB)/libclient.a $(FB)/libcommon.a
 	$(FUZZ_LINK)
 $(FB)/fuzz_record: $(FB)/tests/fuzz/fuzz_record.o $(FB)/libcommon.a
+	$(FUZZ_LINK)
+$(FB)/fuzz_note: $(FB)/tests/fuzz/fuzz_note.o $(FB)/audit/witness.o $(FB)/audit/vkey.o $(FB)/libcommon.a
 	$(FUZZ_LINK)
 
 fuzz-build: $(FUZZ_BINS)

@@ -43,9 +43,13 @@ static int from_syslog(struct witness *w, const char *s, size_t n, const unsigne
 	if (p == NULL)
 		return 0;
 	p += 5;
-	b64len = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=");
-	if (b64len > (size_t)(s + n - p))
-		b64len = (size_t)(s + n - p);
+	/* the line is not NUL-terminated: scan within it */
+	for (b64len = 0; p + b64len < s + n; b64len++) {
+		unsigned char c = (unsigned char)p[b64len];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '+' || c == '/' || c == '='))
+			break;
+	}
 	note = malloc(b64len + 1);
 	if (note == NULL)
 		return -1;
@@ -60,13 +64,55 @@ static int from_syslog(struct witness *w, const char *s, size_t n, const unsigne
 	return rc;
 }
 
+int witness_parse(struct witness *w, const char *buf, size_t n, const unsigned char *pk,
+		  const char *pin)
+{
+	const char *p, *end, *start = NULL;
+	int in_sigs = 0;
+
+	/* Plain notes: body lines, a blank line, "— " signature lines; the
+	 * note ends at the first line after them. */
+	for (p = buf, end = buf + n; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		int sig = len >= sizeof(EM_DASH) - 1 && memcmp(p, EM_DASH, sizeof(EM_DASH) - 1) == 0;
+
+		if (in_sigs && !sig) {
+			if (add(w, start, (size_t)(p - start), pk, pin) < 0)
+				return -1;
+			in_sigs = 0;
+			start = NULL;
+		}
+		if (sig && start != NULL && p > start + 1 && p[-1] == '\n' && p[-2] == '\n')
+			in_sigs = 1;
+		if (!in_sigs) {
+			if (memmem(p, len, "note=", 5) != NULL) {
+				if (from_syslog(w, p, len, pk, pin) < 0)
+					return -1;
+				start = NULL;
+			} else if (start == NULL && len > 0) {
+				start = p;
+			} else if (start != NULL && len == 0 && p - 1 > start && p[-1] == '\n' &&
+				   p[-2] == '\n') {
+				start = NULL; /* two blank lines: not a note */
+			}
+		}
+		if (nl == NULL)
+			break;
+		p = nl + 1;
+	}
+	if (in_sigs && add(w, start, (size_t)(end - start), pk, pin) < 0)
+		return -1;
+	return 0;
+}
+
 int witness_read(struct witness *w, const char *path, const unsigned char *pk,
 		 const char *pin, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
-	char *buf, *p, *end, *start = NULL;
+	char *buf;
 	size_t n = 0, got;
-	int in_sigs = 0;
+	int rc;
 
 	if (f == NULL) {
 		snprintf(err, errlen, "--witness %s: %s", path, strerror(errno));
@@ -87,45 +133,11 @@ int witness_read(struct witness *w, const char *path, const unsigned char *pk,
 			 WITNESS_FILE_MAX >> 20);
 		return -1;
 	}
-	/* Plain notes: body lines, a blank line, "— " signature lines; the
-	 * note ends at the first line after them. */
-	for (p = buf, end = buf + n; p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		int sig = len >= sizeof(EM_DASH) - 1 && memcmp(p, EM_DASH, sizeof(EM_DASH) - 1) == 0;
-
-		if (in_sigs && !sig) {
-			if (add(w, start, (size_t)(p - start), pk, pin) < 0)
-				goto oom;
-			in_sigs = 0;
-			start = NULL;
-		}
-		if (sig && start != NULL && p > start + 1 && p[-1] == '\n' && p[-2] == '\n')
-			in_sigs = 1;
-		if (!in_sigs) {
-			if (memmem(p, len, "note=", 5) != NULL) {
-				if (from_syslog(w, p, len, pk, pin) < 0)
-					goto oom;
-				start = NULL;
-			} else if (start == NULL && len > 0) {
-				start = p;
-			} else if (start != NULL && len == 0 && p > start && p[-1] == '\n' &&
-				   p - 1 > start && p[-2] == '\n') {
-				start = NULL; /* two blank lines: not a note */
-			}
-		}
-		if (nl == NULL)
-			break;
-		p = nl + 1;
-	}
-	if (in_sigs && add(w, start, (size_t)(end - start), pk, pin) < 0)
-		goto oom;
+	rc = witness_parse(w, buf, n, pk, pin);
 	free(buf);
-	return 0;
-oom:
-	free(buf);
-	snprintf(err, errlen, "--witness %s: out of memory", path);
-	return -1;
+	if (rc < 0)
+		snprintf(err, errlen, "--witness %s: out of memory", path);
+	return rc;
 }
 
 static int by_size(const void *a, const void *b)

@@ -25,6 +25,10 @@ struct witness {
  * NULL) to w. Returns 0, or -1 with err (unreadable, too large). */
 int witness_read(struct witness *w, const char *path, const unsigned char *pk,
 		 const char *pin, char *err, size_t errlen);
+/* The same over n bytes of buf (untrusted). Returns 0, -1 when out of
+ * memory. */
+int witness_parse(struct witness *w, const char *buf, size_t n, const unsigned char *pk,
+		  const char *pin);
 /* Sort by size (after the last witness_read). */
 void witness_sort(struct witness *w);
 void witness_free(struct witness *w);
