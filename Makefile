@@ -29,7 +29,7 @@ SAN_LD   = -fsanitize=address,undefined
 else
 OPT      = -O2 -g -D_FORTIFY_SOURCE=2
 endif
-INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient
+INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Isigner
 CFLAGS  ?=
 CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
@@ -45,6 +45,7 @@ RECORDER_SRC = $(wildcard recorder/*.c)
 HELPER_SRC   = $(filter-out helper/testhook.c,$(wildcard helper/*.c))
 CLIENT_SRC   = $(wildcard client/*.c)
 RELAY_SRC    = $(wildcard relay/*.c)
+SIGNER_SRC   = $(wildcard signer/*.c)
 AUDIT_SRC    = $(wildcard audit/*.c)
 UNIT_SRC     = $(wildcard tests/unit/test_*.c)
 
@@ -54,6 +55,7 @@ RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/%.o)
 HELPER_OBJ   = $(HELPER_SRC:%.c=$(B)/%.o)
 CLIENT_OBJ   = $(CLIENT_SRC:%.c=$(B)/%.o)
 RELAY_OBJ    = $(RELAY_SRC:%.c=$(B)/%.o)
+SIGNER_OBJ   = $(SIGNER_SRC:%.c=$(B)/%.o)
 AUDIT_OBJ    = $(AUDIT_SRC:%.c=$(B)/%.o)
 UNIT_BIN     = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 LIBCOMMON    = $(B)/libsbxcommon.a
@@ -65,7 +67,7 @@ HOOKED_OBJ = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(RECORDER_SRC:%.c=$(B)/hooked/%.
 ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
 ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
-PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay
+PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay $(B)/sbx-signer
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
@@ -118,15 +120,22 @@ $(B)/sbx-audit: $(AUDIT_OBJ) $(LIBLOG) $(LIBCOMMON)
 # The egress relay (runs as _sbxnet): glibc and the HOST:PORT parser only.
 $(B)/sbx-relay: $(RELAY_OBJ) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^
+# The signer (runs as _sbxsign, holds the key): the record format and libsodium.
+$(B)/sbx-signer: $(SIGNER_OBJ) $(LIBLOG) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/libsbxsigner.a: $(filter-out $(B)/signer/main.o,$(SIGNER_OBJ))
+	rm -f $@ && ar rcs $@ $^
 $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # Unit tests link the objects they test (test_client still #includes
 # client sources: HACKING.md).
-UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(LIBLOG) $(LIBCOMMON)
+UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbxsigner.a $(LIBLOG) $(LIBCOMMON)
+# test_signer runs the real sbx-signer
+$(B)/tests/test_signer: $(B)/sbx-signer
 $(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $(CRYPTO_LIBS) $$(pkg-config --libs cmocka)
+	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' -DSBX_BUILDDIR='"$(CURDIR)/$(B)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $(CRYPTO_LIBS) $$(pkg-config --libs cmocka)
 
 check-unit: $(UNIT_BIN)
 	CMOCKA_MESSAGE_OUTPUT=TAP prove -v $(UNIT_BIN)
@@ -211,7 +220,7 @@ fuzz: fuzz-build
 LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(RELAY_SRC) $(UNIT_SRC) \
 	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) $(wildcard tests/escape/bin/*.c) \
 	     $(wildcard tests/vm/payloads/*.c) tests/fake-helper.c
-LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -I$(B) $(INCLUDES) \
+LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -DSBX_BUILDDIR='"./$(B)"' -I$(B) $(INCLUDES) \
 	     $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka)
 TIDY_OUT   = $(LINT_SRC:%.c=$(B)/lint/%.tidy)
 lint: $(B)/lint/cppcheck.ok $(TIDY_OUT)
@@ -263,6 +272,7 @@ install-files: all install-man install-completion install-systemd
 	install -m 0755 $(B)/sbx $(B)/sbx-audit $(DESTDIR)$(BINDIR)/
 	install -m 0755 $(B)/sbx-helper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
 	install -m 0755 $(B)/sbx-relay $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-relay
+	install -m 0755 $(B)/sbx-signer $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-signer
 	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PREFIX)/share/sbx/sbx-postinst
 	# what the sandbox sees read-only at /sbx (sbx.conf(5))
 	install -d $(DESTDIR)$(DATADIR)/sbx/sandbox/python
