@@ -22,6 +22,7 @@
 #include "checkpoint.h"
 
 struct sbx_audit;
+struct signdir;
 
 struct sbx_signer {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
@@ -38,6 +39,7 @@ struct sbx_signer {
 	int (*checkpoint)(struct sbx_signer *s, const struct sbx_checkpoint *cp, char *note,
 			  char *err, size_t errlen);
 	const unsigned char *sk;    /* local: the secret key, else NULL */
+	struct signdir *dir;        /* signer/signdir.h, in this process, else NULL */
 	int fd;                     /* remote: the socket, else -1 */
 };
 

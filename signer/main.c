@@ -12,8 +12,9 @@
  *                              mode 0700 of _sbxsign: audit.key (0400),
  *                              state, lock
  *
- * Exit status: 0 at EOF, 1 when the key or state cannot be read, 2 on a
- * malformed request (the recorder is then told why first).
+ * Exit status: 0 at EOF, 1 when the key cannot be read, 2 on a malformed
+ * request (the writer is told why first) or a failed socket. A request
+ * the rules refuse is answered REFUSED (and logged, authpriv).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/prctl.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -29,11 +29,7 @@
 #include "paths.h"
 #include "record.h"
 #include "signwire.h"
-#include "state.h"
-
-#define DEFAULT_DIR SBX_LOCALSTATEDIR "/lib/sbx-signer"
-
-static unsigned char sk[crypto_sign_SECRETKEYBYTES];
+#include "signdir.h"
 
 static uint64_t get_u64(const unsigned char *p)
 {
@@ -51,48 +47,35 @@ static int refuse(int fd, const char *why)
 	return sbx_sign_send(fd, SBX_SIGN_REFUSED, why, strlen(why));
 }
 
-/* One request under the lock: load the state, decide, sign, save. */
-static int handle(int fd, const char *dir, unsigned type, const unsigned char *b, size_t n)
+/* One request (signdir.h takes the lock). 0 to go on, 2 on a malformed
+ * request, -1 when the socket failed. */
+static int handle(int fd, struct signdir *d, unsigned type, const unsigned char *b, size_t n)
 {
-	char path[4096], why[400] = "", err[512], note[SBX_NOTE_MAX], origin[SBX_ORIGIN_MAX + 1];
+	char why[400] = "", note[SBX_NOTE_MAX], origin[SBX_ORIGIN_MAX + 1];
 	unsigned char out[32 + crypto_sign_BYTES];
-	struct sign_state st;
 	struct sbx_checkpoint cp = {0};
 	enum sign_verdict v = SIGN_REFUSE;
-	size_t olen, outlen = 0;
-	uint64_t seq;
+	size_t olen;
 	int len = 0;
 
-	snprintf(path, sizeof(path), "%s/state", dir);
-	if (sign_state_load(path, &st, err, sizeof(err)) < 0)
-		return refuse(fd, err) < 0 ? -1 : 1;
 	if ((type == SBX_SIGN_RECORD || type == SBX_SIGN_CHECKPOINT) && n >= 41 &&
-	    (olen = b[40]) > 0 && 41 + olen <= n) {
+	    (olen = b[40]) > 0 && 41 + olen <= n &&
+	    (type == SBX_SIGN_RECORD || n == 41 + olen)) {
 		memcpy(origin, b + 41, olen);
 		origin[olen] = '\0';
-		seq = get_u64(b);
 		if (!sbx_note_name_ok(origin)) {
 			snprintf(why, sizeof(why), "origin is not a valid key name");
 		} else if (type == SBX_SIGN_RECORD) {
-			v = sign_record(&st, seq, b + 8, origin, b + 41 + olen, n - 41 - olen, out, why,
-					sizeof(why));
-			if (v == SIGN_DO && sbx_audit_sign(sk, origin, seq, out, out + 32) < 0) {
-				snprintf(why, sizeof(why), "signing failed");
-				v = SIGN_REFUSE;
-			}
-			outlen = sizeof(out);
-		} else if (n == 41 + olen) {
+			v = signdir_record(d, get_u64(b), b + 8, origin, b + 41 + olen, n - 41 - olen,
+					   out, out + 32, why, sizeof(why));
+		} else {
 			snprintf(cp.origin, sizeof(cp.origin), "%s", origin);
-			cp.size = seq;
+			cp.size = get_u64(b);
 			memcpy(cp.root, b + 8, 32);
-			v = sign_checkpoint(&st, &cp, why, sizeof(why));
-			if (v == SIGN_DO && (len = sbx_checkpoint_sign(&cp, sk, note)) < 0) {
-				snprintf(why, sizeof(why), "signing failed");
-				v = SIGN_REFUSE;
-			}
+			v = signdir_checkpoint(d, &cp, note, &len, why, sizeof(why));
 		}
 	} else if (type == SBX_SIGN_INIT && n >= 40) {
-		v = sign_init(&st, get_u64(b), b + 8, b + 40, n - 40, why, sizeof(why));
+		v = signdir_init(d, get_u64(b), b + 8, b + 40, n - 40, why, sizeof(why));
 	} else {
 		snprintf(why, sizeof(why), "malformed request (type %u, %zu bytes)", type, n);
 		refuse(fd, why);
@@ -102,11 +85,8 @@ static int handle(int fd, const char *dir, unsigned type, const unsigned char *b
 		return sbx_sign_send(fd, SBX_SIGN_NEED_INIT, NULL, 0) < 0 ? -1 : 0;
 	if (v != SIGN_DO)
 		return refuse(fd, why[0] ? why : "refused") < 0 ? -1 : 0;
-	/* the state first: a signature given out is never forgotten */
-	if (sign_state_save(path, &st, err, sizeof(err)) < 0)
-		return refuse(fd, err) < 0 ? -1 : 1;
 	if (type == SBX_SIGN_RECORD)
-		return sbx_sign_send(fd, SBX_SIGN_OK, out, outlen) < 0 ? -1 : 0;
+		return sbx_sign_send(fd, SBX_SIGN_OK, out, sizeof(out)) < 0 ? -1 : 0;
 	if (type == SBX_SIGN_CHECKPOINT)
 		return sbx_sign_send(fd, SBX_SIGN_OK, note, (size_t)len) < 0 ? -1 : 0;
 	return sbx_sign_send(fd, SBX_SIGN_OK, NULL, 0) < 0 ? -1 : 0;
@@ -114,9 +94,10 @@ static int handle(int fd, const char *dir, unsigned type, const unsigned char *b
 
 int main(int argc, char **argv)
 {
-	const char *dir = DEFAULT_DIR;
-	char path[4096], err[512];
-	int lock, rc = 0;
+	const char *dir = SBX_SIGNER_DIR;
+	struct signdir d;
+	char err[512];
+	int rc = 0;
 
 	if (argc == 3 && strcmp(argv[1], "--dir") == 0) {
 		dir = argv[2];
@@ -129,18 +110,9 @@ int main(int argc, char **argv)
 	openlog("sbx-signer", LOG_PID, LOG_AUTHPRIV);
 	if (sodium_init() < 0)
 		return 1;
-	snprintf(path, sizeof(path), "%s/audit.key", dir);
-	if (sbx_key_load_secret(path, sk, err, sizeof(err)) < 0) {
+	if (signdir_open(&d, dir, err, sizeof(err)) < 0) {
 		syslog(LOG_ERR, "%s", err);
 		fprintf(stderr, "sbx-signer: %s\n", err);
-		return 1;
-	}
-	sodium_mlock(sk, sizeof(sk));
-	snprintf(path, sizeof(path), "%s/lock", dir);
-	lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (lock < 0) {
-		fprintf(stderr, "sbx-signer: %s: %s\n", path, strerror(errno));
-		sodium_memzero(sk, sizeof(sk));
 		return 1;
 	}
 	for (;;) {
@@ -152,16 +124,13 @@ int main(int argc, char **argv)
 			rc = r < 0 ? 2 : 0;
 			break;
 		}
-		while (flock(lock, LOCK_EX) < 0 && errno == EINTR)
-			;
-		r = handle(SBX_SIGNER_FD, dir, type, b, n);
-		flock(lock, LOCK_UN);
+		r = handle(SBX_SIGNER_FD, &d, type, b, n);
 		free(b);
 		if (r != 0) {
-			rc = r < 0 ? 2 : r;
+			rc = 2;
 			break;
 		}
 	}
-	sodium_memzero(sk, sizeof(sk));
+	signdir_close(&d);
 	return rc;
 }
