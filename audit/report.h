@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "outcome.h"
 #include "policy.h" /* SBX_ERR_LEN */
 
 enum rcell_type { RC_NULL = 0, RC_INT, RC_TEXT };
@@ -56,10 +57,12 @@ struct ropts {
 	int64_t failed_max;         /* rows of the failed list (-1: all) */
 };
 
-/* The outcomes broken down in --by tables, in column order. */
-extern const char *const report_outcomes[];
-extern const size_t report_n_outcomes;
+/* The --by tables break runs down by outcome in the order of the outcome
+ * table (outcome.h), then "other". */
 extern const char *const report_by_names[BY_N];
+/* The HTML chart's colour of an outcome (its row's; another for names
+ * not in the table). */
+const char *report_color(const char *outcome);
 
 /* What a report stands on (cmd_report.c fills it): which log, signed by
  * which key, whether it verified, when the report was made. Text and JSON

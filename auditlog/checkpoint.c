@@ -5,7 +5,7 @@
  * shape before trusting the numbers in it.
  */
 #include "checkpoint.h"
-#include "auditdb.h"
+#include "textutil.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -64,7 +64,7 @@ static int name_ok_max(const char *s, size_t n, size_t max)
 		return 0;
 	for (i = 0; i < n; i += len) {
 		uint32_t c;
-		len = sbx_audit_utf8_seq(u + i, n - i);
+		len = sbx_utf8_seq(u + i, n - i);
 		if (len == 0)
 			return 0;
 		c = code_point(u + i, len);
@@ -210,7 +210,7 @@ static int text_ok(const char *note, size_t len)
 	size_t i, l;
 
 	for (i = 0; i < len; i += l) {
-		l = sbx_audit_utf8_seq(u + i, len - i);
+		l = sbx_utf8_seq(u + i, len - i);
 		if (l == 0 || (l == 1 && ((u[i] < 0x20 && u[i] != '\n') || u[i] == 0x7f)))
 			return 0;
 	}
