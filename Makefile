@@ -148,7 +148,7 @@ $(B)/sbx: $(CLIENT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 # sbx-audit alone links libcrypto (its SHA-256: audit/sha256_ossl.c).
 CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
-$(B)/sbx-audit: $(AUDIT_OBJ) $(LIBLOG) $(LIBCOMMON)
+$(B)/sbx-audit: $(AUDIT_OBJ) $(B)/libsbxsigner.a $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CRYPTO_LIBS)
 # The egress relay (runs as _sbxnet): glibc and the HOST:PORT parser only.
 $(B)/sbx-relay: $(RELAY_OBJ) $(LIBCOMMON)

@@ -869,18 +869,26 @@ int sbx_audit_append_in_tx(struct sbx_audit *a, struct sbx_record *rec,
 			   const unsigned char *sk, const char *origin,
 			   unsigned char chain_out[32], char *err, size_t errlen)
 {
-	struct signed_rec s = {0};
 	struct sbx_signer sg;
-	int rc;
 
 	if (sk == NULL) {
 		sbx_audit_seterr(err, errlen, "audit append: missing argument");
 		return -1;
 	}
 	sbx_signer_local(&sg, sk);
-	if (append_args(a, rec, &sg, origin, err, errlen) < 0)
+	return sbx_audit_append_in_tx_with(a, rec, &sg, origin, chain_out, err, errlen);
+}
+
+int sbx_audit_append_in_tx_with(struct sbx_audit *a, struct sbx_record *rec,
+				struct sbx_signer *sg, const char *origin,
+				unsigned char chain_out[32], char *err, size_t errlen)
+{
+	struct signed_rec s = {0};
+	int rc;
+
+	if (append_args(a, rec, sg, origin, err, errlen) < 0)
 		return -1;
-	rc = append_locked(a, rec, &sg, origin, &s, err, errlen);
+	rc = append_locked(a, rec, sg, origin, &s, err, errlen);
 	free(s.blob);
 	if (rc == 0 && chain_out != NULL)
 		memcpy(chain_out, s.chain, 32);

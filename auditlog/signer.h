@@ -60,6 +60,9 @@ int sbx_audit_tree(struct sbx_audit *a, struct sbx_mtree *t, char *err, size_t e
 int sbx_audit_append_with(struct sbx_audit *a, struct sbx_record *rec, struct sbx_signer *s,
 			  const char *origin, unsigned char chain_out[32], char *err,
 			  size_t errlen);
+int sbx_audit_append_in_tx_with(struct sbx_audit *a, struct sbx_record *rec,
+				struct sbx_signer *s, const char *origin,
+				unsigned char chain_out[32], char *err, size_t errlen);
 int sbx_audit_checkpoint_with(struct sbx_audit *a, struct sbx_signer *s, const char *origin,
 			      uint64_t every_records, uint64_t every_seconds, char *note,
 			      char *err, size_t errlen);

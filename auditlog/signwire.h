@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The recorder <-> sbx-signer protocol, over one SOCK_STREAM socket (fd
- * SBX_SIGNER_FD in sbx-signer). Every message is a frame: a 4-byte
+ * SBX_SIGNER_FD in sbx-signer, SBX_REC_FD_SIGNER in the recorder: proto.h). Every message is a frame: a 4-byte
  * big-endian length of what follows (at most SBX_SIGN_FRAME_MAX), one
  * type byte, the payload. Requests and replies alternate; the signer
  * exits at EOF.
@@ -22,9 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto.h" /* SBX_SIGNER_FD */
 #include "record.h"
-
-#define SBX_SIGNER_FD 3
 #define SBX_SIGN_FRAME_MAX (SBX_REC_MAX_BLOB + 512)
 
 enum sbx_sign_type {

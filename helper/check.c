@@ -111,10 +111,12 @@ static void check_accounts(void)
 
 	if (pw == NULL || pw->pw_uid == 0)
 		problem("accounts", POSTINST, "system user _sbx is missing (it owns the audit log)");
+	else if (getpwnam("_sbxsign") == NULL)
+		problem("accounts", POSTINST, "system user _sbxsign is missing (it runs sbx-signer)");
 	else if (getgrnam("sbx") == NULL || getgrnam("sbx-audit") == NULL)
 		problem("accounts", POSTINST, "group sbx or sbx-audit is missing");
 	else
-		ok("accounts", "user _sbx, groups sbx and sbx-audit exist");
+		ok("accounts", "users _sbx and _sbxsign, groups sbx and sbx-audit exist");
 }
 
 /* Create and remove one run cgroup where a run would. */
@@ -205,7 +207,8 @@ void check_main(void)
 	check_cgroup();
 	check_namespaces();
 	owned("audit-dir", STATE, true, "_sbx", "sbx-audit", 02750, false);
-	owned("audit-key", STATE "/audit.key", false, "_sbx", NULL, 0400, false);
+	owned("signer-dir", SBX_LOCALSTATEDIR "/lib/sbx-signer", true, "_sbxsign", "_sbxsign", 0700, false);
+	owned("audit-key", SBX_LOCALSTATEDIR "/lib/sbx-signer/audit.key", false, "_sbxsign", NULL, 0400, false);
 	owned("audit-log", STATE "/audit.db", false, "_sbx", "sbx-audit", 0640, true);
 	/* SQLite's write-ahead log and shared-memory index beside it: one
 	 * left root-owned or read-only (by root running sbx-audit, a restore)
@@ -214,5 +217,6 @@ void check_main(void)
 	owned("audit-shm", STATE "/audit.db-shm", false, "_sbx", "sbx-audit", 0640, true);
 	owned("public-key", SBX_SYSCONFDIR "/sbx/audit.pub", false, "root", NULL, 0644, false);
 	owned("recorder", SBX_RECORDER_PATH, false, "root", NULL, 0755, false);
+	owned("signer", SBX_SIGNER_PATH, false, "root", NULL, 0755, false);
 	check_exit(problems ? 1 : 0);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "auditdb.h"
@@ -15,6 +16,7 @@
 int signdir_open(struct signdir *d, const char *dir, char *err, size_t errlen)
 {
 	char path[4200];
+	struct stat st;
 
 	memset(d, 0, sizeof(*d));
 	d->lock = -1;
@@ -22,6 +24,12 @@ int signdir_open(struct signdir *d, const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: path too long", dir);
 		return -1;
 	}
+	if (stat(dir, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	d->uid = st.st_uid;
+	d->gid = st.st_gid;
 	snprintf(path, sizeof(path), "%s/audit.key", dir);
 	if (sbx_key_load_secret(path, d->sk, err, errlen) < 0)
 		return -1;
@@ -31,6 +39,12 @@ int signdir_open(struct signdir *d, const char *dir, char *err, size_t errlen)
 	if (d->lock < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		sodium_memzero(d->sk, sizeof(d->sk));
+		return -1;
+	}
+	/* root (sbx-audit) must leave the signer able to use its files */
+	if (geteuid() == 0 && fchown(d->lock, d->uid, d->gid) < 0) {
+		snprintf(err, errlen, "%s: chown: %s", path, strerror(errno));
+		signdir_close(d);
 		return -1;
 	}
 	return 0;
@@ -67,6 +81,10 @@ static enum sign_verdict end(struct signdir *d, const struct sign_state *st, con
 {
 	if (v == SIGN_DO && sign_state_save(path, st, why, whylen) < 0)
 		v = SIGN_REFUSE;
+	else if (v == SIGN_DO && geteuid() == 0 && chown(path, d->uid, d->gid) < 0) {
+		snprintf(why, whylen, "%s: chown: %s", path, strerror(errno));
+		v = SIGN_REFUSE;
+	}
 	flock(d->lock, LOCK_UN);
 	return v;
 }

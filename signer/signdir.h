@@ -10,6 +10,7 @@
 #define SBX_SIGNDIR_H
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "signer.h"
 #include "state.h"
@@ -20,6 +21,8 @@ struct signdir {
 	char dir[4096];
 	unsigned char sk[crypto_sign_SECRETKEYBYTES];
 	int lock;
+	uid_t uid;                  /* the directory's owner: files root writes */
+	gid_t gid;                  /* here (sbx-audit) are given to it */
 };
 
 /* Load dir/audit.key and open dir/lock. 0, or -1 with err. */

@@ -9,7 +9,7 @@
 plan 16
 DB=$P/var/lib/sbx/audit.db
 PUB=$P/etc/sbx/audit.pub
-KEY=$P/var/lib/sbx/audit.key
+KEY=$P/var/lib/sbx-signer/audit.key
 nrec() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from records").fetchone()[0])' "$1"; }
 
 sbx_run run --json -c 'print("checkpoint me")'

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 plan 72
 DB=$P/var/lib/sbx/audit.db
-KEY=$P/var/lib/sbx/audit.key
+KEY=$P/var/lib/sbx-signer/audit.key
 PUB=$P/etc/sbx/audit.pub
 FX=$T/fixture.db
 # --since/--until and --by day/hour are in local time: the fixture's

@@ -9,7 +9,7 @@
 plan 23
 H=$P/libexec/sbx/sbx-helper
 DB=$P/var/lib/sbx/audit.db
-KEY=$P/var/lib/sbx/audit.key
+KEY=$P/var/lib/sbx-signer/audit.key
 # put back whatever a failed check leaves broken
 trap 'chown root:sbx "$H"; chmod 4754 "$H"; [ -e "$DB" ] && chmod 0640 "$DB"; chmod 0400 "$KEY"; [ -e "$DB-shm" ] && chown _sbx:sbx-audit "$DB-shm" && chmod 0640 "$DB-shm"; rm -rf "$T"' EXIT
 doctor() { u=$1; shift; run_as "$u" "$SBX" doctor "$@" >"$T/out" 2>"$T/err" </dev/null; rc=$?; }

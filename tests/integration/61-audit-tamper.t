@@ -8,7 +8,7 @@
 plan 55
 DB=$P/var/lib/sbx/audit.db
 PUB=$P/etc/sbx/audit.pub
-KEY=$P/var/lib/sbx/audit.key
+KEY=$P/var/lib/sbx-signer/audit.key
 BENCH=$SBX_SRCDIR/build-check-$(basename "$P")/audit-bench
 copy() { python3 -c 'import sqlite3,sys; s=sqlite3.connect(sys.argv[1]); d=sqlite3.connect(sys.argv[2]); s.backup(d); d.close()' "$1" "$2"; }
 # sq DB SQL [ARG...]: run SQL with ? bound to ARGs, print the first value

@@ -23,6 +23,8 @@
 #include "auditdb.h"
 #include "checkpoint.h"
 #include "record.h"
+#include "rotate.h"
+#include "signdir.h"
 #include "signer.h"
 #include "state.h"
 
@@ -208,6 +210,33 @@ static void test_unsent_head_resigned(void **state)
 	verify_clean(f);
 }
 
+/* sbx-audit rotate (root) signs its ROTATE record and checkpoint through
+ * the signer's directory: the signer's history goes on, and the next run,
+ * signed by sbx-signer, is accepted. */
+static void test_rotate_through_dir(void **state)
+{
+	struct fx *f = *state;
+	struct sbx_rotate_result res;
+	struct signdir d;
+	struct sbx_signer dsg;
+	char err[512], arc[160];
+
+	assert_int_equal(runs(f, 1, 3, err, sizeof(err)), 0);
+	if (signdir_open(&d, f->dir, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	signdir_signer(&dsg, &d);
+	snprintf(arc, sizeof(arc), "%s/archive.db", f->dir);
+	/* everything older than "later": the first runs */
+	if (sbx_audit_rotate(f->a, arc, 1714564800000000000LL + 3LL * 1000000000, d.sk, &dsg,
+			     ORIGIN, &res, err, sizeof(err)) < 0)
+		fail_msg("rotate: %s", err);
+	signdir_close(&d);
+	assert_true(res.last > 0);
+	if (runs(f, 10, 2, err, sizeof(err)) < 0)
+		fail_msg("after rotate: %s", err);
+	verify_clean(f);
+}
+
 static void test_rules(void **state)
 {
 	struct sign_state st = {0};
@@ -259,6 +288,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_signs_a_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsent_head_resigned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rotate_through_dir, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
