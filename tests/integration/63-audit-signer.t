@@ -38,8 +38,8 @@ copy "$DB" "$T/now.db"
 copy "$T/old.db" "$DB"
 sbx_run run -c 'print("on a rolled-back log")'
 diag "$(cat "$T/err")"
-check "on a rolled-back log the run is refused (not started, exit 125)" sh -c \
-	"[ $rc = 125 ] && grep -q 'audit log unavailable' '$T/err' && ! grep -q 'on a rolled-back log' '$T/out'"
+check "on a rolled-back log the run is refused (not started, exit 74: the audit log failed)" sh -c \
+	"[ $rc = 74 ] && grep -q 'audit log unavailable' '$T/err' && ! grep -q 'on a rolled-back log' '$T/out'"
 check "... because sbx-signer refused: at or below the checkpoint it signed" \
 	grep -q 'sbx-signer refused: record [0-9]* is at or below the checkpoint of [0-9]* records' "$T/err"
 check "nothing was added to the rolled-back log" \
