@@ -52,7 +52,7 @@ SAN_LD   = -fsanitize=address,undefined
 else
 OPT      = -O2 -g -D_FORTIFY_SOURCE=2
 endif
-INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iclient/mcp
+INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iclient/mcp -Isigner
 CFLAGS  ?=
 CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
@@ -68,6 +68,7 @@ RECORDER_SRC = $(wildcard recorder/*.c)
 HELPER_SRC   = $(wildcard helper/*.c)
 CLIENT_SRC   = $(wildcard client/*.c client/mcp/*.c)
 RELAY_SRC    = $(wildcard relay/*.c)
+SIGNER_SRC   = $(wildcard signer/*.c)
 AUDIT_SRC    = $(wildcard audit/*.c)
 UNIT_SRC     = $(wildcard tests/unit/test_*.c)
 
@@ -77,6 +78,7 @@ RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/%.o)
 HELPER_OBJ   = $(HELPER_SRC:%.c=$(B)/%.o)
 CLIENT_OBJ   = $(CLIENT_SRC:%.c=$(B)/%.o)
 RELAY_OBJ    = $(RELAY_SRC:%.c=$(B)/%.o)
+SIGNER_OBJ   = $(SIGNER_SRC:%.c=$(B)/%.o)
 AUDIT_OBJ    = $(AUDIT_SRC:%.c=$(B)/%.o)
 UNIT_BIN     = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 LIBCOMMON    = $(B)/libsbxcommon.a
@@ -90,7 +92,7 @@ HOOKED_RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/common/tes
 ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
 ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
-PROGS = $(B)/sbx-helper $(B)/sbx-recorder $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay
+PROGS = $(B)/sbx-helper $(B)/sbx-recorder $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay $(B)/sbx-signer
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
@@ -169,20 +171,29 @@ escape-bins: $(B)/sbx-helper-hooked $(B)/sbx-recorder-hooked $(ESCAPE_BIN)
 
 $(B)/sbx: $(CLIENT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
-$(B)/sbx-audit: $(AUDIT_OBJ) $(LIBLOG) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# sbx-audit alone links libcrypto (its SHA-256: audit/sha256_ossl.c).
+CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
+$(B)/sbx-audit: $(AUDIT_OBJ) $(B)/libsbxsigner.a $(LIBLOG) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CRYPTO_LIBS)
 # The egress relay (runs as _sbxnet): glibc, libseccomp and the HOST:PORT parser.
 $(B)/sbx-relay: $(RELAY_OBJ) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $$(pkg-config --libs libseccomp)
+# The signer (runs as _sbxsign, holds the key): the record format and libsodium.
+$(B)/sbx-signer: $(SIGNER_OBJ) $(LIBLOG) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/libsbxsigner.a: $(filter-out $(B)/signer/main.o,$(SIGNER_OBJ))
+	rm -f $@ && ar rcs $@ $^
 $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # Unit tests link the objects they test (test_client still #includes
 # client sources: HACKING.md).
-UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbxclient.a $(LIBLOG) $(LIBCOMMON)
+UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbxclient.a $(B)/libsbxsigner.a $(LIBLOG) $(LIBCOMMON)
+# test_signer runs the real sbx-signer
+$(B)/tests/test_signer: $(B)/sbx-signer
 $(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h $(B)/result_schema.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $$(pkg-config --libs cmocka)
+	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' -DSBX_BUILDDIR='"$(CURDIR)/$(B)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $(CRYPTO_LIBS) $$(pkg-config --libs cmocka)
 
 check-unit: $(UNIT_BIN)
 	CMOCKA_MESSAGE_OUTPUT=TAP prove -v $(UNIT_BIN)
@@ -215,7 +226,7 @@ check: all $(UNIT_BIN) check-linkage check-setup check-python
 # coverage instrumentation and ASan+UBSan.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS  = policy args traceback result record
+FUZZ_TARGETS  = policy args traceback result record note
 FB            = $(B)/fuzz
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
@@ -242,6 +253,8 @@ $(FB)/fuzz_result: $(FB)/tests/fuzz/fuzz_result.o $(FB)/libclient.a $(FB)/libcom
 	$(FUZZ_LINK)
 $(FB)/fuzz_record: $(FB)/tests/fuzz/fuzz_record.o $(FB)/libcommon.a
 	$(FUZZ_LINK)
+$(FB)/fuzz_note: $(FB)/tests/fuzz/fuzz_note.o $(FB)/audit/witness.o $(FB)/audit/vkey.o $(FB)/libcommon.a
+	$(FUZZ_LINK)
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -265,7 +278,7 @@ fuzz: fuzz-build
 LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(RELAY_SRC) $(UNIT_SRC) \
 	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) $(wildcard tests/escape/bin/*.c) \
 	     $(wildcard tests/vm/payloads/*.c) tests/fake-helper.c
-LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -I$(B) $(INCLUDES) \
+LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -DSBX_BUILDDIR='"./$(B)"' -I$(B) $(INCLUDES) \
 	     $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka)
 TIDY_OUT   = $(LINT_SRC:%.c=$(B)/lint/%.tidy)
 lint: $(B)/lint/cppcheck.ok $(TIDY_OUT)
@@ -345,6 +358,7 @@ install-files: all install-man install-completion install-systemd install-doc
 	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PKGDATADIR)/sbx-postinst
 	install -m 0644 docs/result.schema.json $(DESTDIR)$(PKGDATADIR)/result.schema.json
 	install -m 0755 $(B)/sbx-relay $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-relay
+	install -m 0755 $(B)/sbx-signer $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-signer
 	# what the sandbox sees read-only at /sbx (sbx.conf(5))
 	install -d $(DESTDIR)$(PKGDATADIR)/sandbox/python
 	install -m 0644 sandbox/python/*.py $(DESTDIR)$(PKGDATADIR)/sandbox/python/
@@ -414,7 +428,7 @@ clean:
 # What each target is for (HACKING.md says where each kind of change goes).
 help:
 	@echo 'Build (B=DIR build directory, SANITIZE=1 for ASan+UBSan, STRICT=1 for WARN_NEXT):'
-	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx, sbx-audit, sbx-relay'
+	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx-signer, sbx, sbx-audit, sbx-relay'
 	@echo '  man               the man pages, checked'
 	@echo 'Tests (CHECK_PREFIX=/tmp/sbx-check-NAME: a root-owned temporary install):'
 	@echo '  check-unit        cmocka unit tests (no root needed)'
@@ -430,6 +444,7 @@ help:
 	@echo '  fuzz-build        build the fuzz targets only'
 	@echo '  ci                what CI runs: deps, check, lint, check SANITIZE=1, fuzz'
 	@echo '  bench             bench/startup (bare, bubblewrap, sbx), bench/audit, bench/egress'
+	@echo '  check-python      the python/ package tests'
 	@echo 'Install and packages (PREFIX, DESTDIR):'
 	@echo '  install           files, then sbx-postinst (accounts, key, setuid bit) unless DESTDIR'
 	@echo '  install-doc       README, docs and examples into DOCDIR'

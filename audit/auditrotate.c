@@ -35,6 +35,7 @@
 #include "checkpoint.h"
 #include "merkle.h"
 #include "rotate.h"
+#include "signer.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,6 +53,7 @@ struct rot {
 	const char *path;
 	char *err;
 	size_t errlen;
+	struct sbx_signer *sg;     /* the ROTATE record and the final checkpoint */
 };
 
 static int fail(struct rot *r, const char *what)
@@ -410,7 +412,8 @@ static int append_rotate(struct rot *r, int64_t c, const unsigned char chain_c[3
 		sbx_rext_free(&rec.ext);
 		return -1;
 	}
-	rc = sbx_audit_append_in_tx(r->a, &rec, sk, origin, NULL, r->err, r->errlen);
+	(void)sk;
+	rc = sbx_audit_append_in_tx_with(r->a, &rec, r->sg, origin, NULL, r->err, r->errlen);
 	sbx_rext_free(&rec.ext);
 	return rc;
 }
@@ -543,17 +546,23 @@ static int rotate(struct rot *r, const char *archive, int64_t cut_ns, const unsi
 	if (rc == 0)
 		snprintf(res->note, sizeof(res->note), "%s", note);
 	/* the ROTATE record is covered at once, as every run's END is */
-	if (rc == 0 && sbx_audit_checkpoint(r->a, sk, origin, 0, 0, NULL, r->err, r->errlen) < 0)
+	if (rc == 0 && sbx_audit_checkpoint_with(r->a, r->sg, origin, 0, 0, NULL, r->err, r->errlen) < 0)
 		return -1;
 	return rc;
 }
 
 int sbx_audit_rotate(struct sbx_audit *a, const char *archive, int64_t cut_ns,
-		     const unsigned char *sk, const char *origin, struct sbx_rotate_result *res,
-		     char *err, size_t errlen)
+		     const unsigned char *sk, struct sbx_signer *sg, const char *origin,
+		     struct sbx_rotate_result *res, char *err, size_t errlen)
 {
+	struct sbx_signer local;
 	struct rot r = {.a = a, .db = sbx_audit_db(a), .path = sbx_audit_path(a), .err = err,
-			.errlen = errlen};
+			.errlen = errlen, .sg = sg};
+
+	if (sg == NULL) {
+		sbx_signer_local(&local, sk);
+		r.sg = &local;
+	}
 	struct sbx_audit *arc;
 
 	memset(res, 0, sizeof(*res));

@@ -14,6 +14,7 @@
  */
 #include "auditdb.h"
 #include "rotate.h"
+#include "sha256.h"
 #include "verifyint.h"
 
 #include <inttypes.h>
@@ -42,6 +43,7 @@ struct walk {
 	const struct sbx_verify_opts *opts;
 	int64_t rotate_seq;      /* the ROTATE record that signs the base, or 0 */
 	int head_seen;           /* --state: its head record was walked */
+	uint64_t trusted;        /* incremental: records 1..trusted verified before */
 };
 
 static const struct {
@@ -361,7 +363,7 @@ static int walk_records(struct walk *w, const struct sbx_verify_opts *opts,
 	const struct vfy_chunk *c;
 	size_t i;
 
-	if (vfy_reader_start(&r, w->a, opts->threads, opts->chunk_rows, err, errlen) < 0)
+	if (vfy_reader_start(&r, w->a, w->expect, opts->threads, opts->chunk_rows, err, errlen) < 0)
 		return -1;
 	while (!w->oom && (c = vfy_reader_next(r, err, errlen)) != NULL)
 		for (i = 0; i < c->n && !w->oom; i++)
@@ -496,7 +498,7 @@ static int walk_code(struct walk *w, struct sbx_verify_report *found,
 		}
 		if (ri < n_refs && memcmp(vfy_runs_code(w->runs, ri, &ref_seq), want, 32) == 0)
 			ri++;
-		crypto_hash_sha256(got, text ? text : (const unsigned char *)"", tlen);
+		sbx_sha256(got, text, tlen);
 		if (sodium_memcmp(got, want, 32) != 0)
 			add(found, &w->oom, first_user(db, key, keylen), SBX_FIND_CODE_MODIFIED,
 			    "code text %.16s... does not match its sha256", shown);
@@ -509,6 +511,67 @@ static int walk_code(struct walk *w, struct sbx_verify_report *found,
 	for (; ri < n_refs && (ref = vfy_runs_code(w->runs, ri, &ref_seq)) != NULL; ri++)
 		code_missing(w, found, ref, ref_seq);
 	return check_index(w, found, err, errlen);
+}
+
+/*
+ * Incremental: the code rows of the new STARTs only, by their key: each
+ * must exist, hash to its key and be in the search index. O(new runs).
+ */
+static int walk_new_code(struct walk *w, struct sbx_verify_report *found,
+			 char *err, size_t errlen)
+{
+	sqlite3 *db = sbx_audit_db(w->a);
+	sqlite3_stmt *st = NULL, *idx = NULL;
+	size_t n = vfy_runs_codes(w->runs), i;
+	int ok = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT rowid, text FROM code WHERE sha256 = ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		goto out;
+	/* no index (an SQLite without FTS5): nothing to compare */
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM code_fts_docsize WHERE id = ?1", -1, &idx,
+			       NULL) != SQLITE_OK)
+		idx = NULL;
+	for (i = 0; i < n && !w->oom; i++) {
+		int64_t seq;
+		const unsigned char *ref = vfy_runs_code(w->runs, i, &seq);
+		unsigned char got[32];
+		char hex[65];
+		int rc;
+
+		sodium_bin2hex(hex, sizeof(hex), ref, 32);
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, hex, 64, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_DONE) {
+			code_missing(w, found, ref, seq);
+			continue;
+		}
+		if (rc != SQLITE_ROW)
+			goto out;
+		sbx_sha256(got, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
+		if (sodium_memcmp(got, ref, 32) != 0)
+			add(found, &w->oom, seq, SBX_FIND_CODE_MODIFIED,
+			    "code text %.16s... does not match its sha256", hex);
+		if (idx != NULL) {
+			sqlite3_reset(idx);
+			sqlite3_bind_int64(idx, 1, sqlite3_column_int64(st, 0));
+			rc = sqlite3_step(idx);
+			if (rc == SQLITE_DONE)
+				add(found, &w->oom, seq, SBX_FIND_INDEX_MISMATCH,
+				    "code %.16s... is not in the search index (search --code-contains "
+				    "does not find its runs)", hex);
+			else if (rc != SQLITE_ROW)
+				goto out;
+		}
+	}
+	ok = 1;
+out:
+	if (!ok)
+		snprintf(err, errlen, "%s: read code: %s", sbx_audit_path(w->a), sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	sqlite3_finalize(idx);
+	return ok ? 0 : -1;
 }
 
 /* Put code findings among the record findings, after those of the same seq. */
@@ -639,13 +702,95 @@ static void finish_walk(struct walk *w)
 			" (records removed from the end, or an older copy of the log)", o->head_seq,
 			rep->last_seq);
 	}
-	if (rep->base_seq > 0 && w->rotate_seq == 0)
+	if (w->trusted > 0)
+		; /* the base is the state's: its ROTATE record was checked then */
+	else if (rep->base_seq > 0 && w->rotate_seq == 0)
 		vfy_add(rep, &w->oom, (int64_t)rep->base_seq + 1, SBX_FIND_ROTATION_UNSIGNED,
 			"a signed ROTATE record", "none",
 			"the log starts after seq %" PRIu64 " but no signed ROTATE record names that "
 			"base (records deleted and the base set without the key)", rep->base_seq);
 	else if (rep->base_seq > 0)
 		check_rotate_note(w);
+}
+
+/*
+ * Incremental verify (sbx_verify_opts): when the state's frontier can be
+ * used and the log still holds the state's head record unchanged, the
+ * walk starts after it (w->trusted). Otherwise the whole log is walked,
+ * and its check_head reports how the head was lost.
+ */
+static int resume_point(struct walk *w, const struct sbx_verify_opts *o, char *err,
+			size_t errlen)
+{
+	sqlite3 *db = sbx_audit_db(w->a);
+	sqlite3_stmt *st;
+	int rc, same = 0;
+
+	if (o->frontier == NULL || !o->have_head || o->full || o->n_witness > 0 || o->state_base != w->rep->base_seq ||
+	    o->head_seq <= w->rep->base_seq || o->head_seq > INT64_MAX)
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT chain, sig FROM records WHERE seq = ?1", -1, &st,
+			       NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: read records: %s", sbx_audit_path(w->a), sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, (int64_t)o->head_seq);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		same = sqlite3_column_bytes(st, 0) == 32 &&
+		       sqlite3_column_bytes(st, 1) == crypto_sign_BYTES &&
+		       memcmp(sqlite3_column_blob(st, 0), o->head_chain, 32) == 0 &&
+		       memcmp(sqlite3_column_blob(st, 1), o->head_sig, crypto_sign_BYTES) == 0;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		snprintf(err, errlen, "%s: read records: %s", sbx_audit_path(w->a), sqlite3_errmsg(db));
+		return -1;
+	}
+	if (same)
+		w->trusted = o->head_seq;
+	return 0;
+}
+
+/* Incremental: continue from the state's head and tree. */
+static int resume(struct walk *w, const struct sbx_verify_opts *o, char *err, size_t errlen)
+{
+	struct sbx_verify_report *rep = w->rep;
+
+	if (w->trusted == 0)
+		return 0;
+	if (vfy_ckpt_resume(&w->ckpt, o->frontier, o->frontier_len, w->trusted, rep) < 0 ||
+	    vfy_runs_seed(w->runs, o->open, o->n_open) < 0) {
+		/* a frontier of another size: the state is damaged, walk it all */
+		snprintf(err, errlen, "%s: verify: the state's frontier is not a tree of %" PRIu64
+			 " records (damaged state file)", sbx_audit_path(w->a), w->trusted);
+		return -1;
+	}
+	w->expect = (int64_t)w->trusted + 1;
+	memcpy(w->prev, o->head_chain, 32);
+	w->head_seen = 1;
+	rep->have_head = 1;
+	rep->head_seq = o->head_seq;
+	memcpy(rep->head_chain, o->head_chain, 32);
+	memcpy(rep->head_sig, o->head_sig, crypto_sign_BYTES);
+	return 0;
+}
+
+/* What the next incremental verify starts from: the tree at the head, and
+ * the runs then open (none of it when they cannot be carried). */
+static void save_frontier(struct walk *w)
+{
+	struct sbx_verify_report *rep = w->rep;
+
+	rep->frontier_len = 0;
+	if (!rep->have_head || w->ckpt.tree.size != rep->head_seq ||
+	    rep->last_seq != rep->head_seq)
+		return;
+	if (vfy_runs_export(w->runs, &rep->open, &rep->n_open) < 0) {
+		w->oom = 1;
+		return;
+	}
+	if (rep->open != NULL)
+		rep->frontier_len = sbx_mtree_save(&w->ckpt.tree, rep->frontier);
 }
 
 int sbx_audit_verify(struct sbx_audit *a, const unsigned char *pk,
@@ -690,15 +835,24 @@ int sbx_audit_verify_opts(struct sbx_audit *a, const unsigned char *pk,
 	} else {
 		goto done;
 	}
-	if (vfy_ckpt_load(&w->ckpt, a, pk, opts, rep, &w->oom, err, errlen) == 0 &&
-	    vfy_ckpt_base(&w->ckpt, a, pk, rep, &w->oom) == 0 &&
-	    walk_records(w, opts, err, errlen) == 0 && walk_code(w, &code, err, errlen) == 0) {
+	if (resume_point(w, opts, err, errlen) < 0)
+		goto done;
+	if (vfy_ckpt_load(&w->ckpt, a, pk, opts, w->trusted, rep, &w->oom, err, errlen) == 0 &&
+	    vfy_ckpt_base(&w->ckpt, a, pk, rep, &w->oom) == 0 && resume(w, opts, err, errlen) == 0 &&
+	    walk_records(w, opts, err, errlen) == 0 &&
+	    (w->trusted ? walk_new_code(w, &code, err, errlen) : walk_code(w, &code, err, errlen)) == 0) {
 		rep->last_seq = (uint64_t)(w->expect - 1);
 		memcpy(rep->last_chain, w->prev, 32);
 		sbx_mtree_root(&w->ckpt.tree, rep->root);
 		vfy_sigs_flush(&w->sigs, rep, &w->oom);
 		check_last_sig(w);
 		finish_walk(w);
+		if (w->trusted > 0) {
+			rep->incremental = 1;
+			rep->n_new = rep->n_records;
+			rep->n_records += w->trusted - rep->base_seq;
+		}
+		save_frontier(w);
 		if (w->oom || merge(rep, &code) < 0 || sort_by_seq(rep) < 0)
 			snprintf(err, errlen, "%s: verify: out of memory", sbx_audit_path(a));
 		else
@@ -719,6 +873,7 @@ out:
 
 void sbx_verify_report_free(struct sbx_verify_report *rep)
 {
+	free(rep->open);
 	free(rep->latest_note);
 	free(rep->findings);
 	memset(rep, 0, sizeof(*rep));

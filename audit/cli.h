@@ -75,6 +75,7 @@ void *out_need(void *p);
 
 /* ---- subcommands ---- */
 int cmd_keygen(struct cli *c, int argc, char **argv);
+int cmd_key(struct cli *c, int argc, char **argv);
 int cmd_list(struct cli *c, int argc, char **argv);
 int cmd_report(struct cli *c, int argc, char **argv);
 int cmd_rotate(struct cli *c, int argc, char **argv);

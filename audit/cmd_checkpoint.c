@@ -13,9 +13,13 @@
 
 #include "auditdb.h"
 #include "checkpoint.h"
+#include "signdir.h"
 #include "paths.h"
 
-#define DEFAULT_KEY SBX_LOCALSTATEDIR "/lib/sbx/audit.key"
+#define DEFAULT_KEY SBX_LOCALSTATEDIR "/lib/sbx-signer/audit.key"
+/* The default itself (compared by address): without --key the signer's
+ * directory signs, under its rules; with --key that key, alone. */
+static const char default_key[] = DEFAULT_KEY;
 
 static void help(void)
 {
@@ -28,7 +32,8 @@ static void help(void)
 	       "\n"
 	       "  --write        append a checkpoint over all records now (if there are\n"
 	       "                 new ones), then print it; needs the secret key\n"
-	       "  --key PATH     secret key (default " DEFAULT_KEY ")\n"
+	       "  --key PATH     sign with this secret key alone (default: through\n"
+	       "                 sbx-signer's directory, with " DEFAULT_KEY ")\n"
 	       "  --origin NAME  origin line (default: the origin of the last record)\n");
 }
 
@@ -55,29 +60,40 @@ static int write_one(const struct cli *c, const char *keypath, const char *origi
 	char err[SBX_ERR_LEN], origin[SBX_ORIGIN_MAX + 1], note[SBX_NOTE_MAX];
 	struct sbx_audit *a;
 	struct stat sb;
-	int rc;
+	static struct signdir d;
+	struct sbx_signer sg;
+	int rc, use_dir = keypath == default_key;
 
 	/* Opening for writing would create a missing log. */
 	if (stat(c->db, &sb) < 0) {
 		cli_err("%s: no such log", c->db);
 		return EXIT_UNREADABLE;
 	}
-	if (sbx_key_load_secret(keypath, sk, err, sizeof(err)) < 0) {
+	/* the default key is sbx-signer's: through its directory and rules */
+	if (use_dir ? signdir_open(&d, SBX_SIGNER_DIR, err, sizeof(err)) < 0
+		    : sbx_key_load_secret(keypath, sk, err, sizeof(err)) < 0) {
 		cli_err("%s", err);
 		return EXIT_UNREADABLE;
 	}
+	if (use_dir)
+		signdir_signer(&sg, &d);
+	else
+		sbx_signer_local(&sg, sk);
 	if (sbx_audit_open(c->db, 0, &a, err, sizeof(err)) < 0) {
 		sodium_memzero(sk, sizeof(sk));
+		if (use_dir)
+			signdir_close(&d);
 		cli_err("%s", err);
 		return EXIT_UNREADABLE;
 	}
 	if (origin_opt != NULL)
 		snprintf(origin, sizeof(origin), "%s", origin_opt);
-	else if (last_origin(a, origin, sizeof(origin)) < 0 &&
-		 gethostname(origin, sizeof(origin) - 1) < 0)
-		snprintf(origin, sizeof(origin), "localhost");
-	rc = sbx_audit_checkpoint(a, sk, origin, 0, 0, note, err, sizeof(err));
+	else if (last_origin(a, origin, sizeof(origin)) < 0)
+		sbx_default_origin(origin, sizeof(origin));
+	rc = sbx_audit_checkpoint_with(a, &sg, origin, 0, 0, note, err, sizeof(err));
 	sodium_memzero(sk, sizeof(sk));
+	if (use_dir)
+		signdir_close(&d);
 	sbx_audit_close(a);
 	if (rc < 0) {
 		cli_err("checkpoint: %s", err);
@@ -131,7 +147,7 @@ int cmd_checkpoint(struct cli *c, int argc, char **argv)
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	const char *key = DEFAULT_KEY, *origin = NULL;
+	const char *key = default_key, *origin = NULL;
 	int opt, rc, wr = 0;
 
 	while ((opt = getopt_long(argc, argv, ":hwk:o:", opts, NULL)) != -1) {

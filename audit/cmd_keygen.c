@@ -18,8 +18,8 @@
 #include "keyfile.h"
 #include "paths.h"
 
-#define DEFAULT_KEY SBX_LOCALSTATEDIR "/lib/sbx/audit.key"
-#define DEFAULT_USER "_sbx"
+#define DEFAULT_KEY SBX_LOCALSTATEDIR "/lib/sbx-signer/audit.key"
+#define DEFAULT_USER "_sbxsign"
 #define DEFAULT_PUB SBX_SYSCONFDIR "/sbx/audit.pub"
 
 struct keygen {

@@ -16,6 +16,10 @@
 
 #include "auditdb.h"
 #include "auditwhen.h"
+#include "checkpoint.h"
+#include "vkey.h"
+
+#include <inttypes.h>
 #include "units.h"
 
 #define DEFAULT_TOP 10
@@ -23,7 +27,7 @@
 
 static void help(void)
 {
-	printf("usage: " PROG " report [--since WHEN] [--until WHEN] [--summary]\n"
+	printf("usage: " PROG " report [--since WHEN] [--until WHEN] [--summary] [--no-verify]\n"
 	       "         [--by user|policy|outcome|language|day|hour] [--failed] [--limit N]\n"
 	       "         [--limits] [--top-code [N]] [--sessions] [--network]\n"
 	       "         [--format text|csv|json]\n"
@@ -56,6 +60,11 @@ static void help(void)
 	       "                  refused it (the --limit N most frequent)\n"
 	       "  --format FMT    text (default), csv (RFC 4180; several tables are\n"
 	       "                  separated by an empty line) or json (one object)\n"
+	       "  --no-verify     do not verify the log first (the report's header says\n"
+	       "                  so); by default text, JSON and HTML start with what\n"
+	       "                  the report stands on: the log, its origin, the key\n"
+	       "                  (C2SP verifier key, SHA-256), verify's result (as\n"
+	       "                  sbx-audit verify without options) and the time\n"
 	       "  --html FILE     write every section and a chart of runs per day as\n"
 	       "                  one self-contained HTML page to FILE (mode 0600,\n"
 	       "                  replaced atomically); nothing is printed\n"
@@ -140,9 +149,80 @@ static int write_html(const char *path, const struct report *r, const struct rop
 	return EXIT_OK;
 }
 
-static int run(struct sbx_audit *a, struct ropts *o, const char *format, const char *html)
+/* The origin the log names: its newest checkpoint's, else its last record's. */
+static void log_origin(struct sbx_audit *a, char *out, size_t outlen)
+{
+	struct sbx_checkpoint cp;
+	char err[SBX_ERR_LEN], **notes;
+	size_t n;
+	sqlite3_stmt *st;
+
+	out[0] = '\0';
+	if (sbx_audit_checkpoint_notes(a, &notes, &n, err, sizeof(err)) == 0) {
+		if (n > 0 && sbx_checkpoint_parse(notes[n - 1], strlen(notes[n - 1]), &cp, NULL, 0) == 0)
+			snprintf(out, outlen, "%s", cp.origin);
+		sbx_checkpoint_notes_free(notes, n);
+	}
+	if (out[0] == '\0' &&
+	    sqlite3_prepare_v2(sbx_audit_db(a), "SELECT origin FROM records ORDER BY seq DESC LIMIT 1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) != NULL)
+			snprintf(out, outlen, "%s", (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+}
+
+/* Which log, which key, whether it verifies (a default verify: every
+ * link, leaf, column and checkpoint, the last signature), and when. */
+static void provenance(const struct cli *c, struct sbx_audit *a, int check,
+		       struct provenance *p)
+{
+	unsigned char pk[crypto_sign_PUBLICKEYBYTES], h[32];
+	struct sbx_verify_opts vo = {0};
+	struct sbx_verify_report rep;
+	struct timespec ts;
+	char err[SBX_ERR_LEN];
+	size_t i, bad = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->db = sbx_audit_path(a);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	p->generated_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	log_origin(a, p->origin, sizeof(p->origin));
+	if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
+		snprintf(p->verify, sizeof(p->verify), "not run: %s", err);
+		return;
+	}
+	crypto_hash_sha256(h, pk, sizeof(pk));
+	sodium_bin2hex(p->fingerprint, sizeof(p->fingerprint), h, sizeof(h));
+	if (p->origin[0] == '\0' || vkey_format(p->origin, pk, p->vkey) < 0)
+		p->vkey[0] = '\0';
+	if (!check) {
+		snprintf(p->verify, sizeof(p->verify), "not run (--no-verify)");
+		return;
+	}
+	if (sbx_audit_verify_opts(a, pk, &vo, &rep, err, sizeof(err)) < 0) {
+		snprintf(p->verify, sizeof(p->verify), "not run: %s", err);
+		return;
+	}
+	for (i = 0; i < rep.n_findings; i++)
+		bad += !sbx_finding_is_warning(rep.findings[i].kind);
+	if (rep.n_findings == 0)
+		snprintf(p->verify, sizeof(p->verify), "OK: %" PRIu64 " records (checkpoint at %" PRIu64
+			 ")", rep.n_records, rep.latest_size);
+	else
+		snprintf(p->verify, sizeof(p->verify), "%zu finding%s (%zu tampering) in %" PRIu64
+			 " records: the counts below may not be what was signed; run " PROG
+			 " verify", rep.n_findings, rep.n_findings == 1 ? "" : "s", bad, rep.n_records);
+	p->verified = bad == 0;
+	sbx_verify_report_free(&rep);
+}
+
+static int run(const struct cli *c, struct sbx_audit *a, struct ropts *o, const char *format,
+	       const char *html, int check)
 {
 	struct report r;
+	struct provenance prov;
 	int rc;
 
 	if (html != NULL) {
@@ -151,8 +231,12 @@ static int run(struct sbx_audit *a, struct ropts *o, const char *format, const c
 			       RS_DAYCHART;
 		o->by |= 1u << BY_USER | 1u << BY_POLICY | 1u << BY_LANGUAGE | 1u << BY_DAY;
 	}
+	if (strcmp(format, "csv") != 0 || html != NULL)
+		provenance(c, a, check, &prov);
 	if (report_build(sbx_audit_db(a), sbx_audit_path(a), o, &r) < 0)
 		return EXIT_UNREADABLE;
+	if (strcmp(format, "csv") != 0 || html != NULL)
+		r.prov = &prov;
 	if (html != NULL)
 		rc = write_html(html, &r, o);
 	else if (strcmp(format, "json") == 0)
@@ -190,7 +274,7 @@ static int top_arg(int argc, char **argv, int64_t *n)
 int cmd_report(struct cli *c, int argc, char **argv)
 {
 	enum { O_SINCE = OPT_FIRST_CMD, O_UNTIL, O_SUMMARY, O_BY, O_FAILED, O_LIMIT, O_LIMITS,
-	       O_TOP, O_SESSIONS, O_NETWORK, O_FORMAT, O_HTML };
+	       O_TOP, O_SESSIONS, O_NETWORK, O_FORMAT, O_HTML, O_NOVERIFY };
 	static const struct option opts[] = {
 		{"since", required_argument, NULL, O_SINCE},
 		{"until", required_argument, NULL, O_UNTIL},
@@ -204,6 +288,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		{"network", no_argument, NULL, O_NETWORK},
 		{"format", required_argument, NULL, O_FORMAT},
 		{"html", required_argument, NULL, O_HTML},
+		{"no-verify", no_argument, NULL, O_NOVERIFY},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -212,7 +297,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	const char *format = "text", *html = NULL;
 	struct sbx_audit *a;
 	uint64_t v;
-	int opt, rc;
+	int opt, rc, check = 1;
 
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -271,6 +356,9 @@ int cmd_report(struct cli *c, int argc, char **argv)
 			}
 			format = optarg;
 			break;
+		case O_NOVERIFY:
+			check = 0;
+			break;
 		case O_HTML:
 			html = optarg;
 			break;
@@ -290,7 +378,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		o.sections = RS_SUMMARY;
 	if (cli_open_log(c, &a) < 0)
 		return EXIT_UNREADABLE;
-	rc = run(a, &o, format, html);
+	rc = run(c, a, &o, format, html, check);
 	sbx_audit_close(a);
 	return rc;
 }

@@ -17,9 +17,13 @@
 #include "auditdb.h"
 #include "paths.h"
 #include "rotate.h"
+#include "signdir.h"
 #include "units.h"
 
-#define DEFAULT_KEY SBX_LOCALSTATEDIR "/lib/sbx/audit.key"
+#define DEFAULT_KEY SBX_LOCALSTATEDIR "/lib/sbx-signer/audit.key"
+/* The default itself (compared by address): without --key the signer's
+ * directory signs, under its rules; with --key that key, alone. */
+static const char default_key[] = DEFAULT_KEY;
 
 static void help(void)
 {
@@ -40,7 +44,8 @@ static void help(void)
 	       "\n"
 	       "  --older-than AGE  N followed by s, m, h, d or w (\"90d\")\n"
 	       "  --archive FILE    the archive log\n"
-	       "  --key PATH        secret key (default " DEFAULT_KEY ")\n"
+	       "  --key PATH        sign with this secret key alone (default: through\n"
+	       "                    sbx-signer's directory, with " DEFAULT_KEY ")\n"
 	       "  --origin NAME     checkpoint origin (default: the origin of the\n"
 	       "                    first record)\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
@@ -85,6 +90,9 @@ static int run(struct cli *c, const char *keypath, const char *origin_opt, int64
 	unsigned char sk[crypto_sign_SECRETKEYBYTES];
 	char err[SBX_ERR_LEN], origin[SBX_ORIGIN_MAX + 1];
 	struct sbx_rotate_result *res = out_need(malloc(sizeof(*res)));
+	static struct signdir d;
+	struct sbx_signer sg;
+	int use_dir = keypath == default_key;
 	struct sbx_audit *a;
 	struct timespec ts;
 	struct stat st;
@@ -97,13 +105,22 @@ static int run(struct cli *c, const char *keypath, const char *origin_opt, int64
 		free(res);
 		return EXIT_UNREADABLE;
 	}
-	if (sbx_key_load_secret(keypath, sk, err, sizeof(err)) < 0) {
+	/* the default key is sbx-signer's: sign through its directory, so that
+	 * its history (and the next run) goes on from the ROTATE record */
+	if (use_dir ? signdir_open(&d, SBX_SIGNER_DIR, err, sizeof(err)) < 0
+		    : sbx_key_load_secret(keypath, sk, err, sizeof(err)) < 0) {
 		cli_err("%s", err);
 		free(res);
 		return EXIT_UNREADABLE;
 	}
+	if (use_dir) {
+		memcpy(sk, d.sk, sizeof(sk));
+		signdir_signer(&sg, &d);
+	}
 	if (sbx_audit_open(c->db, 0, &a, err, sizeof(err)) < 0) {
 		sodium_memzero(sk, sizeof(sk));
+		if (use_dir)
+			signdir_close(&d);
 		cli_err("%s", err);
 		free(res);
 		return EXIT_UNREADABLE;
@@ -114,7 +131,7 @@ static int run(struct cli *c, const char *keypath, const char *origin_opt, int64
 		first_origin(a, origin, sizeof(origin));
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (sbx_audit_rotate(a, archive, ((int64_t)ts.tv_sec - age) * 1000000000 + ts.tv_nsec,
-			     sk, origin, res, err, sizeof(err)) < 0) {
+			     sk, use_dir ? &sg : NULL, origin, res, err, sizeof(err)) < 0) {
 		cli_err("%s", err);
 		rc = EXIT_FAIL;
 	} else if (res->last == 0) {
@@ -126,6 +143,8 @@ static int run(struct cli *c, const char *keypath, const char *origin_opt, int64
 		putchar('\n');
 	}
 	sodium_memzero(sk, sizeof(sk));
+	if (use_dir)
+		signdir_close(&d);
 	sbx_audit_close(a);
 	free(res);
 	return rc;
@@ -142,7 +161,7 @@ int cmd_rotate(struct cli *c, int argc, char **argv)
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	const char *archive = NULL, *key = DEFAULT_KEY, *origin = NULL, *age_text = NULL;
+	const char *archive = NULL, *key = default_key, *origin = NULL, *age_text = NULL;
 	int64_t age = -1;
 	int opt, rc;
 

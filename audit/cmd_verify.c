@@ -13,10 +13,16 @@
 #include "auditdb.h"
 #include "checkpoint.h"
 #include "statefile.h"
+#include "vkey.h"
+#include "witness.h"
+
+#include <errno.h>
+#include <unistd.h>
 
 static void help(void)
 {
-	printf("usage: " PROG " verify [--full] [--state FILE] [--archive FILE] [--json]\n"
+	printf("usage: " PROG " verify [--full] [--state FILE [--whole]] [--archive FILE]\n"
+	       "       [--witness FILE] [--key VKEY|--origin NAME] [--json]\n"
 	       "\n"
 	       "Walk the log in seq order and check every record: the blob against\n"
 	       "its leaf hash, the hash chain, the SQL columns against the decoded\n"
@@ -25,7 +31,8 @@ static void help(void)
 	       "the RFC 6962 Merkle root of the records it covers, and the signature\n"
 	       "of the last record, which covers every earlier one through the chain.\n"
 	       "\n"
-	       "  --full        also check every record's signature (two threads)\n"
+	       "  --full        also check every record's signature (one thread per\n"
+	       "                CPU); walks every record\n"
 	       "  --state FILE  what the last verify saw, kept by the auditor: the\n"
 	       "                newest record (seq, chain value, signature) and the\n"
 	       "                newest checkpoint. The log must still hold both,\n"
@@ -33,6 +40,11 @@ static void help(void)
 	       "                missing or log-replaced; a log that is missing,\n"
 	       "                empty or unreadable is truncated too. Absent:\n"
 	       "                created. Updated when no tampering is found.\n"
+	       "                With the Merkle frontier a state holds, only\n"
+	       "                records after its head are walked (incremental:\n"
+	       "                the head, newer records, newer checkpoints against\n"
+	       "                the tree grown from the frontier, new code rows)\n"
+	       "  --whole       with --state: walk every record all the same\n"
 	       "  --archive FILE\n"
 	       "                also the archive that " PROG " rotate moved older\n"
 	       "                records to: it must verify, and end where the log\n"
@@ -40,6 +52,18 @@ static void help(void)
 	       "                findings say \"archive:\". A --state checkpoint older\n"
 	       "                than the log's base is checked (and moved) only\n"
 	       "                with --archive\n"
+	       "  --key VKEY    the C2SP verifier key (NAME+HASH+BASE64, as " PROG " key\n"
+	       "                --verifier prints; or a file holding it) instead of\n"
+	       "                --pubkey; its name pins the origin\n"
+	       "  --witness FILE  checkpoints of this log collected elsewhere: syslog\n"
+	       "                lines with note=BASE64 (the recorder logs one per\n"
+	       "                checkpoint, facility authpriv) or signed notes as\n"
+	       "                checkpoint prints them; the log must give each one's\n"
+	       "                root (else forked: re-signed history) and hold as\n"
+	       "                many records (else rolled-back). Up to 8; walks\n"
+	       "                every record\n"
+	       "  --origin NAME every checkpoint must name this origin; one of\n"
+	       "                another is another log's (checkpoint-bad)\n"
 	       "  --json        {\"ok\", \"records\", \"checkpoints\", \"findings\": [{seq,\n"
 	       "                kind, severity, what, expected, actual}]}\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
@@ -225,21 +249,34 @@ static int verify_archive(const char *path, const unsigned char *pk,
 static void save_state(const char *path, const struct sbx_verify_report *rep,
 		       const struct state *old, int json)
 {
-	char err[SBX_ERR_LEN], *note = NULL;
+	struct state st = {0};
+	char err[SBX_ERR_LEN];
 
 	if (n_tamper(rep) > 0 || !rep->have_head)
 		return;
-	if (rep->latest_note != NULL)
-		note = out_need(strdup(rep->latest_note));
-	else if (old != NULL && old->note != NULL)
-		note = out_need(strndup(old->note, old->note_len));
-	if (state_write(path, rep->head_seq, rep->head_chain, rep->head_sig, note, err,
-			sizeof(err)) < 0) {
+	st.have_head = 1;
+	st.head_seq = rep->head_seq;
+	memcpy(st.head_chain, rep->head_chain, 32);
+	memcpy(st.head_sig, rep->head_sig, crypto_sign_BYTES);
+	if (rep->frontier_len > 0) {
+		st.have_tree = 1;
+		st.base_seq = rep->base_seq;
+		memcpy(st.frontier, rep->frontier, rep->frontier_len);
+		st.frontier_len = rep->frontier_len;
+		st.open = rep->open;
+		st.n_open = rep->n_open;
+	}
+	if (rep->latest_note != NULL) {
+		st.note = rep->latest_note;
+		st.note_len = strlen(rep->latest_note);
+	} else if (old != NULL && old->note != NULL) {
+		st.note = old->note;
+		st.note_len = old->note_len;
+	}
+	if (state_write(path, &st, err, sizeof(err)) < 0) {
 		cli_err("state: %s", err);
-		free(note);
 		return;
 	}
-	free(note);
 	if (!json)
 		cli_err("state: %s now holds record %" PRIu64 " and the checkpoint of %" PRIu64
 			" records", path, rep->head_seq, rep->latest_size);
@@ -266,13 +303,84 @@ static int log_gone(const char *db, const char *why, const struct state *st, int
 	return EXIT_FAIL;
 }
 
+/* --key: a verifier key, given as itself or as a file holding it (one
+ * line); its name pins the origin (into name, unless NULL). */
+static int load_vkey(const char *arg, char *name, unsigned char *pk)
+{
+	char buf[VKEY_MAX + 2], err[SBX_ERR_LEN], nm[SBX_ORIGIN_MAX + 1] = "";
+	const char *s = arg;
+	size_t len = strlen(arg);
+	FILE *f;
+
+	if (strchr(arg, '+') == NULL || access(arg, F_OK) == 0) {
+		f = fopen(arg, "re");
+		if (f == NULL) {
+			cli_err("verify: --key %s: %s (a file, or NAME+HASH+BASE64)", arg, strerror(errno));
+			return -1;
+		}
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[len] = '\0';
+		s = buf;
+	}
+	if (vkey_parse(s, len, name ? name : nm, pk, err, sizeof(err)) < 0) {
+		cli_err("verify: --key: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* --witness files into w (freed by the caller), then into vo. */
+static int read_witnesses(const char *const *paths, size_t n, const unsigned char *pk,
+			  const char *pin, struct witness *w, struct sbx_verify_opts *vo)
+{
+	char err[SBX_ERR_LEN];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (witness_read(w, paths[i], pk, pin, err, sizeof(err)) < 0) {
+			cli_err("verify: %s", err);
+			return -1;
+		}
+	}
+	witness_sort(w);
+	if (w->n_other > 0)
+		cli_err("verify: --witness: %zu note%s not signed by this key%s, not used", w->n_other,
+			w->n_other == 1 ? "" : "s", pin ? " or of another origin" : "");
+	if (w->n == 0)
+		cli_err("verify: --witness: no checkpoint of this log found");
+	vo->witness = w->cps;
+	vo->n_witness = w->n;
+	return 0;
+}
+
+static int verify_main(struct cli *c, int argc, char **argv, struct state *stp,
+		       struct witness *wit);
+
 int cmd_verify(struct cli *c, int argc, char **argv)
+{
+	struct state st = {0};
+	struct witness wit = {0};
+	int rc = verify_main(c, argc, argv, &st, &wit);
+
+	state_free(&st);
+	witness_free(&wit);
+	return rc;
+}
+
+/* st, wit: the state and witnesses read, freed by the caller. */
+static int verify_main(struct cli *c, int argc, char **argv, struct state *stp,
+		       struct witness *wit)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"full", no_argument, NULL, 'f'},
 		{"state", required_argument, NULL, 's'},
 		{"archive", required_argument, NULL, 'a'},
+		{"whole", no_argument, NULL, 'w'},
+		{"key", required_argument, NULL, 'k'},
+		{"witness", required_argument, NULL, 'W'},
+		{"origin", required_argument, NULL, 'o'},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -284,8 +392,10 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	struct sbx_verify_opts vo = {0};
 	struct sbx_checkpoint old;
 	struct state st = {0};
-	const char *state_path = NULL, *archive = NULL;
-	int json = 0, opt, rc, have_old = 0, have_state = 0;
+	const char *state_path = NULL, *archive = NULL, *vkey = NULL, *wpath[8];
+	size_t n_wpath = 0;
+	char pin[SBX_ORIGIN_MAX + 1];
+	int json = 0, opt, rc, have_old = 0, have_state = 0, whole = 0;
 
 	while ((opt = getopt_long(argc, argv, ":hjfs:", opts, NULL)) != -1) {
 		switch (opt) {
@@ -304,6 +414,28 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		case 'a':
 			archive = optarg;
 			break;
+		case 'w':
+			whole = 1;
+			break;
+		case 'k':
+			vkey = optarg;
+			break;
+		case 'W':
+			if (n_wpath == sizeof(wpath) / sizeof(wpath[0])) {
+				cli_err("verify: --witness: at most 8 files");
+				return EXIT_USAGE;
+			}
+			wpath[n_wpath++] = optarg;
+			break;
+		case 'o':
+			if (strlen(optarg) >= sizeof(pin) || !sbx_note_name_ok(optarg)) {
+				cli_err("verify: --origin: not a C2SP key name (non-empty UTF-8, at most %d "
+					"bytes, no spaces or '+')", SBX_ORIGIN_MAX);
+				return EXIT_USAGE;
+			}
+			snprintf(pin, sizeof(pin), "%s", optarg);
+			vo.origin = pin;
+			break;
 		default:
 			rc = cli_common_opt(c, "verify", opt, argv);
 			if (rc >= 0)
@@ -312,12 +444,20 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	}
 	if ((rc = cli_extra_args("verify", argc, argv)) != EXIT_OK)
 		return rc;
-	if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
+	if (vkey != NULL) {
+		if (load_vkey(vkey, vo.origin ? NULL : pin, pk) < 0)
+			return EXIT_USAGE;
+		if (vo.origin == NULL)
+			vo.origin = pin;
+	} else if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
 		cli_err("%s", err);
 		return EXIT_UNREADABLE;
 	}
+	if (n_wpath > 0 && read_witnesses(wpath, n_wpath, pk, vo.origin, wit, &vo) < 0)
+		return EXIT_UNREADABLE;
 	if (state_path != NULL) {
 		int n = state_read(state_path, state, sizeof(state), &st, err, sizeof(err));
+		*stp = st;
 		if (n < 0) {
 			cli_err("%s", err);
 			return EXIT_UNREADABLE;
@@ -333,6 +473,15 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 			vo.head_seq = st.head_seq;
 			memcpy(vo.head_chain, st.head_chain, 32);
 			memcpy(vo.head_sig, st.head_sig, crypto_sign_BYTES);
+		}
+		/* incremental unless every record is asked for, or an archive
+		 * (verified whole) must join the log */
+		if (st.have_tree && !whole && !vo.full && archive == NULL) {
+			vo.frontier = st.frontier;
+			vo.frontier_len = st.frontier_len;
+			vo.state_base = st.base_seq;
+			vo.open = st.open;
+			vo.n_open = st.n_open;
 		}
 	}
 	if (have_state) {
@@ -356,6 +505,10 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		return EXIT_UNREADABLE;
 	}
 	rc = report(&rep, json);
+	if (rep.incremental && !json && rc != EXIT_FAIL)
+		cli_err("verify: incremental: %" PRIu64 " new record%s after the state's record %"
+			PRIu64 " (--whole walks every record)", rep.n_new, rep.n_new == 1 ? "" : "s",
+			st.head_seq);
 	if (state_path != NULL && archive == NULL && have_old && old.size < rep.base_seq)
 		/* Its records are archived: only --archive can check it. */
 		cli_err("state: %s covers records rotated out of the log; not checked or updated "

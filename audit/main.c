@@ -8,6 +8,7 @@
  * 1 findings or failure, 2 usage, 3 log or key unreadable.
  */
 #include "cli.h"
+#include "sha256_ossl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ static const struct {
 	{"verify-proof", cmd_verify_proof, "check a proof offline with the public key"},
 	{"rotate", cmd_rotate, "move old runs to an archive log (root)"},
 	{"keygen", cmd_keygen, "create the signing key pair (root)"},
+	{"key", cmd_key, "print the public key as a C2SP verifier key"},
 };
 
 static void usage(FILE *f)
@@ -67,6 +69,7 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt, rc;
 
+	audit_sha256_fast();
 	opterr = 0;
 	/* "+": stop at the command name; its options are its own. */
 	while ((opt = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {

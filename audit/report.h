@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "outcome.h"
+#include "policy.h" /* SBX_ERR_LEN */
 
 enum rcell_type { RC_NULL = 0, RC_INT, RC_TEXT };
 
@@ -64,9 +65,23 @@ extern const char *const report_by_names[BY_N];
  * not in the table). */
 const char *report_color(const char *outcome);
 
+/* What a report stands on (cmd_report.c fills it): which log, signed by
+ * which key, whether it verified, when the report was made. Text and JSON
+ * print it first, HTML at the top; CSV stays tables only. */
+struct provenance {
+	const char *db;             /* the log's path */
+	char origin[256];           /* newest checkpoint's origin, else the last record's */
+	char vkey[512];             /* C2SP verifier key of the public key, or "" */
+	char fingerprint[72];       /* SHA-256 of the public key, hex, or "" */
+	char verify[SBX_ERR_LEN + 64]; /* one line: verify's result, or why it did not run */
+	int verified;               /* 1 clean, 0 findings or not run */
+	int64_t generated_ns;
+};
+
 struct report {
 	struct rtable *t;
 	size_t n;
+	const struct provenance *prov; /* NULL: none printed */
 };
 
 /*

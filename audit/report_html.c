@@ -77,11 +77,14 @@ static void html_cell(FILE *f, const struct rcell *c)
 /* Stacked bars: one per day that has runs, one segment per outcome. */
 static void chart(FILE *f, const struct rtable *t)
 {
-	enum { H = 200, TOP = 20, LEFT = 50, BOTTOM = 40 };
+	/* Labels are 11 px text, at most 8 px per character (a 10-character
+	 * date is about 70 px): the left margin fits the largest count, the
+	 * width at least one date label past the first bar. */
+	enum { H = 200, TOP = 20, BOTTOM = 40, CH = 8, DATE_W = 10 * CH };
 	size_t ndays = 0, r, i;
-	char (*days)[16];
+	char (*days)[16], maxtxt[24];
 	int64_t (*counts)[NPAL], max = 0;
-	int bw, width;
+	int bw, width, left, bars;
 	int present[NPAL] = {0};
 
 	if (t == NULL || t->nrows == 0 || t->ncols != 3) {
@@ -110,15 +113,19 @@ static void chart(FILE *f, const struct rtable *t)
 	}
 	bw = (int)(900 / ndays);
 	bw = bw > 40 ? 40 : bw < 3 ? 3 : bw;
-	width = LEFT + (int)ndays * bw + 20;
+	snprintf(maxtxt, sizeof(maxtxt), "%" PRId64, max);
+	left = 12 + CH * (int)strlen(maxtxt);
+	bars = (int)ndays * bw;
+	/* the first date starts at the first bar, the last ends at the last */
+	width = left + (bars > DATE_W ? bars : DATE_W) + 20;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"role=\"img\" aria-label=\"Runs per day by outcome\">\n", width, TOP + H + BOTTOM);
 	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n",
-		LEFT - 2, TOP + H, width - 10, TOP + H);
+		left - 2, TOP + H, width - 10, TOP + H);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"ax\" text-anchor=\"end\">%" PRId64 "</text>\n",
-		LEFT - 6, TOP + 8, max);
+		left - 6, TOP + 8, max);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"ax\" text-anchor=\"end\">0</text>\n",
-		LEFT - 6, TOP + H);
+		left - 6, TOP + H);
 	for (i = 0; i < ndays; i++) {
 		double y = TOP + H;
 		size_t p;
@@ -129,17 +136,17 @@ static void chart(FILE *f, const struct rtable *t)
 			h = (double)counts[i][p] * H / (double)max;
 			y -= h;
 			fprintf(f, "<rect x=\"%d\" y=\"%.2f\" width=\"%d\" height=\"%.2f\" fill=\"%s\">"
-				"<title>", LEFT + (int)i * bw, y, bw > 3 ? bw - 1 : bw, h, pal_color(p));
+				"<title>", left + (int)i * bw, y, bw > 3 ? bw - 1 : bw, h, pal_color(p));
 			html_str(f, days[i]);
 			fprintf(f, " %s: %" PRId64 "</title></rect>\n", pal_name(p), counts[i][p]);
 		}
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"ax\">", LEFT, TOP + H + 16);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"ax\">", left, TOP + H + 16);
 	html_str(f, days[0]);
 	fputs("</text>\n", f);
 	if (ndays > 1) {
 		fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"ax\" text-anchor=\"end\">",
-			LEFT + (int)ndays * bw, TOP + H + 32);
+			left + (int)ndays * bw, TOP + H + 32);
 		html_str(f, days[ndays - 1]);
 		fputs("</text>\n", f);
 	}
@@ -242,8 +249,28 @@ int report_html(FILE *f, const struct report *r, const struct ropts *o)
 	fputs(" (UTC). Days and hours are counted in local time (", f);
 	local_zone(zone, sizeof(zone));
 	html_str(f, zone);
-	fputs("). Counts come from the log's columns; run <code>sbx-audit verify</code> "
-	      "to check them against the signed records.</p>\n", f);
+	fputs("). Counts come from the log's columns, which verify checks against the "
+	      "signed records.</p>\n", f);
+	if (r->prov != NULL) {
+		const struct provenance *p = r->prov;
+		char when[48];
+		sbx_iso_time(p->generated_ns, when, sizeof(when));
+		fputs("<section id=\"provenance\"><h2>What this report stands on</h2>\n<table>"
+		      "<tr><th>log</th><td>", f);
+		html_str(f, p->db);
+		fputs("</td></tr>\n<tr><th>origin</th><td>", f);
+		html_str(f, p->origin[0] ? p->origin : "(unknown)");
+		fputs("</td></tr>\n<tr><th>key</th><td><code>", f);
+		html_str(f, p->vkey[0] ? p->vkey : "(unreadable)");
+		fputs("</code></td></tr>\n<tr><th>key SHA-256</th><td><code>", f);
+		html_str(f, p->fingerprint[0] ? p->fingerprint : "(unreadable)");
+		fprintf(f, "</code></td></tr>\n<tr><th>verify</th><td class=\"%s\">",
+			p->verified ? "ok" : "bad");
+		html_str(f, p->verify);
+		fputs("</td></tr>\n<tr><th>generated</th><td>", f);
+		html_str(f, when);
+		fputs("</td></tr></table></section>\n", f);
+	}
 	for (i = 0; i < r->n; i++) {
 		if (strcmp(r->t[i].name, "days") == 0)
 			continue;

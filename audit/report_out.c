@@ -95,15 +95,36 @@ static void text_single(FILE *f, const struct rtable *t)
 	}
 }
 
+static void text_prov(FILE *f, const struct provenance *p)
+{
+	char when[48];
+
+	sbx_iso_time(p->generated_ns, when, sizeof(when));
+	fputs("log: ", f);
+	out_str(f, p->db);
+	fputs("\norigin: ", f);
+	out_str(f, p->origin[0] ? p->origin : "(unknown)");
+	fprintf(f, "\nkey: %s\nkey sha256: %s\nverify: ", p->vkey[0] ? p->vkey : "(unreadable)",
+		p->fingerprint[0] ? p->fingerprint : "(unreadable)");
+	out_str(f, p->verify);
+	fprintf(f, "\ngenerated: %s\n", when);
+}
+
 int report_text(FILE *f, const struct report *r)
 {
 	size_t i;
+	int first = 1;
 
+	if (r->prov != NULL) {
+		text_prov(f, r->prov);
+		first = 0;
+	}
 	for (i = 0; i < r->n; i++) {
 		if (strcmp(r->t[i].name, "days") == 0)
 			continue; /* the chart's data; --by day is the table */
-		if (i > 0)
+		if (!first)
 			fputc('\n', f);
+		first = 0;
 		if (r->t[i].single)
 			text_single(f, &r->t[i]);
 		else
@@ -198,6 +219,18 @@ int report_json(FILE *f, const struct report *r, const struct ropts *o)
 	size_t i, row;
 	int rc;
 
+	if (r->prov != NULL) {
+		const struct provenance *p = r->prov;
+		json_object_set_new(doc, "provenance", out_need(json_pack(
+			"{s:o,s:o,s:s?,s:s?,s:b,s:o,s:o}",
+			"log", out_json_str(p->db, strlen(p->db)),
+			"origin", out_json_str(p->origin, strlen(p->origin)),
+			"key", p->vkey[0] ? p->vkey : NULL,
+			"key_sha256", p->fingerprint[0] ? p->fingerprint : NULL,
+			"verified", p->verified,
+			"verify", out_json_str(p->verify, strlen(p->verify)),
+			"generated", jtime(p->generated_ns, 0))));
+	}
 	json_object_set_new(doc, "since", jtime(o->since_ns, o->since_ns == 0));
 	json_object_set_new(doc, "until", jtime(o->until_ns, o->until_ns == INT64_MAX));
 	for (i = 0; i < r->n; i++) {

@@ -24,13 +24,17 @@ struct sbx_rotate_result {
  * present it must end right before this log's first record, or overlap it
  * with the same records, and carry the same key), never separating a START
  * from its END, and sign a checkpoint over the moved prefix with sk
- * (crypto_sign_SECRETKEYBYTES) under origin. a must be open writable.
+ * (crypto_sign_SECRETKEYBYTES) under origin; the ROTATE record and the
+ * checkpoint after it are signed by sg (NULL: with sk; sbx-audit gives the
+ * signer's directory, signer/signdir.h, so that sbx-signer's history goes
+ * on). a must be open writable.
  * Returns 0 (res->last 0: nothing old enough), or -1 with err set; on -1
  * the live log is unchanged, the archive possibly already complete.
  */
+struct sbx_signer;
 int sbx_audit_rotate(struct sbx_audit *a, const char *archive_path, int64_t cut_ns,
-		     const unsigned char *sk, const char *origin, struct sbx_rotate_result *res,
-		     char *err, size_t errlen);
+		     const unsigned char *sk, struct sbx_signer *sg, const char *origin,
+		     struct sbx_rotate_result *res, char *err, size_t errlen);
 
 /* The base of a rotated log (meta base_seq, base_chain): 0 and zeros for a
  * log that starts at seq 1. Returns 0, or -1 with err (malformed meta). */

@@ -27,9 +27,43 @@ void vfy_hex(char *out, size_t outlen, const unsigned char *h, size_t n)
 	snprintf(out, outlen, "%s...", buf);
 }
 
+/*
+ * A checkpoint names its log by its origin; one of another origin signed
+ * with the same key is another log's (or the key is shared), never this
+ * log's tree: dropped with a finding. The pin is the verifier key's name
+ * (verify --key) or --origin.
+ */
+static void pin_origin(struct vfy_ckpt *c, const char *pin, struct sbx_verify_report *rep,
+		       int *oom)
+{
+	size_t i, k = 0;
+
+	if (pin == NULL)
+		return;
+	if (c->have_state && strcmp(c->state.origin, pin) != 0) {
+		vfy_add(rep, oom, 0, SBX_FIND_LOG_REPLACED, pin, c->state.origin,
+			"the saved checkpoint (--state) is of origin %s, not the pinned %s",
+			c->state.origin, pin);
+		c->have_state = 0;
+	}
+	for (i = 0; i < c->n; i++) {
+		if (strcmp(c->cps[i].origin, pin) == 0) {
+			c->cps[k] = c->cps[i];
+			c->notes[k++] = c->notes[i];
+			continue;
+		}
+		vfy_add(rep, oom, (int64_t)c->cps[i].size, SBX_FIND_CHECKPOINT_BAD, pin,
+			c->cps[i].origin, "stored checkpoint of %" PRIu64 " records names origin "
+			"%s, not the pinned %s (another log's checkpoint)", c->cps[i].size,
+			c->cps[i].origin, pin);
+		free(c->notes[i]);
+	}
+	c->n = k;
+}
+
 int vfy_ckpt_load(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *pk,
-		  const struct sbx_verify_opts *opts, struct sbx_verify_report *rep,
-		  int *oom, char *err, size_t errlen)
+		  const struct sbx_verify_opts *opts, uint64_t trusted,
+		  struct sbx_verify_report *rep, int *oom, char *err, size_t errlen)
 {
 	char **notes;
 	size_t n, i;
@@ -48,7 +82,12 @@ int vfy_ckpt_load(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *
 	}
 	for (i = 0; i < n; i++) {
 		struct sbx_checkpoint cp;
-		if (sbx_checkpoint_open(notes[i], strlen(notes[i]), pk, &cp, why, sizeof(why)) < 0) {
+		size_t len = strlen(notes[i]);
+		/* Incremental: a checkpoint within the records an earlier verify
+		 * walked was checked then (signature and root). */
+		int known = trusted > 0 && sbx_checkpoint_parse(notes[i], len, &cp, NULL, 0) == 0 &&
+			    cp.size <= trusted;
+		if (!known && sbx_checkpoint_open(notes[i], len, pk, &cp, why, sizeof(why)) < 0) {
 			vfy_add(rep, oom, 0, SBX_FIND_CHECKPOINT_BAD, "signed by the log's key",
 				why, "stored checkpoint %zu: %s", i + 1, why);
 			free(notes[i]);
@@ -74,6 +113,9 @@ int vfy_ckpt_load(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *
 		else
 			c->have_state = 1;
 	}
+	pin_origin(c, opts->origin, rep, oom);
+	c->wit = opts->witness;
+	c->n_wit = opts->n_witness;
 	return 0;
 }
 
@@ -101,6 +143,8 @@ int vfy_ckpt_base(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *
 		}
 		c->next++;
 	}
+	while (c->wnext < c->n_wit && c->wit[c->wnext].size <= base)
+		c->wnext++; /* archived records: verify --archive with the archive */
 	if (c->have_state && c->state.size <= base) {
 		/* An older saved checkpoint covers archived records only: verify
 		 * --archive checks it; here only its size is known to be fine. */
@@ -112,6 +156,43 @@ int vfy_ckpt_base(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *
 	return 0;
 }
 
+int vfy_ckpt_resume(struct vfy_ckpt *c, const unsigned char *frontier, size_t len,
+		    uint64_t trusted, struct sbx_verify_report *rep)
+{
+	if (sbx_mtree_load(&c->tree, frontier, len) < 0 || c->tree.size != trusted)
+		return -1;
+	while (c->next < c->n && c->cps[c->next].size <= trusted) {
+		c->last_good = c->cps[c->next].size;
+		c->last_good_i = c->next++;
+		rep->n_checkpoints++;
+	}
+	/* The state's own checkpoint was checked against these records when
+	 * the frontier was saved. */
+	if (c->have_state && c->state.size <= trusted)
+		c->state_seen = 1;
+	return 0;
+}
+
+/* --witness: the roots other hosts were shown at this size. */
+static void check_witness(struct vfy_ckpt *c, int64_t seq, struct sbx_verify_report *rep, int *oom)
+{
+	unsigned char root[32];
+	char e[80], g[80];
+
+	if (c->wnext >= c->n_wit || c->wit[c->wnext].size != c->tree.size)
+		return;
+	sbx_mtree_root(&c->tree, root);
+	for (; c->wnext < c->n_wit && c->wit[c->wnext].size == c->tree.size; c->wnext++) {
+		if (sodium_memcmp(root, c->wit[c->wnext].root, 32) == 0)
+			continue;
+		vfy_hex(e, sizeof(e), c->wit[c->wnext].root, 32);
+		vfy_hex(g, sizeof(g), root, 32);
+		vfy_add(rep, oom, seq, SBX_FIND_FORKED, e, g,
+			"the first %" PRIu64 " records are not the ones a witness's checkpoint "
+			"covers (history rewritten and signed again, or a fork)", c->tree.size);
+	}
+}
+
 void vfy_ckpt_leaf(struct vfy_ckpt *c, int64_t seq, const unsigned char leaf[32],
 		   struct sbx_verify_report *rep, int *oom)
 {
@@ -120,6 +201,7 @@ void vfy_ckpt_leaf(struct vfy_ckpt *c, int64_t seq, const unsigned char leaf[32]
 	int need_state;
 
 	sbx_mtree_push(&c->tree, leaf);
+	check_witness(c, seq, rep, oom);
 	need_state = c->have_state && c->state.size == c->tree.size;
 	while (c->next < c->n && c->cps[c->next].size < c->tree.size)
 		c->next++; /* unreachable with sizes >= 1; kept for safety */
@@ -199,6 +281,12 @@ void vfy_ckpt_finish(struct vfy_ckpt *c, struct sbx_verify_report *rep, int *oom
 		vfy_add(rep, oom, (int64_t)n + 1, SBX_FIND_TRUNCATED, e, g,
 			"a stored checkpoint covers %" PRIu64 " records but the log has %" PRIu64
 			" (records cut from the end)", c->cps[c->next].size, n);
+	}
+	for (; c->wnext < c->n_wit; c->wnext++) {
+		snprintf(e, sizeof(e), ">= %" PRIu64 " records", c->wit[c->wnext].size);
+		vfy_add(rep, oom, (int64_t)n + 1, SBX_FIND_ROLLED_BACK, e, g,
+			"a witness holds a checkpoint of %" PRIu64 " records but the log has %" PRIu64
+			" (rolled back, or records cut and signed again)", c->wit[c->wnext].size, n);
 	}
 	if (c->have_state && !c->state_seen) {
 		snprintf(e, sizeof(e), ">= %" PRIu64 " records", c->state.size);

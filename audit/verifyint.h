@@ -83,7 +83,8 @@ struct vfy_chunk {
  * as one reader saw them, and everything verified is what was read.
  */
 struct vfy_reader;
-int vfy_reader_start(struct vfy_reader **out, struct sbx_audit *a, int threads,
+/* Read the records of seq >= from in the caller's snapshot. */
+int vfy_reader_start(struct vfy_reader **out, struct sbx_audit *a, int64_t from, int threads,
 		     unsigned chunk_rows, char *err, size_t errlen);
 /* The next chunk (valid until the next call), or NULL: the end when
  * err[0] is '\0', else a read error or out of memory in err. */
@@ -100,15 +101,24 @@ struct vfy_ckpt {
 	struct sbx_mtree tree;        /* the leaves walked so far */
 	struct sbx_checkpoint state;  /* --state */
 	int have_state, state_seen;
+	const struct sbx_checkpoint *wit; /* --witness, by size */
+	size_t n_wit, wnext;
 	uint64_t last_good;           /* size of the newest checkpoint that held */
 	size_t last_good_i;
 };
 
 /* Load and check the stored checkpoints and the state note. Findings for
  * bad ones go to rep. Returns 0, or -1 with err (cannot read). */
+/* trusted: records an earlier verify walked (incremental; 0: none):
+ * checkpoints within them are parsed, not checked again. */
 int vfy_ckpt_load(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *pk,
-		  const struct sbx_verify_opts *opts, struct sbx_verify_report *rep,
-		  int *oom, char *err, size_t errlen);
+		  const struct sbx_verify_opts *opts, uint64_t trusted,
+		  struct sbx_verify_report *rep, int *oom, char *err, size_t errlen);
+/* Incremental: continue the tree from the frontier of the first trusted
+ * records (after vfy_ckpt_base). Returns 0, -1 if the frontier is not a
+ * tree of that size. */
+int vfy_ckpt_resume(struct vfy_ckpt *c, const unsigned char *frontier, size_t len,
+		    uint64_t trusted, struct sbx_verify_report *rep);
 /* A rotated log (rep->base_seq > 0): start the tree at the base
  * checkpoint's frontier and count that checkpoint as the first good one;
  * a missing or wrong one is a checkpoint-bad finding. Returns 0. */
@@ -147,8 +157,15 @@ void vfy_runs_finish(struct vfy_runs *r, int64_t now_ns, uint64_t tail_from,
 size_t vfy_runs_codes(struct vfy_runs *r);
 const unsigned char *vfy_runs_code(const struct vfy_runs *r, size_t i, int64_t *seq);
 void vfy_runs_free(struct vfy_runs *r);
+/* Incremental verify: the runs a state saw open (their STARTs are not
+ * walked again). Returns 0, -1 when out of memory. */
+int vfy_runs_seed(struct vfy_runs *r, const struct sbx_open_run *open, size_t n);
+/* The runs open now, for the next state (*out malloc'd). Returns 1, 0 when
+ * they cannot be carried (too many, or an id a state line cannot hold:
+ * the next verify walks the whole log), -1 when out of memory. */
+int vfy_runs_export(const struct vfy_runs *r, struct sbx_open_run **out, size_t *n);
 
-/* Signatures checked later, in batches, on two threads. */
+/* Signatures checked later, in batches, on one thread per CPU. */
 struct vfy_sig_job {
 	int64_t seq;
 	unsigned char chain[32];

@@ -346,8 +346,9 @@ static void conn_close(struct conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* A reader's own connection, in a read transaction of its own. Memory
- * mapped: the scan then reads pages without copying them. */
+/* A reader's own connection, in a read transaction of its own. Not memory
+ * mapped: a file cut meanwhile must not kill verify with SIGBUS (mapping
+ * saves only the kernel's page copies, about a tenth of a verify). */
 static int conn_open(struct conn *c, struct sbx_audit *a)
 {
 	char err[512];
@@ -500,16 +501,18 @@ static int auto_threads(void)
 	return n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
-/* The range of seq in the caller's snapshot (two seeks). */
-static int snapshot_range(sqlite3 *db, int64_t *lo, int64_t *hi, int *empty)
+/* The range of seq from `from` on in the caller's snapshot (two seeks). */
+static int snapshot_range(sqlite3 *db, int64_t from, int64_t *lo, int64_t *hi, int *empty)
 {
 	sqlite3_stmt *st;
 	int ok = 0;
 
 	*empty = 1;
-	if (sqlite3_prepare_v2(db, "SELECT (SELECT min(seq) FROM records), "
-			       "(SELECT max(seq) FROM records)", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT min(seq) FROM records WHERE seq >= ?1), "
+			       "(SELECT max(seq) FROM records WHERE seq >= ?1)", -1, &st,
+			       NULL) != SQLITE_OK)
 		return -1;
+	sqlite3_bind_int64(st, 1, from);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		ok = 1;
 		if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
@@ -522,7 +525,7 @@ static int snapshot_range(sqlite3 *db, int64_t *lo, int64_t *hi, int *empty)
 	return ok ? 0 : -1;
 }
 
-int vfy_reader_start(struct vfy_reader **out, struct sbx_audit *a, int threads,
+int vfy_reader_start(struct vfy_reader **out, struct sbx_audit *a, int64_t from, int threads,
 		     unsigned chunk_rows, char *err, size_t errlen)
 {
 	struct vfy_reader *r = calloc(1, sizeof(*r));
@@ -538,7 +541,7 @@ int vfy_reader_start(struct vfy_reader **out, struct sbx_audit *a, int threads,
 	r->a = a;
 	r->cur = -1;
 	r->chunk = chunk_rows ? chunk_rows : DEFAULT_CHUNK;
-	if (snapshot_range(sbx_audit_db(a), &r->next_lo, &r->max, &empty) < 0) {
+	if (snapshot_range(sbx_audit_db(a), from, &r->next_lo, &r->max, &empty) < 0) {
 		snprintf(err, errlen, "%s: read records: %s", sbx_audit_path(a),
 			 sqlite3_errmsg(sbx_audit_db(a)));
 		vfy_reader_free(r);
@@ -546,7 +549,8 @@ int vfy_reader_start(struct vfy_reader **out, struct sbx_audit *a, int threads,
 	}
 	r->more = !empty;
 	if (threads <= 0)
-		threads = auto_threads();
+		/* a few chunks (an incremental verify) are not worth a thread */
+		threads = r->more && r->max - r->next_lo < 4 * r->chunk ? 1 : auto_threads();
 	if (threads > MAX_THREADS)
 		threads = MAX_THREADS;
 	r->nslots = threads > 1 ? 2 * (size_t)threads + 2 : 1;

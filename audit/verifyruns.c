@@ -36,6 +36,7 @@ struct code_ref {
 struct vfy_runs {
 	struct open_run *t;
 	size_t cap, used;             /* used: live and removed entries */
+	size_t live;                  /* runs in progress */
 	struct code_ref *codes;
 	size_t n_codes, cap_codes;
 	int64_t undecodable;          /* seq of the newest record not known (undecodable or altered) */
@@ -94,17 +95,22 @@ static struct open_run *slot(struct vfy_runs *r, const char *id, int for_insert)
 	}
 }
 
+/* Rehash into a table four times the live entries (at least 256): the
+ * removed ones are dropped, so a long log of short runs keeps a small
+ * table with short probe paths. */
 static int grow(struct vfy_runs *r)
 {
 	struct open_run *old = r->t;
-	size_t n = r->cap, i;
+	size_t n = r->cap, i, ncap = 256;
 
-	r->t = calloc(2 * n, sizeof(*r->t));
+	while (ncap < 4 * (r->live + 1))
+		ncap *= 2;
+	r->t = calloc(ncap, sizeof(*r->t));
 	if (r->t == NULL) {
 		r->t = old;
 		return -1;
 	}
-	r->cap = 2 * n;
+	r->cap = ncap;
 	r->used = 0;
 	for (i = 0; i < n; i++) {
 		if (old[i].id[0] == '\0' || old[i].id[0] == '\x01')
@@ -129,6 +135,8 @@ static void start(struct vfy_runs *r, const struct vfy_row *row, int *oom)
 	e = slot(r, row->run_id, 1);
 	if (e->id[0] == '\0')
 		r->used++;
+	if (e->id[0] == '\0' || e->id[0] == '\x01')
+		r->live++;
 	memcpy(e->id, row->run_id, sizeof(e->id));
 	e->seq = row->seq;
 	e->realtime_ns = row->realtime_ns;
@@ -180,6 +188,7 @@ void vfy_runs_row(struct vfy_runs *r, const struct vfy_row *row, struct sbx_veri
 		return;
 	}
 	e->id[0] = '\x01';
+	r->live--;
 }
 
 void vfy_runs_finish(struct vfy_runs *r, int64_t now_ns, uint64_t tail_from,
@@ -236,4 +245,67 @@ const unsigned char *vfy_runs_code(const struct vfy_runs *r, size_t i, int64_t *
 		return NULL;
 	*seq = r->codes[i].seq;
 	return r->codes[i].sha256;
+}
+
+/* Only what a state file's "open" line can carry back (statefile.h). */
+static int id_ok(const char *id)
+{
+	size_t i;
+
+	for (i = 0; id[i]; i++)
+		if ((unsigned char)id[i] <= 0x20 || (unsigned char)id[i] >= 0x7f)
+			return 0;
+	return i > 0;
+}
+
+int vfy_runs_seed(struct vfy_runs *r, const struct sbx_open_run *open, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct open_run *e;
+		if (!id_ok(open[i].run_id))
+			continue;
+		if (2 * (r->used + 1) > r->cap && grow(r) < 0)
+			return -1;
+		e = slot(r, open[i].run_id, 1);
+		if (e->id[0] == '\0')
+			r->used++;
+		if (e->id[0] == '\0' || e->id[0] == '\x01')
+			r->live++;
+		memcpy(e->id, open[i].run_id, sizeof(e->id));
+		e->seq = open[i].seq;
+		e->realtime_ns = open[i].realtime_ns;
+		e->wall_ms = open[i].wall_ms;
+	}
+	return 0;
+}
+
+int vfy_runs_export(const struct vfy_runs *r, struct sbx_open_run **out, size_t *n)
+{
+	size_t i, k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (r->live > SBX_STATE_MAX_OPEN)
+		return 0;
+	*out = calloc(r->live ? r->live : 1, sizeof(**out));
+	if (*out == NULL)
+		return -1;
+	for (i = 0; i < r->cap && k < r->live; i++) {
+		const struct open_run *e = &r->t[i];
+		if (e->id[0] == '\0' || e->id[0] == '\x01')
+			continue;
+		if (!id_ok(e->id)) {
+			free(*out);
+			*out = NULL;
+			return 0;
+		}
+		memcpy((*out)[k].run_id, e->id, sizeof(e->id));
+		(*out)[k].seq = e->seq;
+		(*out)[k].realtime_ns = e->realtime_ns;
+		(*out)[k++].wall_ms = e->wall_ms;
+	}
+	*n = k;
+	return 1;
 }

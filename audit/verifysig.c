@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * --full: every record's Ed25519 signature. Verification dominates the
- * cost (about 50 us each), so the jobs are batched and split over two
- * threads ("both cores"); the SQLite walk stays on the main thread.
+ * cost (about 50 us each), so the jobs are batched and split over one
+ * thread per CPU this process may run on (sched_getaffinity(2): taskset
+ * and cpusets count); the SQLite walk stays on the main thread.
  */
 #include "verifyint.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,8 @@ void vfy_sigs_free(struct vfy_sigs *s)
 	free(s->jobs);
 	s->jobs = NULL;
 }
+
+#define MAX_SIG_THREADS 16
 
 struct half {
 	const unsigned char *pk;
@@ -42,22 +46,39 @@ static void *run(void *arg)
 	return NULL;
 }
 
+static int cpus(void)
+{
+	cpu_set_t set;
+	int n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+
+	return n < 1 ? 1 : n > MAX_SIG_THREADS ? MAX_SIG_THREADS : n;
+}
+
 void vfy_sigs_flush(struct vfy_sigs *s, struct sbx_verify_report *rep, int *oom)
 {
-	struct half lo = {s->pk, s->jobs, s->n / 2}, hi = {s->pk, s->jobs + s->n / 2, s->n - s->n / 2};
-	pthread_t t;
-	int threaded;
-	size_t i;
+	struct half part[MAX_SIG_THREADS];
+	pthread_t t[MAX_SIG_THREADS];
+	int started[MAX_SIG_THREADS] = {0};
+	int k, n = cpus();
+	size_t i, at = 0;
 
 	if (s->n == 0)
 		return;
+	for (k = 0; k < n; k++) {
+		size_t len = s->n / (size_t)n + ((size_t)k < s->n % (size_t)n);
+		part[k] = (struct half){s->pk, s->jobs + at, len};
+		at += len;
+	}
 	/* A failed thread start costs speed, not correctness. */
-	threaded = lo.n > 0 && pthread_create(&t, NULL, run, &lo) == 0;
-	if (!threaded)
-		run(&lo);
-	run(&hi);
-	if (threaded)
-		pthread_join(t, NULL);
+	for (k = 1; k < n; k++)
+		started[k] = part[k].n > 0 && pthread_create(&t[k], NULL, run, &part[k]) == 0;
+	run(&part[0]);
+	for (k = 1; k < n; k++) {
+		if (started[k])
+			pthread_join(t[k], NULL);
+		else
+			run(&part[k]);
+	}
 	for (i = 0; i < s->n; i++)
 		if (!s->jobs[i].ok)
 			vfy_add(rep, oom, s->jobs[i].seq, SBX_FIND_BAD_SIGNATURE,

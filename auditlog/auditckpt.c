@@ -20,6 +20,7 @@
  */
 #include "auditdb.h"
 #include "checkpoint.h"
+#include "signer.h"
 #include "merkle.h"
 
 #include <inttypes.h>
@@ -159,7 +160,7 @@ static int grow(struct sbx_audit *a, struct sbx_mtree *t, char *err, size_t errl
 static int insert(struct sbx_audit *a, const struct last_ckpt *l, const struct sbx_mtree *t,
 		  const char *note, char *err, size_t errlen)
 {
-	unsigned char fr[8 + 64 * 32];
+	unsigned char fr[SBX_FRONTIER_MAX];
 	size_t frlen = sbx_mtree_save(t, fr);
 	int kept = !l->have_kept || t->size / SBX_CKPT_KEEP_EVERY > l->kept_size / SBX_CKPT_KEEP_EVERY;
 	sqlite3_stmt *st;
@@ -228,11 +229,11 @@ static uint64_t base_seq(struct sbx_audit *a)
 	return sbx_audit_meta_get(a, "base_seq", v, sizeof(v), NULL, 0) == 0 ? strtoull(v, NULL, 10) : 0;
 }
 
-static int locked(struct sbx_audit *a, const unsigned char *sk, const char *origin,
+static int locked(struct sbx_audit *a, struct sbx_signer *sg, const char *origin,
 		  uint64_t every_records, uint64_t every_seconds, char *note,
 		  char *err, size_t errlen)
 {
-	const unsigned char *pk = sk + crypto_sign_SECRETKEYBYTES - crypto_sign_PUBLICKEYBYTES;
+	const unsigned char *pk = sg->pk;
 	struct last_ckpt *l = malloc(sizeof(*l));
 	struct sbx_checkpoint cp = {0};
 	uint64_t n;
@@ -262,12 +263,14 @@ static int locked(struct sbx_audit *a, const unsigned char *sk, const char *orig
 	snprintf(cp.origin, sizeof(cp.origin), "%s", origin);
 	cp.size = l->tree.size;
 	sbx_mtree_root(&l->tree, cp.root);
-	len = sbx_checkpoint_sign(&cp, sk, l->note);
-	if (len < 0) {
+	if (!sbx_note_name_ok(origin)) {
 		snprintf(err, errlen, "%s: checkpoint: origin '%.64s' is not a valid note key name "
 			 "(no spaces, '+' or control characters)", sbx_audit_path(a), origin);
 		goto out;
 	}
+	len = sg->checkpoint(sg, &cp, l->note, err, errlen);
+	if (len < 0)
+		goto out;
 	if (insert(a, l, &l->tree, l->note, err, errlen) < 0)
 		goto out;
 	if (note != NULL)
@@ -292,9 +295,50 @@ static int sync_level(sqlite3 *db)
 	return v;
 }
 
+int sbx_audit_tree(struct sbx_audit *a, struct sbx_mtree *t, char *err, size_t errlen)
+{
+	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
+	char hex[2 * crypto_sign_PUBLICKEYBYTES + 1];
+	struct last_ckpt *l = malloc(sizeof(*l));
+	size_t bin = 0;
+	int rc = -1;
+
+	if (l == NULL) {
+		snprintf(err, errlen, "%s: out of memory", sbx_audit_path(a));
+		return -1;
+	}
+	/* the log's own key: a checkpoint row is trusted only if signed by it */
+	if (sbx_audit_meta_get(a, "pubkey", hex, sizeof(hex), err, errlen) != 0 ||
+	    sodium_hex2bin(pk, sizeof(pk), hex, strlen(hex), NULL, &bin, NULL) != 0 ||
+	    bin != sizeof(pk))
+		memset(pk, 0, sizeof(pk));
+	if (read_last(a, pk, l, err, errlen) == 0) {
+		if (!l->have_tree && l->size > 0 && base_seq(a) > 0)
+			snprintf(err, errlen, "%s: the newest checkpoint's frontier does not give its "
+				 "root; run sbx-audit verify", sbx_audit_path(a));
+		else if (grow(a, &l->tree, err, errlen) == 0) {
+			*t = l->tree;
+			rc = 0;
+		}
+	}
+	free(l);
+	return rc;
+}
+
 int sbx_audit_checkpoint(struct sbx_audit *a, const unsigned char *sk, const char *origin,
 			 uint64_t every_records, uint64_t every_seconds, char *note,
 			 char *err, size_t errlen)
+{
+	struct sbx_signer sg;
+
+	sbx_signer_local(&sg, sk);
+	return sbx_audit_checkpoint_with(a, &sg, origin, every_records, every_seconds, note, err,
+					 errlen);
+}
+
+int sbx_audit_checkpoint_with(struct sbx_audit *a, struct sbx_signer *sg, const char *origin,
+			      uint64_t every_records, uint64_t every_seconds, char *note,
+			      char *err, size_t errlen)
 {
 	sqlite3 *db = sbx_audit_db(a);
 	int rc, sync_was;
@@ -314,7 +358,7 @@ int sbx_audit_checkpoint(struct sbx_audit *a, const unsigned char *sk, const cha
 		rc = -1;
 		goto out;
 	}
-	rc = locked(a, sk, origin, every_records, every_seconds, note, err, errlen);
+	rc = locked(a, sg, origin, every_records, every_seconds, note, err, errlen);
 	if (rc < 0) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		goto out;

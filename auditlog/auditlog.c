@@ -7,6 +7,7 @@
  * not committed means the run does not happen.
  */
 #include "auditdb.h"
+#include "signer.h"
 #include "checkpoint.h"
 
 #include <errno.h>
@@ -638,14 +639,13 @@ static int chain_head(struct sbx_audit *a, uint64_t *seq, unsigned char chain[32
 /* One log, one key: records signed with two keys could never all verify,
  * so a replaced key must come with a new log. The first append records the
  * public key. */
-static int check_key(struct sbx_audit *a, const unsigned char *sk, char *err, size_t errlen)
+static int check_key(struct sbx_audit *a, const unsigned char *pk, char *err, size_t errlen)
 {
 	char have[2 * crypto_sign_PUBLICKEYBYTES + 1], want[sizeof(have)];
 	sqlite3_stmt *st;
 	int rc;
 
-	sodium_bin2hex(want, sizeof(want), sk + crypto_sign_SECRETKEYBYTES - crypto_sign_PUBLICKEYBYTES,
-		       crypto_sign_PUBLICKEYBYTES);
+	sodium_bin2hex(want, sizeof(want), pk, crypto_sign_PUBLICKEYBYTES);
 	rc = sbx_audit_meta_get(a, "pubkey", have, sizeof(have), err, errlen);
 	if (rc < 0)
 		return -1;
@@ -853,24 +853,22 @@ static int encode_stamped(struct sbx_audit *a, const struct sbx_record *rec, con
 }
 
 static int append_locked(struct sbx_audit *a, struct sbx_record *rec,
-			 const unsigned char *sk, const char *origin,
+			 struct sbx_signer *sg, const char *origin,
 			 struct signed_rec *s, char *err, size_t errlen)
 {
 	uint64_t last;
 	unsigned char prev[32];
 
-	if (check_key(a, sk, err, errlen) < 0 ||
+	if (check_key(a, sg->pk, err, errlen) < 0 ||
 	    chain_head(a, &last, prev, err, errlen) < 0)
 		return -1;
 	rec->seq = last + 1;
 	if (encode_stamped(a, rec, origin, s, err, errlen) < 0)
 		return -1;
 	sbx_audit_leaf(s->blob, s->len, s->leaf);
-	sbx_audit_chain(prev, s->leaf, s->chain);
-	if (sbx_audit_sign(sk, origin, rec->seq, s->chain, s->sig) < 0) {
-		sbx_audit_seterr(err, errlen, "%s: signing failed", a->path);
+	if (sg->record(sg, a, rec->seq, prev, origin, s->blob, s->len, s->chain, s->sig, err,
+		       errlen) < 0)
 		return -1;
-	}
 	if (insert_row(a, rec, s, origin, err, errlen) < 0 ||
 	    insert_code(a, rec, err, errlen) < 0)
 		return -1;
@@ -878,11 +876,11 @@ static int append_locked(struct sbx_audit *a, struct sbx_record *rec,
 }
 
 static int append_args(struct sbx_audit *a, const struct sbx_record *rec,
-			const unsigned char *sk, const char *origin, char *err, size_t errlen)
+			const struct sbx_signer *sg, const char *origin, char *err, size_t errlen)
 {
 	size_t olen;
 
-	if (a == NULL || rec == NULL || sk == NULL) {
+	if (a == NULL || rec == NULL || sg == NULL) {
 		sbx_audit_seterr(err, errlen, "audit append: missing argument");
 		return -1;
 	}
@@ -902,12 +900,26 @@ int sbx_audit_append_in_tx(struct sbx_audit *a, struct sbx_record *rec,
 			   const unsigned char *sk, const char *origin,
 			   unsigned char chain_out[32], char *err, size_t errlen)
 {
+	struct sbx_signer sg;
+
+	if (sk == NULL) {
+		sbx_audit_seterr(err, errlen, "audit append: missing argument");
+		return -1;
+	}
+	sbx_signer_local(&sg, sk);
+	return sbx_audit_append_in_tx_with(a, rec, &sg, origin, chain_out, err, errlen);
+}
+
+int sbx_audit_append_in_tx_with(struct sbx_audit *a, struct sbx_record *rec,
+				struct sbx_signer *sg, const char *origin,
+				unsigned char chain_out[32], char *err, size_t errlen)
+{
 	struct signed_rec s = {0};
 	int rc;
 
-	if (append_args(a, rec, sk, origin, err, errlen) < 0)
+	if (append_args(a, rec, sg, origin, err, errlen) < 0)
 		return -1;
-	rc = append_locked(a, rec, sk, origin, &s, err, errlen);
+	rc = append_locked(a, rec, sg, origin, &s, err, errlen);
 	free(s.blob);
 	if (rc == 0 && chain_out != NULL)
 		memcpy(chain_out, s.chain, 32);
@@ -918,15 +930,29 @@ int sbx_audit_append(struct sbx_audit *a, struct sbx_record *rec,
 		     const unsigned char *sk, const char *origin,
 		     unsigned char chain_out[32], char *err, size_t errlen)
 {
+	struct sbx_signer sg;
+
+	if (sk == NULL) {
+		sbx_audit_seterr(err, errlen, "audit append: missing argument");
+		return -1;
+	}
+	sbx_signer_local(&sg, sk);
+	return sbx_audit_append_with(a, rec, &sg, origin, chain_out, err, errlen);
+}
+
+int sbx_audit_append_with(struct sbx_audit *a, struct sbx_record *rec, struct sbx_signer *sg,
+			  const char *origin, unsigned char chain_out[32], char *err,
+			  size_t errlen)
+{
 	struct signed_rec s = {0};
 	int rc;
 
-	if (append_args(a, rec, sk, origin, err, errlen) < 0)
+	if (append_args(a, rec, sg, origin, err, errlen) < 0)
 		return -1;
 	rc = sqlite3_exec(a->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return sql_fail(a, "begin transaction", err, errlen);
-	if (append_locked(a, rec, sk, origin, &s, err, errlen) < 0) {
+	if (append_locked(a, rec, sg, origin, &s, err, errlen) < 0) {
 		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
 		free(s.blob);
 		return -1;

@@ -16,13 +16,38 @@
 
 #include "record.h"
 
-#define SBX_NOTE_MAX 1024 /* bytes of a checkpoint note, NUL included */
+#define SBX_NOTE_MAX 1024 /* bytes of a checkpoint note sbx signs, NUL included */
+/* Bytes of a note read back: a checkpoint cosigned by witnesses carries
+ * their signature lines too (signed-note: a verifier must accept at
+ * least 16; Go's golang.org/x/mod/sumdb/note accepts up to 100). */
+#define SBX_NOTE_READ_MAX 65536
+#define SBX_NOTE_MAX_SIGS 100
 
 struct sbx_checkpoint {
 	char origin[SBX_ORIGIN_MAX + 1];
 	uint64_t size;              /* records covered: seq 1..size */
 	unsigned char root[32];     /* RFC 6962 MTH of their leaves */
 };
+
+/* 1 if name may be a key name (c2sp.org/signed-note): non-empty valid
+ * UTF-8 without Unicode spaces, '+' or control characters, at most
+ * SBX_ORIGIN_MAX bytes; else 0. */
+int sbx_note_name_ok(const char *name);
+
+/* The default origin (and key name) of a log: "HOST/sbx", the host name
+ * (gethostname(2); "localhost" when it cannot be a key name) and "/sbx",
+ * a schema-less URL-like name as c2sp.org/tlog-checkpoint asks. */
+void sbx_default_origin(char *out, size_t outlen);
+
+/*
+ * The syslog line that carries a checkpoint off the host, whole:
+ * "checkpoint size=N note=BASE64" (the note in standard base64, since
+ * syslog daemons escape newlines: rsyslog writes #012). verify --witness
+ * reads such lines back from a syslog file. Returns 0, -1 if it does not
+ * fit in outlen (SBX_CKPT_SYSLOG_MAX is enough for any note sbx signs).
+ */
+#define SBX_CKPT_SYSLOG_MAX 1500
+int sbx_checkpoint_syslog(const char *note, char *out, size_t outlen);
 
 /* C2SP key id of (name, Ed25519 pk), as 4 bytes. */
 void sbx_note_key_id(const char *name, const unsigned char *pk, unsigned char id[4]);
@@ -45,10 +70,11 @@ int sbx_checkpoint_parse(const char *note, size_t len, struct sbx_checkpoint *cp
 			 char *err, size_t errlen);
 
 /*
- * Parse and verify a signed checkpoint note (len bytes, untrusted) with pk.
- * The note must carry a signature line whose name is its origin and whose
- * key id matches pk, and that signature must verify; other signature lines
- * (witnesses) are ignored. Returns 0 and *cp, or -1 with err saying why
+ * Parse and verify a signed checkpoint note (len bytes, untrusted, at most
+ * SBX_NOTE_READ_MAX) with pk. The note must be valid UTF-8 without control
+ * characters but newline, every signature line well formed (at most
+ * SBX_NOTE_MAX_SIGS), one of them named after its origin with pk's key id,
+ * and that signature must verify; the others (witnesses) are not checked. Returns 0 and *cp, or -1 with err saying why
  * (malformed, "not signed by this key", "signature does not verify").
  */
 int sbx_checkpoint_open(const char *note, size_t len, const unsigned char *pk,

@@ -45,7 +45,7 @@ void sbx_mtree_root(const struct sbx_mtree *t, unsigned char root[32])
 	int k, have = 0;
 
 	if (t->size == 0) {
-		crypto_hash_sha256(root, NULL, 0);
+		sbx_sha256(root, NULL, 0);
 		return;
 	}
 	/* MTH puts the largest perfect subtree on the left and recurses on the
@@ -116,7 +116,7 @@ void sbx_merkle_root(const unsigned char (*leaves)[32], uint64_t n, unsigned cha
 	uint64_t k;
 
 	if (n == 0) {
-		crypto_hash_sha256(root, NULL, 0);
+		sbx_sha256(root, NULL, 0);
 		return;
 	}
 	if (n == 1) {

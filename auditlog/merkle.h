@@ -33,8 +33,9 @@ void sbx_mtree_push(struct sbx_mtree *t, const unsigned char leaf[32]);
 /* MTH of the leaves pushed so far; SHA-256("") for none (RFC 6962 2.1). */
 void sbx_mtree_root(const struct sbx_mtree *t, unsigned char root[32]);
 /* The frontier as bytes: 8-byte big-endian size then 32 bytes per set bit
- * of size, lowest level first. buf must hold 8 + 64 * 32 bytes; returns the
+ * of size, lowest level first. buf must hold SBX_FRONTIER_MAX bytes; returns the
  * length. load returns 0, or -1 if the bytes are not such a frontier. */
+#define SBX_FRONTIER_MAX (8 + 64 * 32)
 size_t sbx_mtree_save(const struct sbx_mtree *t, unsigned char *buf);
 int sbx_mtree_load(struct sbx_mtree *t, const unsigned char *buf, size_t len);
 

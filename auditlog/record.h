@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sodium.h>
 
+#include "merkle.h"
 #include "policy.h"
 #include "proto.h" /* SBX_ID_LEN */
 #include "recfield.h"
@@ -236,6 +237,18 @@ struct sbx_finding {
 	char actual[80];              /* what the log holds, or "" */
 };
 
+struct sbx_checkpoint;
+
+/* A START without END (yet), as verify --state keeps it between runs. */
+struct sbx_open_run {
+	char run_id[SBX_ID_LEN + 1];
+	int64_t seq, realtime_ns;
+	uint64_t wall_ms;
+};
+/* Runs in progress a state may carry; with more, the next verify walks
+ * the whole log instead. */
+#define SBX_STATE_MAX_OPEN 10000
+
 struct sbx_verify_report {
 	uint64_t n_records;           /* rows walked */
 	uint64_t n_checkpoints;       /* stored checkpoints whose signature and root hold */
@@ -252,6 +265,17 @@ struct sbx_verify_report {
 	int have_head;
 	uint64_t head_seq;
 	unsigned char head_chain[32], head_sig[crypto_sign_BYTES];
+	/* What the next verify needs to walk only newer records: the Merkle
+	 * frontier of records 1..head_seq (frontier_len 0 when it cannot be
+	 * given) and the runs open at head_seq (malloc'd). */
+	unsigned char frontier[SBX_FRONTIER_MAX];
+	size_t frontier_len;
+	struct sbx_open_run *open;
+	size_t n_open;
+	/* incremental: records below the state's head taken as verified;
+	 * n_new: records walked (n_records counts both) */
+	int incremental;
+	uint64_t n_new;
 	struct sbx_finding *findings; /* sorted by seq; malloc'd */
 	size_t n_findings;
 	size_t cap;
@@ -268,7 +292,7 @@ struct sbx_verify_opts {
 	/* 0: check every link of the chain, every leaf and column, every
 	 * checkpoint's signature and root, and the signature of the last
 	 * record (which covers, through the chain, every earlier record);
-	 * 1: also every record's signature, on two threads. */
+	 * 1: also every record's signature, on one thread per CPU. */
 	int full;
 	/* A checkpoint note trusted from an earlier run (--state), or NULL:
 	 * the log must still hold a tree of its size with its root, signed
@@ -291,6 +315,30 @@ struct sbx_verify_opts {
 	/* The clock that tells a run in progress from an incomplete one
 	 * (ns since the epoch); 0: now. */
 	int64_t now_ns;
+	/* Incremental (--state of version 3, without --full): the frontier
+	 * of the Merkle tree of records 1..head_seq, the log's base then, and
+	 * the runs open at head_seq. When the log's base is still state_base,
+	 * only records after head_seq are walked: the head is looked up,
+	 * checkpoints newer than it are checked against the tree grown from
+	 * the frontier, new STARTs' code rows and their index entries are
+	 * looked up. O(new records + log n). NULL frontier: the whole log. */
+	const unsigned char *frontier;
+	size_t frontier_len;
+	uint64_t state_base;
+	const struct sbx_open_run *open;
+	size_t n_open;
+	/* The origin every checkpoint must name (verify --key NAME+..., or
+	 * --origin); NULL: any. A
+	 * checkpoint of another origin is another log's (c2sp.org/tlog-
+	 * checkpoint: verifiers pin the origin). */
+	const char *origin;
+	/* Checkpoints collected elsewhere (verify --witness), verified with
+	 * pk, sorted by size: the log must give each one's root at its size
+	 * (else forked: history rewritten and re-signed) and hold at least
+	 * as many records (else rolled-back). Implies a walk of the whole
+	 * log. */
+	const struct sbx_checkpoint *witness;
+	size_t n_witness;
 };
 
 /*

@@ -144,8 +144,13 @@ enum sbx_recorder_fd {
 	SBX_REC_FD_EGRESS = 9,  /* [network] mode = allow: the relay's report socket
 				 * (common/egress_proto.h); else /dev/null */
 	SBX_REC_FD_STDIN = 10,  /* the --stdin-fd memfd (sealed), or /dev/null */
-	SBX_REC_FD_INPUT0 = 11, /* the input memfds, n_inputs of them, in order */
+	SBX_REC_FD_SIGNER = 11, /* SOCK_STREAM to sbx-signer (auditlog/signwire.h) */
+	SBX_REC_FD_INPUT0 = 12, /* the input memfds, n_inputs of them, in order */
 };
+/* sbx-signer is exec'd (as _sbxsign, by the recorder's child before it
+ * becomes _sbx) with 0, 1 and 2 /dev/null and this one descriptor: the
+ * other end of SBX_REC_FD_SIGNER. */
+#define SBX_SIGNER_FD 3
 /* 0, 1 and 2 are /dev/null. */
 
 /*

@@ -113,13 +113,15 @@ static void check_accounts(void)
 
 	if (pw == NULL || pw->pw_uid == 0)
 		problem("accounts", POSTINST, "system user _sbx is missing (it owns the audit log)");
+	else if (getpwnam("_sbxsign") == NULL)
+		problem("accounts", POSTINST, "system user _sbxsign is missing (it runs sbx-signer)");
 	else if (getgrnam("sbx") == NULL || getgrnam("sbx-audit") == NULL)
 		problem("accounts", POSTINST, "group sbx or sbx-audit is missing");
 	else if ((pw = getpwnam("_sbxnet")) == NULL || pw->pw_uid == 0)
 		problem("accounts", POSTINST, "system user _sbxnet is missing (it runs sbx-relay for "
 			"[network] mode = allow)");
 	else
-		ok("accounts", "users _sbx and _sbxnet, groups sbx and sbx-audit exist");
+		ok("accounts", "users _sbx, _sbxsign and _sbxnet, groups sbx and sbx-audit exist");
 }
 
 /* Create and remove one run cgroup where a run would. */
@@ -270,11 +272,18 @@ void check_main(void)
 	check_audit_space();
 	check_namespaces();
 	owned("audit-dir", STATE, true, "_sbx", "sbx-audit", 02750, false);
-	owned("audit-key", STATE "/audit.key", false, "_sbx", NULL, 0400, false);
+	owned("signer-dir", SBX_LOCALSTATEDIR "/lib/sbx-signer", true, "_sbxsign", "_sbxsign", 0700, false);
+	owned("audit-key", SBX_LOCALSTATEDIR "/lib/sbx-signer/audit.key", false, "_sbxsign", NULL, 0400, false);
 	owned("audit-log", STATE "/audit.db", false, "_sbx", "sbx-audit", 0640, true);
+	/* SQLite's write-ahead log and shared-memory index beside it: one
+	 * left root-owned or read-only (by root running sbx-audit, a restore)
+	 * makes every recorder fail to open the log */
+	owned("audit-wal", STATE "/audit.db-wal", false, "_sbx", "sbx-audit", 0640, true);
+	owned("audit-shm", STATE "/audit.db-shm", false, "_sbx", "sbx-audit", 0640, true);
 	owned("public-key", SBX_SYSCONFDIR "/sbx/audit.pub", false, "root", NULL, 0644, false);
 	/* exec'd as _sbxnet for [network] mode = allow, opened like a policy */
 	owned("relay", SBX_LIBEXECDIR "/sbx/sbx-relay", false, "root", NULL, 0755, false);
 	owned("recorder", SBX_RECORDER_PATH, false, "root", NULL, 0755, false);
+	owned("signer", SBX_SIGNER_PATH, false, "root", NULL, 0755, false);
 	check_exit(problems ? 1 : 0);
 }

@@ -51,6 +51,8 @@
 #else
 #define SBX_RECORDER_PATH SBX_LIBEXECDIR "/sbx/sbx-recorder"
 #endif
+/* sbx-signer, exec'd as _sbxsign with the recorder's signing socket */
+#define SBX_SIGNER_PATH SBX_LIBEXECDIR "/sbx/sbx-signer"
 
 /* One --input-fd/--input-name pair: a sealed memfd the client filled. */
 struct run_input {
@@ -108,6 +110,8 @@ struct run {
 	bool stdin_hashed;
 	uid_t sbx_uid;       /* the recorder's account, _sbx */
 	gid_t sbx_gid;
+	uid_t sign_uid;      /* sbx-signer's account, _sbxsign */
+	gid_t sign_gid;
 };
 
 /* sanitize.c */

@@ -100,7 +100,37 @@ static void kill_sandbox(struct sup *s, enum kill_cause why, int limit)
  * sbx.conf) before the fork. Nothing of this address space survives the
  * exec.
  */
-static _Noreturn void exec_recorder(const struct run *r, int exe, const int *fds, size_t n)
+/*
+ * In the recorder's child, still root: the signer's own child, with its
+ * socket at fd 3 (signwire.h) and nothing else, _sbxsign for good, exec of
+ * the signer binary opened before the fork. It is the recorder's child
+ * after the exec and ends at EOF on the socket, when the recorder ends.
+ */
+static void start_signer(const struct run *r, int sexe, int sock)
+{
+	static char *const argv[] = {"sbx-signer", NULL}, *const envp[] = {NULL};
+	char err[HELPER_ERR_LEN];
+	pid_t pid = fork();
+
+	if (pid != 0) {
+		if (pid < 0)
+			_exit(SBX_EXIT_FAILURE);
+		return;
+	}
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int s = fcntl(sock, F_DUPFD_CLOEXEC, FD_PARK), e = fcntl(sexe, F_DUPFD_CLOEXEC, FD_PARK + 1);
+	if (devnull < 0 || s < 0 || e < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 ||
+	    dup2(devnull, 2) < 0 || dup2(s, SBX_SIGNER_FD) < 0 || dup3(e, SBX_SIGNER_FD + 1, O_CLOEXEC) < 0)
+		_exit(SBX_EXIT_FAILURE);
+	close_range(SBX_SIGNER_FD + 2, ~0U, 0);
+	if (drop_to(r->sign_uid, r->sign_gid, err, sizeof(err)) < 0)
+		_exit(SBX_EXIT_FAILURE);
+	syscall(SYS_execveat, SBX_SIGNER_FD + 1, "", argv, envp, AT_EMPTY_PATH);
+	_exit(SBX_EXIT_FAILURE);
+}
+
+static _Noreturn void exec_recorder(const struct run *r, int exe, const int *fds, size_t n,
+				    int sexe, int sign_sock)
 {
 	static char *const argv[] = {"sbx-recorder", NULL}, *const envp[] = {NULL};
 	int parked[SBX_REC_FD_INPUT0 - SBX_REC_FD_CONTROL + SBX_MAX_INPUTS + 1];
@@ -108,6 +138,7 @@ static _Noreturn void exec_recorder(const struct run *r, int exe, const int *fds
 	char err[HELPER_ERR_LEN];
 	int last;
 
+	start_signer(r, sexe, sign_sock);
 	for (size_t i = 0; i < n; i++)
 		if ((parked[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, FD_PARK)) < 0)
 			_exit(SBX_EXIT_FAILURE);
@@ -137,7 +168,7 @@ static _Noreturn void exec_recorder(const struct run *r, int exe, const int *fds
 static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 {
 	struct run *r = s->r;
-	int ctl[2], out[2], errp[2], art[2], exe, devnull;
+	int ctl[2], out[2], errp[2], art[2], sign[2], exe, sexe, devnull;
 	int fds[SBX_REC_FD_INPUT0 - SBX_REC_FD_CONTROL + SBX_MAX_INPUTS];
 	size_t n = 0;
 	char err[HELPER_ERR_LEN];
@@ -147,9 +178,13 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	exe = open_trusted(SBX_RECORDER_PATH, err, sizeof(err));
 	if (exe < 0)
 		die_status(SBX_EXIT_AUDIT, "audit log unavailable: the recorder: %s; the run was not started", err);
+	sexe = open_trusted(SBX_SIGNER_PATH, err, sizeof(err));
+	if (sexe < 0)
+		die_status(SBX_EXIT_AUDIT, "audit log unavailable: the signer: %s; the run was not started", err);
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, art) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sign) < 0 ||
 	    pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
 		die("pipes: %s", strerror(errno));
 	describe_run(r, &d);
@@ -165,16 +200,20 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	fds[n++] = r->refused && !r->code_checked ? devnull : r->code_fd;
 	fds[n++] = r->egress.report >= 0 ? r->egress.report : devnull;
 	fds[n++] = r->stdin_fd >= 0 && !r->refused ? r->stdin_fd : devnull;
+	fds[n++] = sign[0];
 	for (size_t i = 0; i < d.n_inputs; i++)
 		fds[n++] = r->inputs[i].fd;
 	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (pid == 0)
-		exec_recorder(r, exe, fds, n);
+		exec_recorder(r, exe, fds, n, sexe, sign[1]);
 	/* the recorder writes the result socket from now until it is reaped */
 	msg_hold();
 	close(exe);
+	close(sexe);
+	close(sign[0]);
+	close(sign[1]);
 	close(devnull);
 	close(ctl[1]);
 	close(art[1]);
@@ -593,6 +632,13 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->sbx_uid = pw->pw_uid;
 	// cppcheck-suppress nullPointerRedundantCheck
 	r->sbx_gid = pw->pw_gid;
+	pw = getpwnam("_sbxsign");
+	if (pw == NULL || pw->pw_uid == 0 || pw->pw_uid == r->sbx_uid)
+		die("system user _sbxsign is missing: run sbx-postinst");
+	// cppcheck-suppress nullPointerRedundantCheck
+	r->sign_uid = pw->pw_uid;
+	// cppcheck-suppress nullPointerRedundantCheck
+	r->sign_gid = pw->pw_gid;
 	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
 		die("getrandom: %s", strerror(errno));
 	sbx_hex(rnd, sizeof(rnd), r->run_id);

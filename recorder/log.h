@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The recorder's audit log: open, append a signed record, checkpoint,
- * close. Every use of the signing key is in log.c, so that workstream
- * audit can replace those three calls with requests to sbx-signer (the
- * _sbxsign account holds the key; the recorder then never has it).
+ * close. The recorder never has the signing key: every record and
+ * checkpoint is signed by sbx-signer (account _sbxsign) over the socket at
+ * SBX_REC_FD_SIGNER (auditlog/signer.h, signwire.h), which refuses to sign
+ * a rolled-back history.
  */
 #ifndef SBX_RECORDER_LOG_H
 #define SBX_RECORDER_LOG_H

@@ -22,6 +22,7 @@
 #include <bsd/string.h>
 #include <sodium.h>
 
+#include "checkpoint.h"
 #include "fdio.h"
 #include "proto.h"
 #include "recorder.h"
@@ -395,8 +396,8 @@ static void origin_of(const struct sbx_run_desc *d, char *origin, size_t len)
 {
 	if (d->audit_origin[0])
 		strlcpy(origin, d->audit_origin, len);
-	else if (gethostname(origin, len - 1) < 0)
-		strlcpy(origin, "localhost", len);
+	else
+		sbx_default_origin(origin, len); /* HOST/sbx */
 	origin[len - 1] = '\0';
 }
 

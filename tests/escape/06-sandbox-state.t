@@ -52,8 +52,8 @@ def sparse(name, size):
 r["sparse_10g"] = sparse("/out/sparse", 10 << 30)
 sparse("/out/big1", 40 << 20); sparse("/out/big2", 40 << 20)
 # what of the helper's can be seen from here
-paths = ["/etc/sbx", "/etc/sbx/sbx.conf", "/etc/sbx/policies.d", "/var/lib/sbx", "/var/lib/sbx/audit.key",
-         "/var/lib/sbx/audit.db", "$P/etc/sbx/sbx.conf", "$P/var/lib/sbx/audit.key", "$P/var/lib/sbx/audit.db",
+paths = ["/etc/sbx", "/etc/sbx/sbx.conf", "/etc/sbx/policies.d", "/var/lib/sbx", "/var/lib/sbx-signer/audit.key",
+         "/var/lib/sbx/audit.db", "$P/etc/sbx/sbx.conf", "$P/var/lib/sbx-signer/audit.key", "$P/var/lib/sbx/audit.db",
          "$P/etc/sbx/policies.d/default.policy"]
 r["visible"] = [p for p in paths if os.path.lexists(p)]
 r["proc1"] = {p: t(lambda: (os.listdir if p.endswith("fd") or p.endswith("/") else lambda x: open(x, "rb").read(1))(p) and "read")

@@ -151,7 +151,7 @@ for c in $cases; do
 done
 check "every run audited (ok), no cgroup left ($bad)" [ -z "$bad" ]
 check "refused entries were not audited ($nruns runs recorded)" [ "$(runs_count)" = $((before + nruns)) ]
-"$AUDIT" checkpoint --write --key "$P/var/lib/sbx/audit.key" >/dev/null # else the tail warns (exit 2)
+"$AUDIT" checkpoint --write --key "$P/var/lib/sbx-signer/audit.key" >/dev/null # else the tail warns (exit 2)
 "$AUDIT" verify >"$T/v" 2>&1; vrc=$?
 check "the audit log verifies after the closed-fd and low-FSIZE runs" [ "$vrc" = 0 ]
 

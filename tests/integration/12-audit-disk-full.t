@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: ISC
 # A full disk under the audit log: the run fails closed (74, nothing
 # executed) instead of running unrecorded, and works again once there is
-# room. The log directory is swapped for a 1 MiB tmpfs for the test.
+# room. The log directory is swapped for a 1 MiB tmpfs for the test, and
+# the signer's directory for one holding only the key: a new, empty log is
+# a log rolled back to nothing for a signer that has signed the old one
+# (63-audit-signer.t), so the test gives the new log a new signer state.
 . "$(dirname "$0")/lib.sh"
 plan 6
 D=$P/var/lib/sbx
-cp -a "$D/audit.key" "$T/audit.key.saved"
+SD=$P/var/lib/sbx-signer
+cp -a "$SD/audit.key" "$T/audit.key.saved"
 mount -t tmpfs -o size=1m,mode=2750,uid="$(id -u _sbx)",gid="$(getent group sbx-audit | cut -d: -f3)" tmpfs "$D"
-trap 'umount "$D" 2>/dev/null; rm -rf "$T"' EXIT
-cp -a "$T/audit.key.saved" "$D/audit.key"
+mount -t tmpfs -o size=1m,mode=0700,uid="$(id -u _sbxsign)",gid="$(id -g _sbxsign)" tmpfs "$SD"
+trap 'umount "$D" 2>/dev/null; umount "$SD" 2>/dev/null; rm -rf "$T"' EXIT
+cp -a "$T/audit.key.saved" "$SD/audit.key"
 # a fresh log on the small disk, then fill the disk
 sbx_run run -c 'print("first")'
 check "a run works on the small log disk" [ "$rc" = 0 ]

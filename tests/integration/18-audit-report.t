@@ -5,9 +5,9 @@
 # csv/json that parse, the HTML page (escaped, self-contained, rendered by
 # headless Chromium into a non-blank PNG), and runs of the real install.
 . "$(dirname "$0")/lib.sh"
-plan 67
+plan 72
 DB=$P/var/lib/sbx/audit.db
-KEY=$P/var/lib/sbx/audit.key
+KEY=$P/var/lib/sbx-signer/audit.key
 PUB=$P/etc/sbx/audit.pub
 FX=$T/fixture.db
 # --since/--until and --by day/hour are in local time: the fixture's
@@ -61,7 +61,7 @@ check "summary: per outcome" rj -- \
 	'[d["summary"][k] for k in ("ok","error","timeout","memory_limit","output_limit","incomplete","cpu_limit","other")]==[4,2,1,2,2,1,0,0]'
 check "summary: time covered" rj -- \
 	'd["summary"]["first"]=="2026-01-05T09:00:01Z" and d["summary"]["last"]=="2026-01-07T08:30:00Z"'
-check "summary is the default section" rj -- 'list(d)==["since","until","summary"] and d["since"] is None'
+check "summary is the default section (after the provenance)" rj -- 'list(d)==["provenance","since","until","summary"] and d["since"] is None'
 
 check "--by user: runs per user" rj --by user -- \
 	'{r["user"]:r["runs"] for r in d["by_user"]}=={"alice":5,"bob":3,"carol":4}'
@@ -142,6 +142,10 @@ done
 printf '2026-02-01T10:00:00Z <script>alert(1)</script> default python ok - x - 1\n' |
 	python3 "$SBX_SRCDIR/tests/integration/mkreportdb.py" "$DB" "$T/evil.db"
 "$AUDIT" --db "$T/evil.db" report --html "$T/evil.html"
+i=0
+while [ $i -lt 12 ]; do echo "2026-02-01T10:00:00Z u$i default python ok - x - 1"; i=$((i + 1)); done |
+	python3 "$SBX_SRCDIR/tests/integration/mkreportdb.py" "$DB" "$T/one.db"
+"$AUDIT" --db "$T/one.db" report --html "$T/one.html"
 check "html: a user name is escaped, no script element" sh -c \
 	"grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' '$T/evil.html' && ! grep -qi '<script' '$T/evil.html'"
 "$AUDIT" --db "$FX" report --html "$T/report.html" >"$T/o"; rc=$?
@@ -150,6 +154,26 @@ check "html: no external resources" sh -c "! grep -Eqi '(src|href)=|url\\(|@impo
 check "html: inline SVG chart with a bar per day and outcome" sh -c \
 	"[ \$(grep -c '<rect ' '$T/report.html') = 8 ] && grep -q '<svg' '$T/report.html'"
 check "html: every table" sh -c "for s in summary by_user by_policy by_language by_day limits top_code sessions failed; do grep -q \"<section id=\\\"\$s\\\"\" '$T/report.html' || exit 1; done"
+check "html: what the report stands on (log, origin, key, verify result, time)" sh -c \
+	"grep -q '<section id=\"provenance\"' '$T/report.html' && grep -q '<th>verify</th>' '$T/report.html' && grep -q '<th>generated</th>' '$T/report.html'"
+# Labels stay inside the SVG: 11 px text is at most 8 px per character.
+check "html: the chart's labels are not clipped (one day, large counts)" python3 -c '
+import re,sys
+h=open(sys.argv[1]).read(); svg=re.search(r"<svg[^>]*width=\"(\d+)\"[^>]*>(.*?)</svg>", h, re.S)
+w=int(svg.group(1)); ok=True
+for m in re.finditer(r"<text x=\"(-?\d+)\"([^>]*)>([^<]*)</text>", svg.group(2)):
+	x=int(m.group(1)); n=len(m.group(3))*8
+	ok = ok and ((x - n >= 0) if "end" in m.group(2) else (x + n <= w))
+sys.exit(0 if ok else 1)' "$T/one.html"
+"$AUDIT" --db "$FX" report --format json >"$T/prov.json"
+check "json: provenance with the verify result and the key" python3 -c 'import json,sys
+p=json.load(open(sys.argv[1]))["provenance"]
+sys.exit(0 if set(p)>={"log","origin","key","key_sha256","verified","verify","generated"} and p["generated"] else 1)' "$T/prov.json"
+"$AUDIT" --db "$FX" report >"$T/prov.txt"
+check "text: starts with log, origin, key, verify and generated lines" sh -c \
+	"sed -n 1p '$T/prov.txt' | grep -q '^log: ' && grep -q '^verify: ' '$T/prov.txt' && grep -q '^generated: ' '$T/prov.txt'"
+"$AUDIT" --db "$FX" report --no-verify >"$T/prov.txt"
+check "--no-verify: the header says verify was not run" grep -q '^verify: not run (--no-verify)' "$T/prov.txt"
 "$AUDIT" --db "$FX" report --html /nonexistent/dir/r.html 2>"$T/e"; rc=$?
 check "html: unwritable FILE: exit 1 with the path" sh -c "[ $rc = 1 ] && grep -q /nonexistent/dir/r.html '$T/e'"
 

@@ -55,7 +55,7 @@ r=list(csv.DictReader(open(sys.argv[1])))
 row=[x for x in r if x["id"]==sys.argv[2]][0]
 sys.exit(0 if json.loads(row["fields"])["inputs"][1]["size"]==1 else 1)' "$T/export.csv" "$id"
 
-"$AUDIT" checkpoint --write --key "$P/var/lib/sbx/audit.key" >/dev/null
+"$AUDIT" checkpoint --write --key "$P/var/lib/sbx-signer/audit.key" >/dev/null
 "$AUDIT" verify >"$T/v" 2>&1; rc=$?
 diag "$(cat "$T/v")"
 check "verify: exit 0" [ "$rc" = 0 ]

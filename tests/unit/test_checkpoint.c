@@ -181,6 +181,67 @@ static void test_note(void **state)
 	assert_int_equal(sbx_checkpoint_sign(&cp, sk, note), -1);
 }
 
+/* c2sp.org/signed-note: key names are valid UTF-8 without Unicode spaces
+ * or '+'; a verifier accepts at least 16 signatures (Go's note package:
+ * up to 100), and every signature line must be well formed. */
+static void test_note_c2sp(void **state)
+{
+	static const char *const bad_names[] = {
+		"a b", "a\tb", "a+b", "a\xc2\xa0" "b" /* U+00A0 */, "a\xe2\x80\x83" "b" /* U+2003 */,
+		"a\xe3\x80\x80" "b" /* U+3000 */, "a\xe2\x80\xa8" "b" /* U+2028 */, "a\xc2\x85" "b" /* U+0085 */,
+		"a\xff" "b", "a\xc0\xaf" "b" /* overlong */, "a\xed\xa0\x80" "b" /* surrogate */, "",
+	};
+	unsigned char pk[32], sk[64], wpk[32], wsk[64];
+	struct sbx_checkpoint cp = {ORIGIN, 7, {0}}, got;
+	char note[SBX_NOTE_MAX], *big, err[200];
+	size_t i, len;
+	int n, w;
+
+	(void)state;
+	crypto_sign_keypair(pk, sk);
+	for (i = 0; i < sizeof(bad_names) / sizeof(bad_names[0]); i++) {
+		snprintf(cp.origin, sizeof(cp.origin), "%s", bad_names[i]);
+		assert_int_equal(sbx_note_name_ok(cp.origin), 0);
+		assert_int_equal(sbx_checkpoint_sign(&cp, sk, note), -1);
+	}
+	assert_int_equal(sbx_note_name_ok("h\xc3\xa9" "te.example/sbx"), 1); /* é is fine */
+	strcpy(cp.origin, ORIGIN);
+	n = sbx_checkpoint_sign(&cp, sk, note);
+	assert_true(n > 0);
+	/* 99 witnesses cosign it: 100 lines are accepted, 101 are not */
+	big = malloc(SBX_NOTE_READ_MAX);
+	assert_non_null(big);
+	memcpy(big, note, (size_t)n);
+	len = (size_t)n;
+	for (w = 0; w < 100; w++) {
+		unsigned char blob[4 + 64];
+		char b64[sodium_base64_ENCODED_LEN(sizeof(blob), sodium_base64_VARIANT_ORIGINAL)];
+		char wname[40];
+		if (w == 99) {
+			assert_int_equal(sbx_checkpoint_open(big, len, pk, &got, err, sizeof(err)), 0);
+		}
+		snprintf(wname, sizeof(wname), "witness%d.example", w);
+		crypto_sign_keypair(wpk, wsk);
+		sbx_note_key_id(wname, wpk, blob);
+		crypto_sign_detached(blob + 4, NULL, (const unsigned char *)note,
+				     (size_t)(strstr(note, "\n\n") + 1 - note), wsk);
+		sodium_bin2base64(b64, sizeof(b64), blob, sizeof(blob), sodium_base64_VARIANT_ORIGINAL);
+		len += (size_t)sprintf(big + len, "\xe2\x80\x94 %s %s\n", wname, b64);
+		if (w == 15) /* 17 signatures, more than 1024 bytes */
+			assert_int_equal(sbx_checkpoint_open(big, len, pk, &got, err, sizeof(err)), 0);
+	}
+	assert_true(len > 1024);
+	assert_int_equal(sbx_checkpoint_open(big, len, pk, &got, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 100"));
+	/* a witness line with a forbidden name, or invalid UTF-8 anywhere */
+	len = (size_t)n + (size_t)sprintf(big + n, "\xe2\x80\x94 bad\xc2\xa0" "name AAAAAAAA\n");
+	assert_int_equal(sbx_checkpoint_open(big, len, pk, &got, err, sizeof(err)), -1);
+	len = (size_t)n + (size_t)sprintf(big + n, "\xe2\x80\x94 w.example AAAA\xff\n");
+	assert_int_equal(sbx_checkpoint_open(big, len, pk, &got, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "UTF-8"));
+	free(big);
+}
+
 /* ---- logs ---- */
 
 struct fx {
@@ -573,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_merkle_frontier),
 		cmocka_unit_test(test_inclusion),
 		cmocka_unit_test(test_note),
+		cmocka_unit_test(test_note_c2sp),
 		T(test_clean),
 		T(test_checkpoint_due),
 		T(test_edit_column),

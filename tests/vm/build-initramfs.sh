@@ -41,6 +41,7 @@ cat > "$root/etc/passwd" <<'P'
 root:x:0:0:root:/root:/bin/sh
 _sbx:x:100:100:sbx audit log:/nonexistent:/bin/false
 _sbxnet:x:103:103:sbx network relay:/nonexistent:/bin/false
+_sbxsign:x:104:104:sbx audit log signer:/nonexistent:/bin/false
 tester:x:1000:101::/home/tester:/bin/sh
 P
 cat > "$root/etc/group" <<'G'
@@ -49,6 +50,7 @@ _sbx:x:100:
 sbx:x:101:tester
 sbx-audit:x:102:
 _sbxnet:x:103:
+_sbxsign:x:104:
 G
 printf 'passwd: files\ngroup: files\n' > "$root/etc/nsswitch.conf"
 cp "$src/tests/vm/policy-vm.policy" "$root/etc/sbx/policies.d/vm.policy"
@@ -61,4 +63,7 @@ chown root:101 "$root/usr/libexec/sbx/sbx-helper"
 chmod 4754 "$root/usr/libexec/sbx/sbx-helper"
 chown 100:102 "$root/var/lib/sbx"
 chmod 2750 "$root/var/lib/sbx"
+mkdir -p "$root/var/lib/sbx-signer"
+chown 103:103 "$root/var/lib/sbx-signer"
+chmod 0700 "$root/var/lib/sbx-signer"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
