@@ -511,6 +511,13 @@ int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, cha
 
 		if (r == 0)
 			continue;
+		if (r > e && d->unit == SBX_UNIT_ACTION) {
+			char rv[16], ev[16];
+			sbx_limit_format(d, r, rv, sizeof(rv));
+			sbx_limit_format(d, e, ev, sizeof(ev));
+			snprintf(err, errlen, "%s: %s is looser than the policy's %s", d->key, rv, ev);
+			return -1;
+		}
 		if (r > e) {
 			snprintf(err, errlen, "%s%s%s%s: %llu exceeds the policy's %llu", d->key, unit[0] ? " (" : "",
 				 unit, unit[0] ? ")" : "", (unsigned long long)r, (unsigned long long)e);
