@@ -13,6 +13,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -122,8 +124,35 @@ static void one_file(struct walk *w, int fd, const struct stat *st, const char *
 	close(m);
 }
 
-/* The directory dir ("" for /out itself), depth levels down. */
-static void walk_dir(struct walk *w, const char *dir, int depth)
+/* Directories still to walk (a stack: no recursion), each with its depth. */
+struct pending {
+	char (*path)[SBX_PATH_MAX_ART + 1];
+	int *depth;
+	size_t n, cap;
+};
+
+static bool push_dir(struct pending *p, const char *path, int depth)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		void *np = realloc(p->path, cap * sizeof(*p->path)), *nd;
+		if (np == NULL)
+			return false;
+		p->path = np;
+		nd = realloc(p->depth, cap * sizeof(*p->depth));
+		if (nd == NULL)
+			return false;
+		p->depth = nd;
+		p->cap = cap;
+	}
+	strlcpy(p->path[p->n], path, sizeof(p->path[0]));
+	p->depth[p->n++] = depth;
+	return true;
+}
+
+/* The directory dir ("" for /out itself), depth levels down; the
+ * directories in it go on *todo. */
+static void walk_dir(struct walk *w, const char *dir, int depth, struct pending *todo)
 {
 	int dfd = dir[0] ? open_beneath(w, dir) : openat(w->outdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -163,15 +192,13 @@ static void walk_dir(struct walk *w, const char *dir, int depth)
 		else if (S_ISDIR(st.st_mode) && depth + 1 >= SBX_ART_DEPTH_MAX)
 			skipped(w, SBX_ART_SKIP_TOO_DEEP, path);
 		else if (S_ISDIR(st.st_mode)) {
-			close(fd);
-			fd = -1;
-			walk_dir(w, path, depth + 1);
+			if (!push_dir(todo, path, depth + 1))
+				skipped(w, SBX_ART_SKIP_UNREADABLE, path);
 		} else if (!S_ISREG(st.st_mode))
 			skipped(w, SBX_ART_SKIP_NOT_REGULAR, path);
 		else
 			one_file(w, fd, &st, path);
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 	}
 	closedir(d);
 }
@@ -185,7 +212,17 @@ void collector_main(const struct run *r, int outdir, int art)
 	if (drop_to(r->uid, r->gid, err, sizeof(err)) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		_exit(1);
 	TEST_HOOK("collector-dropped");
-	walk_dir(&w, "", 0);
+	{
+		struct pending todo = {0};
+		char dir[SBX_PATH_MAX_ART + 1];
+
+		walk_dir(&w, "", 0, &todo);
+		while (todo.n > 0) {
+			todo.n--;
+			strlcpy(dir, todo.path[todo.n], sizeof(dir));
+			walk_dir(&w, dir, todo.depth[todo.n], &todo);
+		}
+	}
 	/* /out without a free block: the newest file is the one whose write
 	 * met ENOSPC (the payload is dead; nothing changes /out any more) */
 	if (w.newest_path[0] && fstatfs(outdir, &sf) == 0 && sf.f_bavail == 0) {

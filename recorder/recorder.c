@@ -208,7 +208,7 @@ static void capture(struct rec *c, struct stream *st, const char *data, size_t n
 static void finish_tail(struct rec *c, struct stream *st)
 {
 	char marker[160];
-	size_t from, n = st->tail_len, skip = 0;
+	size_t from, n = st->tail_len, lead = 0;
 	uint64_t kept_tail;
 
 	if (!st->truncated)
@@ -220,10 +220,10 @@ static void finish_tail(struct rec *c, struct stream *st)
 	from = st->tail_len < st->tail_cap ? 0 : st->tail_pos;
 	for (size_t i = 0; i < n / 2; i++)
 		if (st->tail[(from + i) % st->tail_cap] == '\n') {
-			skip = i + 1;
+			lead = i + 1;
 			break;
 		}
-	kept_tail = n - skip;
+	kept_tail = n - lead;
 	st->omitted = st->total - st->cap.len - kept_tail;
 	snprintf(marker, sizeof(marker), "%s[sbx: output cut at the output limit: %" PRIu64 " of %" PRIu64
 		 " bytes not shown%s]\n",
@@ -232,7 +232,7 @@ static void finish_tail(struct rec *c, struct stream *st)
 	size_t off = st->cap.len;
 	if (!append(st, marker, strlen(marker)))
 		return;
-	for (size_t i = skip; i < n;) {
+	for (size_t i = lead; i < n;) {
 		size_t at = (from + i) % st->tail_cap, k = n - i < st->tail_cap - at ? n - i : st->tail_cap - at;
 		if (!append(st, st->tail + at, k))
 			break;
@@ -452,7 +452,7 @@ static bool collect_one(struct rec *c)
 		if (hash_fd(fd, a->size, a->sha256, head, &headlen) < 0)
 			why = SBX_ART_SKIP_UNREADABLE;
 	}
-	if (why != SBX_ART_SKIP_N) {
+	if (why != SBX_ART_SKIP_N || a == NULL) {
 		char *clean = sbx_utf8_sanitize(name, strlen(name));
 		skip(c, clean ? clean : "?", why);
 		free(clean);

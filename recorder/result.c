@@ -94,7 +94,7 @@ static json_t *k_artifacts_skipped(const struct rctx *x) { return u64(x->c->skip
 /* [{path, reason}] of the files of /out not returned (the first
  * MAX_SKIPPED_LISTED; artifacts_skipped counts them all). */
 static const char *const reason[SBX_ART_SKIP_N] = {
-#define SBX_ART_SKIP_NAME(sym, name, words) [SBX_ART_SKIP_##sym] = name,
+#define SBX_ART_SKIP_NAME(sym, name, words) [SBX_ART_SKIP_##sym] = (name),
 	SBX_ART_SKIPS(SBX_ART_SKIP_NAME)
 #undef SBX_ART_SKIP_NAME
 };
