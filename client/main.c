@@ -53,6 +53,8 @@ static uint64_t mcp_options(int argc, char **argv)
 			cli_usage_mcp(stdout);
 			exit(0);
 		}
+		if (strcmp(argv[i], "--version") == 0)
+			cli_version();
 		size_t n = 0;
 		for (k = 0; k < 2; k++) {
 			n = strlen(opts[k]);
@@ -60,18 +62,18 @@ static uint64_t mcp_options(int argc, char **argv)
 				break;
 		}
 		if (k == 2)
-			cli_die("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[i]);
+			cli_die_usage("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[i]);
 		if (argv[i][n] == '=')
 			v = argv[i] + n + 1;
 		else if (i + 1 < argc)
 			v = argv[++i];
 		else
-			cli_die(k ? "mcp --max-text" : "mcp --keep-artifacts", "needs a size (examples: %s)",
+			cli_die_usage(k ? "mcp --max-text" : "mcp --keep-artifacts", "needs a size (examples: %s)",
 				k ? "32K, 1M" : "256M, 0");
 		if (k == 0 && sbx_parse_size(v, &keep) < 0)
-			cli_die("mcp --keep-artifacts", "'%s' is not a size (examples: 256M, 1G, 0)", v);
+			cli_die_usage("mcp --keep-artifacts", "'%s' is not a size (examples: 256M, 1G, 0)", v);
 		if (k == 1 && (sbx_parse_size(v, &text) < 0 || text < 256 || text > (64u << 20)))
-			cli_die("mcp --max-text", "'%s' is not a size from 256 bytes to 64M (examples: 32K, 1M)", v);
+			cli_die_usage("mcp --max-text", "'%s' is not a size from 256 bytes to 64M (examples: 32K, 1M)", v);
 		if (k == 1)
 			mcp_set_max_text((size_t)text);
 	}
@@ -91,10 +93,8 @@ int main(int argc, char **argv)
 		cli_usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("sbx %s\n", SBX_VERSION);
-		return 0;
-	}
+	if (strcmp(argv[1], "--version") == 0)
+		cli_version();
 	if (strcmp(argv[1], "mcp") == 0) {
 		return mcp_serve(mcp_options(argc - 1, argv + 1));
 	}
@@ -105,14 +105,18 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "doctor") == 0)
 		return doctor_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") != 0)
-		cli_die(argv[1], "unknown command (see sbx --help)");
+		cli_die_usage(argv[1], "unknown command (see sbx --help)");
 	if (cli_parse_run(argc - 1, argv + 1, &o) == 1)
 		return 0;
+	if (o.lang != NULL)
+		policies_check_language(o.lang);
 	inputs_open(&o);
 	if (!o.dry_run) {
 		struct sbx_limits l;
-		policy_limits(o.policy, &l);
-		stdin_open(&o, l.input_bytes);
+		char pol[SBX_NAME_MAX + 1];
+
+		policy_limits(o.policy, &l, pol, sizeof(pol));
+		stdin_open(&o, l.input_bytes, pol);
 	}
 	if (o.work_session) {
 		o.work_fd = session_open(o.work_session);
