@@ -512,13 +512,6 @@ int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, con
 
 		if (r == 0)
 			continue;
-		if (r > e && d->unit == SBX_UNIT_ACTION) {
-			char rv[16], ev[16];
-			sbx_limit_format(d, r, rv, sizeof(rv));
-			sbx_limit_format(d, e, ev, sizeof(ev));
-			snprintf(err, errlen, "%s: %s is looser than the policy's %s", d->key, rv, ev);
-			return -1;
-		}
 		if (r > e) {
 			/* in the caller's words and the policy's units (limit.h) */
 			sbx_limit_format(d, r, want, sizeof(want));
