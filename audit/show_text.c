@@ -59,7 +59,8 @@ static void limits(const struct sbx_record *r)
 		const struct sbx_limit_def *d = &sbx_limit_defs[i];
 		char val[32];
 
-		if (d->id == SBX_LIMIT_INPUT_SIZE && !have_input)
+		/* 0 is no limit's value: a row the record does not carry */
+		if ((d->id == SBX_LIMIT_INPUT_SIZE && !have_input) || sbx_limit_get(&l, d->id) == 0)
 			continue;
 		if (k % 6 == 0) {
 			if (k > 0)

@@ -6,6 +6,11 @@ json_t *sbx_limit_json(const struct sbx_limit_def *d, uint64_t v)
 {
 	if (d->unit == SBX_UNIT_MILLICPU)
 		return json_real((double)v / 1000.0);
+	if (d->unit == SBX_UNIT_ACTION) {
+		char name[16];
+		sbx_limit_format(d, v, name, sizeof(name));
+		return json_string(name);
+	}
 	return json_integer((json_int_t)v);
 }
 

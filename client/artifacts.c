@@ -65,9 +65,44 @@ void artifact_dir_open(const char *dir, struct artifact_dir *ad)
 
 int artifact_name_valid(const char *name, size_t len)
 {
-	if (len == 0 || len > 255 || memchr(name, '\0', len) != NULL || memchr(name, '/', len) != NULL)
+	if (len == 0 || len > 255 || memchr(name, '\0', len) != NULL)
 		return 0;
-	return !(len == 1 && name[0] == '.') && !(len == 2 && name[0] == '.' && name[1] == '.');
+	for (size_t i = 0; i <= len;) {
+		const char *sl = memchr(name + i, '/', len - i);
+		size_t n = sl ? (size_t)(sl - (name + i)) : len - i;
+
+		if (n == 0 || (n == 1 && name[i] == '.') || (n == 2 && name[i] == '.' && name[i + 1] == '.'))
+			return 0;
+		i += n + 1;
+	}
+	return 1;
+}
+
+/* The directory of NAME below DIR, created as needed: an fd and, in
+ * *base, NAME's last component. -1 with errno on failure. */
+static int parent_of(const struct artifact_dir *ad, const char *name, const char **base)
+{
+	const char *sl;
+	int fd = dup(ad->fd);
+
+	*base = name;
+	while (fd >= 0 && (sl = strchr(*base, '/')) != NULL) {
+		char comp[256];
+		int next;
+
+		snprintf(comp, sizeof(comp), "%.*s", (int)(sl - *base), *base);
+		if (mkdirat(fd, comp, 0755) < 0 && errno != EEXIST) {
+			next = -1;
+		} else {
+			next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = next;
+		*base = sl + 1;
+	}
+	return fd;
 }
 
 static int copy_fd(int from, int to, uint64_t *size)
@@ -113,23 +148,43 @@ static int temp_name(const char *name, char *out, size_t outlen)
 	return 0;
 }
 
+static int save_in(const struct artifact_dir *ad, int dfd, const char *name, const char *base, int memfd,
+		   uint64_t *size, char **path, char *err, size_t errlen);
+
 int artifact_save(const struct artifact_dir *ad, const char *name, int memfd, uint64_t *size,
 		  char **path, char *err, size_t errlen)
 {
-	char tmp[256];
 	struct stat st;
-	int fd = -1, tries, e, rc;
+	const char *base;
+	int rc, dfd;
 
 	if (fstat(memfd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "the helper sent something other than a file");
 		return -1;
 	}
+	*path = NULL;
+	dfd = parent_of(ad, name, &base);
+	if (dfd < 0) {
+		snprintf(err, errlen, "%s/%s: its directory: %s", ad->path, name, strerror(errno));
+		return -1;
+	}
+	rc = save_in(ad, dfd, name, base, memfd, size, path, err, errlen);
+	close(dfd);
+	return rc;
+}
+
+static int save_in(const struct artifact_dir *ad, int dfd, const char *name, const char *base, int memfd,
+		   uint64_t *size, char **path, char *err, size_t errlen)
+{
+	char tmp[256];
+	int fd = -1, tries, e, rc;
+
 	for (tries = 0; tries < 16 && fd < 0; tries++) {
-		if (temp_name(name, tmp, sizeof(tmp)) < 0) {
+		if (temp_name(base, tmp, sizeof(tmp)) < 0) {
 			snprintf(err, errlen, "getrandom: %s", strerror(errno));
 			return -1;
 		}
-		fd = openat(ad->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0 && errno != EEXIST) {
 			snprintf(err, errlen, "%s/%s: %s", ad->path, tmp, strerror(errno));
 			return -1;
@@ -149,14 +204,14 @@ int artifact_save(const struct artifact_dir *ad, const char *name, int memfd, ui
 		rc = -1;
 		e = ENOMEM;
 	}
-	if (rc == 0 && renameat(ad->fd, tmp, ad->fd, name) < 0) {
+	if (rc == 0 && renameat(dfd, tmp, dfd, base) < 0) {
 		rc = -1;
 		e = errno;
 		free(*path);
 	}
 	if (rc < 0) {
 		*path = NULL;
-		unlinkat(ad->fd, tmp, 0);
+		unlinkat(dfd, tmp, 0);
 		snprintf(err, errlen, "%s/%s: %s", ad->path, name, strerror(e));
 	}
 	return rc;

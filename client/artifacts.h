@@ -23,12 +23,15 @@ struct artifact_dir {
  */
 void artifact_dir_open(const char *dir, struct artifact_dir *ad);
 
-/* 1 if name (len bytes from the frame) can be a file name in DIR: 1..255
- * bytes, no NUL, no '/', not "." or ".."; else 0. */
+/* 1 if name (len bytes from the frame) can be a path below DIR: 1..255
+ * bytes, no NUL, components separated by single '/' (the artifact's
+ * subdirectories of /out), none empty, "." or ".."; else 0. */
 int artifact_name_valid(const char *name, size_t len);
 
 /*
- * Copy the memfd's content into DIR/NAME: written to a new file
+ * Copy the memfd's content into DIR/NAME, creating NAME's directories
+ * (mode 0755 less the umask; each entered with O_NOFOLLOW, so a symlink
+ * among them is refused, never followed): written to a new file
  * NAME.tmp-XXXXXXXX (random hex; O_CREAT | O_EXCL | O_NOFOLLOW, mode 0644
  * less the umask) and renamed over NAME, so readers never see half a file
  * and a symlink at NAME is replaced rather than followed. Returns 0 and

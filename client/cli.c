@@ -22,7 +22,7 @@ void cli_usage(FILE *out)
 	fputs("Usage: sbx run [OPTIONS] (-c CODE | FILE | -)\n"
 	      "       sbx policies [--json]\n"
 	      "       sbx session ls [--json] | rm NAME\n"
-	      "       sbx mcp [--keep-artifacts SIZE]\n"
+	      "       sbx mcp [--keep-artifacts SIZE] [--max-text SIZE]\n"
 	      "       sbx doctor [--json]\n"
 	      "       sbx --help | --version\n"
 	      "\n"
@@ -70,7 +70,7 @@ void cli_std_opts(int argc, char **argv, void (*usage)(FILE *))
 
 void cli_usage_mcp(FILE *out)
 {
-	fputs("Usage: sbx mcp [--keep-artifacts SIZE]\n"
+	fputs("Usage: sbx mcp [--keep-artifacts SIZE] [--max-text SIZE]\n"
 	      "\n"
 	      "Serve the Model Context Protocol (revisions 2024-11-05, 2025-03-26,\n"
 	      "2025-06-18 and 2025-11-25: the client's, else the newest) on\n"
@@ -100,6 +100,9 @@ void cli_usage_mcp(FILE *out)
 	      "                 (each file counts at least 4 KiB; files over 32 MiB are\n"
 	      "                 not kept); earlier calls' files are dropped first\n"
 	      "                 (default 256M; 0 keeps none)\n"
+	      "  --max-text SIZE  bytes of stdout and of stderr in a result's text and\n"
+	      "                 structuredContent: past it the first and last part and\n"
+	      "                 a link to the whole as a resource (default 32K)\n"
 	      "  -h, --help     show this help\n"
 	      "\n"
 	      "Ends when standard input ends and every call is answered (exit 0), or on\n"

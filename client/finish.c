@@ -82,6 +82,39 @@ static uint64_t u64_of(json_t *o, const char *key)
 	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
+/* "sbx: 38 artifacts not saved (over the artifact count cap 1024 (policy
+ * default): 38); ...": the result's skipped_reasons (proto.h). */
+static void skipped_note(json_t *root, const struct run_opts *o)
+{
+	static const struct { const char *name, *words; } why[] = {
+#define SBX_ART_SKIP_ROW(sym, name, words) {name, words},
+		SBX_ART_SKIPS(SBX_ART_SKIP_ROW)
+#undef SBX_ART_SKIP_ROW
+	};
+	json_t *counts = json_object_get(root, "skipped_reasons");
+	uint64_t total = u64_of(root, "artifacts_skipped");
+	char val[128];
+	const char *sep = "";
+
+	if (total == 0)
+		return;
+	fprintf(stderr, "sbx: %llu artifacts not saved (", (unsigned long long)total);
+	for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++) {
+		uint64_t n = u64_of(counts, why[k].name);
+
+		if (n == 0)
+			continue;
+		val[0] = '\0';
+		if (k == SBX_ART_SKIP_COUNT_CAP)
+			result_limit_value(root, o, "artifacts", val, sizeof(val));
+		else if (k == SBX_ART_SKIP_OUT_SIZE)
+			result_limit_value(root, o, "out_bytes", val, sizeof(val));
+		fprintf(stderr, "%s%s%s%s: %llu", sep, why[k].words, val[0] ? " " : "", val, (unsigned long long)n);
+		sep = "; ";
+	}
+	fputs("); the result's \"skipped\" lists them\n", stderr);
+}
+
 /*
  * [network] limits the run reached (the result's network.limits, their
  * values in network.max): a limit ends a connection, never the run. Past
@@ -136,10 +169,7 @@ static void plain_notes(const struct run_state *rs, json_t *root)
 			json_string_value(json_object_get(root, "signal_name")));
 	if (json_is_true(json_object_get(root, "stdout_truncated")) ||
 	    json_is_true(json_object_get(root, "stderr_truncated"))) {
-		uint64_t total = u64_of(root, "stdout_bytes") + u64_of(root, "stderr_bytes");
-		uint64_t kept = json_string_length(json_object_get(root, "stdout")) +
-				json_string_length(json_object_get(root, "stderr"));
-		human(total > kept ? total - kept : 0, n1, sizeof(n1));
+		human(u64_of(root, "stdout_omitted_bytes") + u64_of(root, "stderr_omitted_bytes"), n1, sizeof(n1));
 		if (result_limit_value(root, o, "output_bytes", val, sizeof(val)))
 			fprintf(stderr, "sbx: output cut at %s; %s not shown\n", val, n1);
 	}
@@ -156,9 +186,14 @@ static void plain_notes(const struct run_state *rs, json_t *root)
 	    result_limit_value(root, o, "pids", val, sizeof(val)))
 		fprintf(stderr, "sbx: the process limit of %s refused to start a process or thread; "
 			"the program went on\n", val);
-	if (u64_of(root, "artifacts_skipped") > 0 && result_limit_value(root, o, "out_bytes", val, sizeof(val)))
-		fprintf(stderr, "sbx: %llu files in /out not returned (regular files only, within the artifact "
-			"count cap and out_size %s)\n", (unsigned long long)u64_of(root, "artifacts_skipped"), val);
+	skipped_note(root, o);
+	json_array_foreach(json_object_get(root, "artifacts"), i, m)
+		if (json_is_true(json_object_get(m, "truncated")) && result_limit_value(root, o, "out_bytes", val, sizeof(val))) {
+			char *shown = artifact_printable(json_string_value(json_object_get(m, "name")));
+			fprintf(stderr, "sbx: artifact %s is incomplete: /out filled up at %s while it was written\n",
+				shown ? shown : "?", val);
+			free(shown);
+		}
 	network_notes(root);
 	if (hint != NULL)
 		fprintf(stderr, "sbx: hint: %s\n", hint);

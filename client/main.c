@@ -37,29 +37,45 @@ static void ensure_std_fds(void)
 	}
 }
 
-/* `sbx mcp [--keep-artifacts SIZE] [--help]`: the artifact store's size
- * in bytes (--help prints the usage and exits 0). */
+/* `sbx mcp [--keep-artifacts SIZE] [--max-text SIZE] [--help]`: the
+ * artifact store's size in bytes (returned) and the bound of each text
+ * block (mcp_set_max_text); --help prints the usage and exits 0. */
 static uint64_t mcp_options(int argc, char **argv)
 {
-	uint64_t keep = MCP_STORE_DEFAULT;
+	uint64_t keep = MCP_STORE_DEFAULT, text;
 
 	for (int i = 1; i < argc; i++) {
+		static const char *const opts[] = {"--keep-artifacts", "--max-text"};
 		const char *v = NULL;
-		if (strncmp(argv[i], "--keep-artifacts=", 17) == 0)
-			v = argv[i] + 17;
-		else if (strcmp(argv[i], "--keep-artifacts") == 0 && i + 1 < argc)
-			v = argv[++i];
-		else if (strcmp(argv[i], "--keep-artifacts") == 0)
-			cli_die_usage("mcp --keep-artifacts", "needs a size (examples: 256M, 0)");
-		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+		size_t k;
+
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			cli_usage_mcp(stdout);
 			exit(0);
-		} else if (strcmp(argv[i], "--version") == 0)
+		}
+		if (strcmp(argv[i], "--version") == 0)
 			cli_version();
-		else
+		size_t n = 0;
+		for (k = 0; k < 2; k++) {
+			n = strlen(opts[k]);
+			if (strncmp(argv[i], opts[k], n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+				break;
+		}
+		if (k == 2)
 			cli_die_usage("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[i]);
-		if (sbx_parse_size(v, &keep) < 0)
+		if (argv[i][n] == '=')
+			v = argv[i] + n + 1;
+		else if (i + 1 < argc)
+			v = argv[++i];
+		else
+			cli_die_usage(k ? "mcp --max-text" : "mcp --keep-artifacts", "needs a size (examples: %s)",
+				k ? "32K, 1M" : "256M, 0");
+		if (k == 0 && sbx_parse_size(v, &keep) < 0)
 			cli_die_usage("mcp --keep-artifacts", "'%s' is not a size (examples: 256M, 1G, 0)", v);
+		if (k == 1 && (sbx_parse_size(v, &text) < 0 || text < 256 || text > (64u << 20)))
+			cli_die_usage("mcp --max-text", "'%s' is not a size from 256 bytes to 64M (examples: 32K, 1M)", v);
+		if (k == 1)
+			mcp_set_max_text((size_t)text);
 	}
 	return keep;
 }

@@ -69,6 +69,16 @@ int sbx_limit_parse(const struct sbx_limit_def *d, const char *s, uint64_t *out,
 		rc = sbx_parse_duration_ms(s, out) < 0 || strpbrk(s, "smh") != NULL ? -1 : 0;
 		*why = "not a CPU count (examples: 1, 0.5, 2)";
 		break;
+	case SBX_UNIT_ACTION:
+		rc = 0;
+		if (strcmp(s, "kill") == 0)
+			*out = SBX_ACTION_KILL;
+		else if (strcmp(s, "truncate") == 0)
+			*out = SBX_ACTION_TRUNCATE;
+		else
+			rc = -1;
+		*why = "neither kill nor truncate";
+		break;
 	}
 	if (rc < 0 || *out == 0)
 		return -1;
@@ -99,6 +109,9 @@ void sbx_limit_format(const struct sbx_limit_def *d, uint64_t v, char *buf, size
 		else
 			snprintf(buf, len, "%llu.%03llu", (unsigned long long)(v / 1000), (unsigned long long)(v % 1000));
 		return;
+	case SBX_UNIT_ACTION:
+		snprintf(buf, len, "%s", v == SBX_ACTION_KILL ? "kill" : v == SBX_ACTION_TRUNCATE ? "truncate" : "?");
+		return;
 	}
 	snprintf(buf, len, "%llu", (unsigned long long)v);
 }
@@ -109,7 +122,8 @@ const char *sbx_unit_name(enum sbx_unit u)
 	case SBX_UNIT_MS: return "ms";
 	case SBX_UNIT_BYTES: return "bytes";
 	case SBX_UNIT_MILLICPU: return "thousandths";
-	case SBX_UNIT_COUNT: break;
+	case SBX_UNIT_COUNT:
+	case SBX_UNIT_ACTION: break;
 	}
 	return "";
 }

@@ -19,6 +19,15 @@ enum sbx_unit {
 	SBX_UNIT_BYTES,     /* a size: "512M", "64K"; stored in bytes */
 	SBX_UNIT_COUNT,     /* a whole number */
 	SBX_UNIT_MILLICPU,  /* a CPU count with up to 3 decimals: "1", "0.5"; stored in thousandths */
+	SBX_UNIT_ACTION,    /* what sbx does at a cap: "kill" or "truncate" (enum sbx_cap_action) */
+};
+
+/* The values of an SBX_UNIT_ACTION row, ordered like every limit: the
+ * smaller is the stricter (a request may choose kill under a policy's
+ * truncate, never the reverse). */
+enum sbx_cap_action {
+	SBX_ACTION_KILL = 1,     /* stop the run */
+	SBX_ACTION_TRUNCATE = 2, /* keep the head and the tail, count and discard the rest, go on */
 };
 
 /*
@@ -49,6 +58,11 @@ enum sbx_unit {
 	  16ULL << 30, "input size limit", "input files under /in together", "--input (together)")         \
 	X(OUTPUT, "output", SBX_UNIT_BYTES, "output_bytes", output_bytes, 1ULL << 20, UINT64_MAX,          \
 	  "output limit", "standard output and standard error captured together", NULL)                    \
+	X(OUTPUT_ACTION, "output_action", SBX_UNIT_ACTION, "output_action", output_action,                 \
+	  SBX_ACTION_TRUNCATE, SBX_ACTION_TRUNCATE, "output action",                                       \
+	  "past the output limit: truncate (keep head and tail, go on) or kill", NULL)                     \
+	X(ARTIFACTS, "artifacts", SBX_UNIT_COUNT, "artifacts", artifacts, 1024, 65536,                     \
+	  "artifact count cap", "files returned from /out, subdirectories included", NULL)                 \
 	X(FILE_SIZE, "file_size", SBX_UNIT_BYTES, "file_size_bytes", file_size_bytes, 64ULL << 20,         \
 	  UINT64_MAX, "file size limit", "largest file the program may write (RLIMIT_FSIZE)", NULL)        \
 	X(OPEN_FILES, "open_files", SBX_UNIT_COUNT, "open_files", open_files, 256, 1ULL << 20,             \

@@ -33,12 +33,14 @@ struct sbx_limits {
 	uint64_t cpus_milli;      /* CPU bandwidth quota, 1000 = one CPU */
 	uint64_t tmp_bytes;       /* size of the /tmp tmpfs */
 	uint64_t out_bytes;       /* size of the /out tmpfs */
-	uint64_t output_bytes;    /* stdout+stderr captured; the run is stopped past it */
+	uint64_t output_bytes;    /* stdout+stderr captured; past it, output_action */
 	uint64_t file_size_bytes; /* RLIMIT_FSIZE */
 	uint64_t open_files;      /* RLIMIT_NOFILE */
 	uint64_t max_attempts;    /* cap for the client's retry loop */
 	uint64_t input_bytes;     /* input files under /in, all together (record field input_bytes) */
 	uint64_t shm_bytes;       /* size of the /dev/shm tmpfs (POSIX shared memory, semaphores) */
+	uint64_t output_action;   /* enum sbx_cap_action (limit.h) */
+	uint64_t artifacts;       /* files returned from /out */
 };
 
 /* [network] mode; sbx_net_mode_name() is the one table of their names. */

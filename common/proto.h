@@ -65,8 +65,10 @@
 #define SBX_PROTO_VERSION 2
 
 enum sbx_frame_type {
-	/* payload = artifact name (1..255 bytes); exactly one fd (a sealed memfd
-	 * holding the content) arrives as SCM_RIGHTS with the header's first byte */
+	/* payload = artifact name, its path relative to /out (1..255 bytes,
+	 * components separated by '/', none empty, "." or ".."); exactly one fd
+	 * (a sealed memfd holding the content) arrives as SCM_RIGHTS with the
+	 * header's first byte */
 	SBX_FRAME_ARTIFACT = 1,
 	/* payload = the result JSON; the last frame of a run */
 	SBX_FRAME_RESULT = 2,
@@ -118,7 +120,7 @@ enum sbx_control {
 #define SBX_CODE_MAX       (4u << 20)  /* bytes of code accepted */
 #define SBX_MAX_ATTEMPTS   10
 #define SBX_MAX_INPUTS     32          /* --input-fd pairs accepted */
-#define SBX_MAX_ARTIFACTS  64          /* files taken from /out, at most */
+#define SBX_MAX_ARTIFACTS  64          /* artifact fds in flight at once (HELPER_NOFILE) */
 #define SBX_ID_LEN         32          /* run id: 16 random bytes, lower-case hex */
 #define SBX_TOKEN_MAX      64          /* --name, --session, --input-name */
 #define SBX_ARG_FD_MAX     1023        /* --*-fd: 3..SBX_ARG_FD_MAX */
@@ -152,6 +154,38 @@ enum sbx_recorder_fd {
  * other end of SBX_REC_FD_SIGNER. */
 #define SBX_SIGNER_FD 3
 /* 0, 1 and 2 are /dev/null. */
+
+/*
+ * ---- collector -> recorder (SBX_REC_FD_ARTIFACTS) --------------------------
+ *
+ * SOCK_SEQPACKET, one message per file of /out: a file returned is its
+ * path relative to /out with its memfd; a message without an fd is a
+ * byte SBX_COLLECT_SKIPPED, a reason byte (enum sbx_art_skip) and the path
+ * of a file not returned, or a byte SBX_COLLECT_TRUNCATED and the path of
+ * the file the payload was writing when /out filled up.
+ */
+#define SBX_PATH_MAX_ART 255 /* bytes of an artifact's path (the record's name) */
+enum { SBX_COLLECT_SKIPPED = 1, SBX_COLLECT_TRUNCATED = 2 };
+
+/* Why a file in /out is not returned: X(SYMBOL, the result's "reason",
+ * the plain-mode words). */
+#define SBX_ART_SKIPS(X)                                                                     \
+	X(COUNT_CAP, "count_cap", "over the artifact count cap")                              \
+	X(OUT_SIZE, "out_size", "over out_size (all artifacts together)")                    \
+	X(NOT_REGULAR, "not_regular", "not a regular file")                                   \
+	X(SYMLINK, "symlink", "a symbolic link")                                              \
+	X(HIDDEN, "hidden", "a hidden name")                                                  \
+	X(BAD_NAME, "bad_name", "a name that is not valid UTF-8 text, or too long")           \
+	X(TOO_DEEP, "too_deep", "nested deeper than 16 directories")                          \
+	X(UNREADABLE, "unreadable", "could not be read")
+
+enum sbx_art_skip {
+#define SBX_ART_SKIP_ENUM(sym, name, words) SBX_ART_SKIP_##sym,
+	SBX_ART_SKIPS(SBX_ART_SKIP_ENUM)
+#undef SBX_ART_SKIP_ENUM
+	SBX_ART_SKIP_N
+};
+#define SBX_ART_DEPTH_MAX 16 /* directory levels under /out that are walked */
 
 /*
  * Every supervisor -> recorder message starts with this header; the

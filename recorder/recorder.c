@@ -142,34 +142,126 @@ static int read_code(struct rec *c, char *err, size_t errlen)
 
 /* ---- output ------------------------------------------------------------ */
 
-static void capture(struct rec *c, struct stream *st, const char *data, size_t n)
+/*
+ * The output cap (limit.h output, output_action). kill: the first
+ * output_bytes of both streams together are kept and the run is stopped.
+ * truncate: the first half is kept as the head (streamed live); past it
+ * each stream keeps its last quarter in a ring and the run goes on, its
+ * further output counted and discarded (the wall-time limit bounds it);
+ * at the end the tail follows the head after a marker line naming the
+ * bytes left out (finish_tail). Either way at most output_bytes are kept.
+ */
+static uint64_t head_cap(const struct rec *c)
 {
-	uint64_t room = c->d->limits.output_bytes - c->captured;
+	const struct sbx_limits *l = &c->d->limits;
 
-	st->total += n;
-	if (n > room) {
-		n = (size_t)room;
-		if (!st->truncated) {
-			st->truncated = true;
-			reply(c, SBX_REPLY_KILL_OUTPUT);
-		}
-	}
-	if (n == 0)
-		return;
+	return l->output_action == SBX_ACTION_KILL ? l->output_bytes : l->output_bytes / 2;
+}
+
+static bool append(struct stream *st, const char *data, size_t n)
+{
 	if (st->cap.len + n > st->alloc) {
 		size_t want = st->alloc ? st->alloc : 65536;
 		while (want < st->cap.len + n)
 			want *= 2;
 		char *nb = realloc(st->cap.buf, want);
 		if (nb == NULL)
-			return;
+			return false;
 		st->cap.buf = nb;
 		st->alloc = want;
 	}
 	memcpy(st->cap.buf + st->cap.len, data, n);
-	outq_output(&c->q, st->frame, &st->cap, st->cap.len, n);
 	st->cap.len += n;
-	c->captured += n;
+	return true;
+}
+
+static void keep_tail(const struct rec *c, struct stream *st, const char *data, size_t n)
+{
+	if (st->tail == NULL) {
+		st->tail_cap = (size_t)(c->d->limits.output_bytes / 4);
+		st->tail = st->tail_cap ? malloc(st->tail_cap) : NULL;
+		if (st->tail == NULL)
+			st->tail_cap = 0;
+	}
+	if (st->tail_cap == 0)
+		return;
+	if (n >= st->tail_cap) {
+		memcpy(st->tail, data + n - st->tail_cap, st->tail_cap);
+		st->tail_pos = 0;
+		st->tail_len = st->tail_cap;
+		return;
+	}
+	while (n > 0) {
+		size_t k = st->tail_cap - st->tail_pos < n ? st->tail_cap - st->tail_pos : n;
+		memcpy(st->tail + st->tail_pos, data, k);
+		st->tail_pos = (st->tail_pos + k) % st->tail_cap;
+		st->tail_len = st->tail_len + k < st->tail_cap ? st->tail_len + k : st->tail_cap;
+		data += k;
+		n -= k;
+	}
+}
+
+static void capture(struct rec *c, struct stream *st, const char *data, size_t n)
+{
+	uint64_t cap = head_cap(c), room = cap > c->captured ? cap - c->captured : 0;
+	size_t keep = n > room ? (size_t)room : n;
+
+	st->total += n;
+	if (keep > 0 && append(st, data, keep)) {
+		outq_output(&c->q, st->frame, &st->cap, st->cap.len - keep, keep);
+		c->captured += keep;
+	}
+	if (keep == n)
+		return;
+	if (!st->truncated) {
+		st->truncated = true;
+		if (c->d->limits.output_action == SBX_ACTION_KILL)
+			reply(c, SBX_REPLY_KILL_OUTPUT);
+	}
+	if (c->d->limits.output_action == SBX_ACTION_TRUNCATE)
+		keep_tail(c, st, data + keep, n - keep);
+}
+
+/* After the run: the marker and the tail after the head, in the capture
+ * (so the result, the hash in END and the stream all carry them). The
+ * tail starts after its first newline when that drops less than half of
+ * it, so that it begins with a whole line. */
+static void finish_tail(struct rec *c, struct stream *st)
+{
+	char marker[160];
+	size_t from, n = st->tail_len, lead = 0;
+	uint64_t kept_tail;
+
+	if (!st->truncated)
+		return;
+	if (c->d->limits.output_action == SBX_ACTION_KILL) {
+		st->omitted = st->total - st->cap.len;
+		return;
+	}
+	from = st->tail_len < st->tail_cap ? 0 : st->tail_pos;
+	for (size_t i = 0; i < n / 2; i++)
+		if (st->tail[(from + i) % st->tail_cap] == '\n') {
+			lead = i + 1;
+			break;
+		}
+	kept_tail = n - lead;
+	st->omitted = st->total - st->cap.len - kept_tail;
+	snprintf(marker, sizeof(marker), "%s[sbx: output cut at the output limit: %" PRIu64 " of %" PRIu64
+		 " bytes not shown%s]\n",
+		 st->cap.len > 0 && st->cap.buf[st->cap.len - 1] != '\n' ? "\n" : "", st->omitted, st->total,
+		 kept_tail ? "; the last part follows" : "");
+	size_t off = st->cap.len;
+	if (!append(st, marker, strlen(marker)))
+		return;
+	for (size_t i = lead; i < n;) {
+		size_t at = (from + i) % st->tail_cap, k = n - i < st->tail_cap - at ? n - i : st->tail_cap - at;
+		if (!append(st, st->tail + at, k))
+			break;
+		i += k;
+	}
+	outq_output(&c->q, st->frame, &st->cap, off, st->cap.len - off);
+	free(st->tail);
+	st->tail = NULL;
 }
 
 static void read_end(struct rec *c)
@@ -199,6 +291,8 @@ static void read_end(struct rec *c)
 		snprintf(c->end.error, sizeof(c->end.error), "supervisor vanished (%zd bytes, not an END: %s)", n, err);
 }
 
+static bool collect_one(struct rec *c);
+
 /* Until both pipes are at EOF and the supervisor has said how the run
  * ended: capture, and send the client what it takes. */
 static void pump(struct rec *c)
@@ -206,8 +300,8 @@ static void pump(struct rec *c)
 	static char buf[65536];
 
 	while (!(c->s[0].eof && c->s[1].eof && c->have_end)) {
-		struct pollfd p[4];
-		int n = 0, ix[2] = {-1, -1}, cx = -1;
+		struct pollfd p[5];
+		int n = 0, ix[2] = {-1, -1}, cx = -1, ax = -1;
 
 		for (int i = 0; i < 2; i++)
 			if (!c->s[i].eof) {
@@ -217,6 +311,10 @@ static void pump(struct rec *c)
 		if (!c->have_end) {
 			cx = n;
 			p[n++] = (struct pollfd){.fd = c->ctl, .events = POLLIN};
+		}
+		if (!c->art_eof) {
+			ax = n;
+			p[n++] = (struct pollfd){.fd = c->art, .events = POLLIN};
 		}
 		if (outq_pending(&c->q))
 			p[n++] = (struct pollfd){.fd = c->q.sock, .events = POLLOUT};
@@ -235,6 +333,8 @@ static void pump(struct rec *c)
 			}
 		if (cx >= 0 && p[cx].revents)
 			read_end(c);
+		if (ax >= 0 && p[ax].revents)
+			(void)collect_one(c);
 		/* the socket may take new output, or room came back (qx) */
 		outq_send(&c->q);
 	}
@@ -242,22 +342,38 @@ static void pump(struct rec *c)
 
 /* ---- artifacts --------------------------------------------------------- */
 
-/* Names the client can write and the JSON can carry: no hidden files, no
- * path separators or control characters, valid UTF-8. */
+/* Paths the client can write and the JSON can carry: components
+ * separated by single '/', none empty or hidden (no "." or ".."), no
+ * control characters, valid UTF-8. */
 static bool good_name(const char *n)
 {
 	char *clean;
 	bool ok;
 
-	if (n[0] == '\0' || n[0] == '.')
+	if (n[0] == '\0' || strlen(n) > SBX_PATH_MAX_ART)
 		return false;
-	for (const unsigned char *p = (const unsigned char *)n; *p; p++)
-		if (*p < 0x20 || *p == 0x7f || *p == '/')
+	for (const unsigned char *p = (const unsigned char *)n; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
 			return false;
+		if ((p == (const unsigned char *)n || p[-1] == '/') && (*p == '.' || *p == '/'))
+			return false;
+	}
+	if (n[strlen(n) - 1] == '/')
+		return false;
 	clean = sbx_utf8_sanitize(n, strlen(n));
 	ok = clean != NULL && strcmp(clean, n) == 0;
 	free(clean);
 	return ok;
+}
+
+static void skip(struct rec *c, const char *path, enum sbx_art_skip why)
+{
+	c->skipped_arts++;
+	c->skipped_why[why]++;
+	if (c->n_skipped == MAX_SKIPPED_LISTED || c->skipped == NULL)
+		return;
+	strlcpy(c->skipped[c->n_skipped].path, path, sizeof(c->skipped[0].path));
+	c->skipped[c->n_skipped++].why = why;
 }
 
 static int hash_fd(int fd, uint64_t size, unsigned char out[32], unsigned char *head, size_t *headlen)
@@ -283,59 +399,108 @@ static int hash_fd(int fd, uint64_t size, unsigned char out[32], unsigned char *
 	return 0;
 }
 
-static void collect_artifacts(struct rec *c)
+/* A message without an fd from the collector (proto.h). */
+static void collector_note(struct rec *c, const char *msg, size_t n)
+{
+	char path[SBX_PATH_MAX_ART + 1];
+
+	if (n >= 2 && msg[0] == SBX_COLLECT_SKIPPED) {
+		size_t k = n - 2 < SBX_PATH_MAX_ART ? n - 2 : SBX_PATH_MAX_ART;
+		unsigned why = (unsigned char)msg[1];
+		char *clean;
+
+		memcpy(path, msg + 2, k);
+		path[k] = '\0';
+		clean = sbx_utf8_sanitize(path, strlen(path));
+		skip(c, clean ? clean : "?", why < SBX_ART_SKIP_N ? (enum sbx_art_skip)why : SBX_ART_SKIP_UNREADABLE);
+		free(clean);
+	} else if (n >= 2 && msg[0] == SBX_COLLECT_TRUNCATED) {
+		size_t k = n - 1 < SBX_PATH_MAX_ART ? n - 1 : SBX_PATH_MAX_ART;
+
+		memcpy(path, msg + 1, k);
+		path[k] = '\0';
+		for (size_t i = 0; i < c->n_arts; i++)
+			if (strcmp(c->arts[i].name, path) == 0)
+				c->art_truncated[i] = true;
+	}
+}
+
+/* The arrays for limits.artifacts files, before the collector sends any. */
+static void artifacts_init(struct rec *c)
+{
+	size_t cap = (size_t)c->d->limits.artifacts;
+
+	c->arts = calloc(cap ? cap : 1, sizeof(*c->arts));
+	c->art_truncated = calloc(cap ? cap : 1, sizeof(*c->art_truncated));
+	c->skipped = calloc(MAX_SKIPPED_LISTED, sizeof(*c->skipped));
+	c->arts_cap = c->arts != NULL && c->art_truncated != NULL ? cap : 0;
+}
+
+/*
+ * One message from the collector: a file is checked, hashed and queued
+ * for the client at once (the queue owns its fd), so that neither the
+ * collector's fds in flight (counted against the caller's RLIMIT_NOFILE)
+ * nor ours pile up. false at EOF.
+ */
+static bool collect_one(struct rec *c)
 {
 	const unsigned int seals = F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
-	uint64_t total = 0;
+	char name[SBX_PATH_MAX_ART + 3];
+	unsigned char head[512];
+	size_t headlen = 0;
+	struct stat st;
+	int fd, n = sbx_recv_fd(c->art, name, sizeof(name) - 1, &fd);
+	enum sbx_art_skip why;
 
-	for (;;) {
-		char name[257];
-		unsigned char head[512];
-		size_t headlen;
-		struct stat st;
-		int fd, n = sbx_recv_fd(c->art, name, sizeof(name) - 1, &fd);
-
-		if (n < 0 && errno == EPROTO) {
-			/* its descriptor was cut off (MSG_CTRUNC: no room for it
-			 * under our RLIMIT_NOFILE): that file is skipped, and said
-			 * so, and the next one may still fit (issue 11, finding 7) */
-			c->skipped_arts++;
-			continue;
-		}
-		if (n <= 0)
-			break;
-		name[n] = '\0';
-		if (fd < 0) {
-			/* the collector's count of files it did not pass on */
-			uint32_t k;
-			if (n == 1 + (int)sizeof(k) && name[0] == '\0') {
-				memcpy(&k, name + 1, sizeof(k));
-				c->skipped_arts += k;
-			}
-			continue;
-		}
-		/* a sealed memfd cannot change after we hash it */
-		if (!good_name(name) || c->n_arts == MAX_ARTIFACTS || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-		    ((unsigned)fcntl(fd, F_GET_SEALS) & seals) != seals ||
-		    total + (uint64_t)st.st_size > c->d->limits.out_bytes) {
-			c->skipped_arts++;
-			close(fd);
-			continue;
-		}
-		struct sbx_artifact *a = &c->arts[c->n_arts];
+	if (n < 0 && errno == EINTR)
+		return true;
+	if (n < 0 && errno == EPROTO) {
+		/* its descriptor was cut off (MSG_CTRUNC: no room for it under
+		 * our RLIMIT_NOFILE): that file is skipped, and said so, and the
+		 * next one may still fit (issue 11, finding 7) */
+		skip(c, "?", SBX_ART_SKIP_UNREADABLE);
+		return true;
+	}
+	if (n <= 0) {
+		c->art_eof = true;
+		return false;
+	}
+	name[n] = '\0';
+	if (fd < 0) {
+		collector_note(c, name, (size_t)n);
+		return true;
+	}
+	/* a sealed memfd cannot change after we hash it */
+	if (!good_name(name))
+		why = SBX_ART_SKIP_BAD_NAME;
+	else if (c->n_arts >= c->arts_cap)
+		why = SBX_ART_SKIP_COUNT_CAP;
+	else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || ((unsigned)fcntl(fd, F_GET_SEALS) & seals) != seals)
+		why = SBX_ART_SKIP_UNREADABLE;
+	else if (c->art_total + (uint64_t)st.st_size > c->d->limits.out_bytes)
+		why = SBX_ART_SKIP_OUT_SIZE;
+	else
+		why = SBX_ART_SKIP_N;
+	struct sbx_artifact *a = why == SBX_ART_SKIP_N ? &c->arts[c->n_arts] : NULL;
+	if (a != NULL) {
 		memset(a, 0, sizeof(*a));
 		strlcpy(a->name, name, sizeof(a->name));
 		a->size = (uint64_t)st.st_size;
-		if (hash_fd(fd, a->size, a->sha256, head, &headlen) < 0) {
-			c->skipped_arts++;
-			close(fd);
-			continue;
-		}
-		strlcpy(a->media_type, sbx_media_type(name, head, headlen), sizeof(a->media_type));
-		total += a->size;
-		c->art_fd[c->n_arts++] = fd;
+		if (hash_fd(fd, a->size, a->sha256, head, &headlen) < 0)
+			why = SBX_ART_SKIP_UNREADABLE;
 	}
-	close(c->art);
+	if (why != SBX_ART_SKIP_N || a == NULL) {
+		char *clean = sbx_utf8_sanitize(name, strlen(name));
+		skip(c, clean ? clean : "?", why);
+		free(clean);
+		close(fd);
+		return true;
+	}
+	strlcpy(a->media_type, sbx_media_type(name, head, headlen), sizeof(a->media_type));
+	c->art_total += a->size;
+	c->n_arts++;
+	outq_frame(&c->q, SBX_FRAME_ARTIFACT, a->name, strlen(a->name), fd);
+	return true;
 }
 
 /* ---- records ------------------------------------------------------------- */
@@ -422,6 +587,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	c.ctl = SBX_REC_FD_CONTROL;
 	c.art = SBX_REC_FD_ARTIFACTS;
 	outq_init(&c.q, SBX_REC_FD_RESULT);
+	artifacts_init(&c);
 	c.s[0] = (struct stream){.in = SBX_REC_FD_STDOUT, .frame = SBX_FRAME_STDOUT};
 	c.s[1] = (struct stream){.in = SBX_REC_FD_STDERR, .frame = SBX_FRAME_STDERR};
 	umask(027);
@@ -444,13 +610,20 @@ void recorder_run(const struct sbx_run_desc *d)
 		reply(&c, SBX_REPLY_START_OK);
 		outq_frame(&c.q, SBX_FRAME_STARTED, d->run_id, strlen(d->run_id), -1);
 		pump(&c);
+		finish_tail(&c, &c.s[0]);
+		finish_tail(&c, &c.s[1]);
+		/* the cap fired and the run went on: the limit that fired */
+		if ((c.s[0].truncated || c.s[1].truncated) && c.end.limit == SBX_LIMIT_NONE)
+			c.end.limit = SBX_LIMIT_OUTPUT;
 	} else {
 		close(c.s[0].in);
 		close(c.s[1].in);
 		c.s[0].eof = c.s[1].eof = true;
 		read_end(&c);
 	}
-	collect_artifacts(&c);
+	while (!c.art_eof && collect_one(&c))
+		;
+	close(c.art);
 	/* the supervisor ended the relay before it sent the END facts (or the
 	 * fd is /dev/null: no egress, or a refused run) */
 	egress_report_read(SBX_REC_FD_EGRESS, &d->egress, &c.net);
@@ -486,8 +659,6 @@ void recorder_run(const struct sbx_run_desc *d)
 
 	res = result_json(&c, tb);
 	text = res ? json_dumps(res, JSON_COMPACT) : NULL;
-	for (size_t i = 0; i < c.n_arts; i++)
-		outq_frame(&c.q, SBX_FRAME_ARTIFACT, c.arts[i].name, strlen(c.arts[i].name), c.art_fd[i]);
 	if (c.end.error[0])
 		message(&c, "%s", c.end.error);
 	if (text != NULL)

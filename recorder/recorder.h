@@ -15,11 +15,18 @@
 
 #include "egress_record.h"
 #include "log.h"
+#include "proto.h"
 #include "outq.h"
 #include "record.h"
 #include "rundesc.h"
 
-#define MAX_ARTIFACTS SBX_MAX_ARTIFACTS
+/* Files not returned that the result lists by path (all are counted). */
+#define MAX_SKIPPED_LISTED 1024
+
+struct skipped_art {
+	char path[SBX_PATH_MAX_ART + 1];
+	enum sbx_art_skip why;
+};
 
 struct stream {
 	int in;                /* the payload's pipe */
@@ -27,6 +34,11 @@ struct stream {
 	struct outq_src cap;   /* captured bytes, at most the output cap in all */
 	size_t alloc;
 	uint64_t total;        /* bytes the payload wrote, kept or not */
+	/* Past the head (output_action truncate): the last bytes written, a
+	 * ring of tail_cap bytes, put after the head with a marker at the end. */
+	char *tail;
+	size_t tail_cap, tail_len, tail_pos;
+	uint64_t omitted;      /* bytes in neither the head nor the tail */
 	bool eof, truncated;
 };
 
@@ -36,7 +48,7 @@ struct rec {
 	struct rec_log *log;
 	struct outq q;
 	struct stream s[2];
-	uint64_t captured;
+	uint64_t captured;     /* head bytes of both streams together */
 	struct sbx_run_end end;
 	bool have_end;
 	char *code;
@@ -47,9 +59,14 @@ struct rec {
 	unsigned char input_sha256[SBX_MAX_INPUTS][32]; /* set with START (startfacts.c) */
 	unsigned char stdin_sha256[32];                 /* likewise, with SBX_DESC_STDIN */
 	bool stdin_hashed;
-	struct sbx_artifact arts[MAX_ARTIFACTS];
-	int art_fd[MAX_ARTIFACTS];
-	size_t n_arts, skipped_arts;
+	struct sbx_artifact *arts;  /* at most arts_cap (limits.artifacts) */
+	bool *art_truncated;        /* the payload was writing it when /out filled up */
+	size_t n_arts, arts_cap, skipped_arts;
+	uint64_t art_total;         /* bytes of the artifacts taken */
+	bool art_eof;
+	struct skipped_art *skipped; /* the first MAX_SKIPPED_LISTED of skipped_arts */
+	size_t n_skipped;
+	uint64_t skipped_why[SBX_ART_SKIP_N]; /* all of them, by reason */
 	uint64_t start_seq, end_seq;
 	unsigned char chain[32];
 	struct egress_report net; /* what sbx-relay carried, checked (egress_record.c) */

@@ -67,6 +67,8 @@ static json_t *k_stderr(const struct rctx *x) { return text_json(x->c->s[1].cap.
 static json_t *truncated(const struct stream *st) { return json_boolean(st->truncated || st->total > st->cap.len); }
 static json_t *k_stdout_truncated(const struct rctx *x) { return truncated(&x->c->s[0]); }
 static json_t *k_stderr_truncated(const struct rctx *x) { return truncated(&x->c->s[1]); }
+static json_t *k_stdout_omitted(const struct rctx *x) { return u64(x->c->s[0].omitted); }
+static json_t *k_stderr_omitted(const struct rctx *x) { return u64(x->c->s[1].omitted); }
 static json_t *k_stdout_bytes(const struct rctx *x) { return u64(x->c->s[0].total); }
 static json_t *k_stderr_bytes(const struct rctx *x) { return u64(x->c->s[1].total); }
 static json_t *k_traceback(const struct rctx *x) { return x->traceback ? x->traceback : json_null(); }
@@ -83,12 +85,42 @@ static json_t *k_artifacts(const struct rctx *x)
 		json_object_set_new(o, "size", u64(r->size));
 		json_object_set_new(o, "media_type", json_string(r->media_type));
 		json_object_set_new(o, "sha256", digest(r->sha256));
+		json_object_set_new(o, "truncated", json_boolean(x->c->art_truncated[i]));
 		json_array_append_new(a, o);
 	}
 	return a;
 }
 
 static json_t *k_artifacts_skipped(const struct rctx *x) { return u64(x->c->skipped_arts); }
+
+/* [{path, reason}] of the files of /out not returned (the first
+ * MAX_SKIPPED_LISTED; artifacts_skipped counts them all). */
+static const char *const reason[SBX_ART_SKIP_N] = {
+#define SBX_ART_SKIP_NAME(sym, name, words) [SBX_ART_SKIP_##sym] = (name),
+	SBX_ART_SKIPS(SBX_ART_SKIP_NAME)
+#undef SBX_ART_SKIP_NAME
+};
+
+static json_t *k_skipped(const struct rctx *x)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < x->c->n_skipped; i++)
+		json_array_append_new(a, json_pack("{s:s,s:s}", "path", x->c->skipped[i].path, "reason",
+						   reason[x->c->skipped[i].why]));
+	return a;
+}
+/* {reason: count} of every file not returned, listed or not */
+static json_t *k_skipped_reasons(const struct rctx *x)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o != NULL && i < SBX_ART_SKIP_N; i++)
+		if (x->c->skipped_why[i] > 0)
+			json_object_set_new(o, reason[i], u64(x->c->skipped_why[i]));
+	return o;
+}
+
 static json_t *k_policy(const struct rctx *x) { return json_string(x->c->d->policy); }
 static json_t *k_limits(const struct rctx *x) { return sbx_limits_json(&x->c->d->limits); }
 static json_t *k_attempt(const struct rctx *x) { return u64(x->c->d->attempt); }
@@ -197,9 +229,13 @@ static const struct {
 	{"stderr_truncated", k_stderr_truncated, false},
 	{"stdout_bytes", k_stdout_bytes, false},
 	{"stderr_bytes", k_stderr_bytes, false},
+	{"stdout_omitted_bytes", k_stdout_omitted, false},
+	{"stderr_omitted_bytes", k_stderr_omitted, false},
 	{"traceback", k_traceback, false},
 	{"artifacts", k_artifacts, false},
 	{"artifacts_skipped", k_artifacts_skipped, false},
+	{"skipped", k_skipped, false},
+	{"skipped_reasons", k_skipped_reasons, false},
 	{"policy", k_policy, false},
 	{"limits", k_limits, false},
 	{"attempt", k_attempt, false},

@@ -104,6 +104,12 @@ json_t *mcp_tool_def(const struct mcp_revision *rev);
  */
 json_t *mcp_tool_result(json_t *result, int dirfd);
 
+/* Default of `sbx mcp --max-text`: bytes of each of stdout and stderr in
+ * a result's text block and structuredContent (head and tail). */
+#define MCP_MAX_TEXT_DEFAULT (32u << 10)
+/* Set that bound (at least 256 bytes). */
+void mcp_set_max_text(size_t bytes);
+
 /* A CallToolResult with isError and one text block. New reference. */
 json_t *mcp_tool_error(const char *msg);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 #include "mcp_child.h"
+#include "rmtree.h"
 #include "mcp_int.h"
 #include "fdio.h"
 #include "unconst.h"
@@ -31,22 +32,16 @@ static int write_file(int dirfd, const char *name, const void *data, size_t len)
 	return r;
 }
 
-/* Empty a directory of the work tree (plain files only: nothing else is
- * ever made there) and remove it. */
+/* Empty a directory of the work tree (artifacts keep their
+ * subdirectories) and remove it. */
 static void remove_dir(int parent, const char *name)
 {
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *e;
+	int fd = rmtree_opendir(parent, name);
+	struct rmtree_report r;
 
-	if (d == NULL) {
-		if (fd >= 0)
-			close(fd);
-	} else {
-		while ((e = readdir(d)) != NULL)
-			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-				unlinkat(dirfd(d), e->d_name, 0);
-		closedir(d);
+	if (fd >= 0) {
+		(void)rmtree_contents(fd, &r);
+		close(fd);
 	}
 	unlinkat(parent, name, AT_REMOVEDIR);
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
+#include "fdio.h"
 #include "mcp.h"
 #include "mcp_int.h"
 #include "mcp_store.h"
@@ -42,25 +43,119 @@ static const char *str(json_t *o, const char *k)
 }
 
 /* "label:\n" + text (+ a note when truncated), or nothing for "". */
-static void add_stream(json_t *content, json_t *r, const char *name)
+static size_t max_text = MCP_MAX_TEXT_DEFAULT;
+
+void mcp_set_max_text(size_t bytes)
 {
-	const char *text = str(r, name);
-	char trunc_key[32];
+	max_text = bytes < 256 ? 256 : bytes;
+}
+
+/* n bytes of s, or fewer, ending on a UTF-8 character boundary */
+static size_t utf8_head(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+/*
+ * text bounded to about max_text bytes: the first and the last part with
+ * a marker naming the bytes left out and where the whole is (uri, or
+ * NULL). malloc'ed, or NULL when text is within the bound.
+ */
+static char *bounded(const char *text, const char *uri)
+{
+	size_t len = strlen(text), half = max_text / 2 - 128, h, t, n;
+	char marker[300], *out;
+
+	if (len <= max_text)
+		return NULL;
+	h = utf8_head(text, half);
+	t = len - half;
+	while (t < len && ((unsigned char)text[t] & 0xc0) == 0x80)
+		t++;
+	snprintf(marker, sizeof(marker), "\n[sbx mcp: %zu of %zu bytes not shown here (--max-text %zu)%s%s]\n",
+		 t - h, len, max_text, uri ? "; all of it: " : "", uri ? uri : "");
+	n = h + strlen(marker) + (len - t) + 1;
+	out = malloc(n);
+	if (out != NULL)
+		snprintf(out, n, "%.*s%s%s", (int)h, text, marker, text + t);
+	return out;
+}
+
+/* Keep the whole stream as a resource (sbx://run/ID/NAME, text/plain) in
+ * the store; the resource_link block, or NULL (why set). */
+static json_t *keep_stream(const char *text, const char *id, const char *name, int dirfd, char *uri,
+			   size_t urilen, char *why, size_t whylen)
+{
+	char file[32];
+	int fd;
+	json_t *link;
+
+	snprintf(uri, urilen, "sbx://run/%s/%s", id, name);
+	if (dirfd < 0) {
+		snprintf(why, whylen, "not kept: no work directory");
+		return NULL;
+	}
+	/* a hidden name: no artifact is ever called that */
+	snprintf(file, sizeof(file), ".sbx-%s", name);
+	fd = openat(dirfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || sbx_write_all(fd, text, strlen(text)) < 0) {
+		snprintf(why, whylen, "not kept: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlinkat(dirfd, file, 0);
+		return NULL;
+	}
+	close(fd);
+	link = mcp_store_keep(dirfd, file, uri, "text/plain", why, whylen);
+	if (link == NULL)
+		unlinkat(dirfd, file, 0);
+	return link;
+}
+
+/*
+ * The stream's text block, within max_text; past it the whole stream is
+ * kept as a resource and linked right after, and the result's own copy
+ * (structuredContent) is bounded the same way.
+ */
+static void add_stream(json_t *content, json_t *r, const char *name, int dirfd)
+{
+	const char *text = str(r, name), *id = str(r, "id"), *action;
+	char trunc_key[32], uri[160], why[256];
+	json_t *link = NULL;
+	char *cut = NULL, *buf;
 	size_t len;
-	char *buf;
 	bool truncated;
 
 	if (text == NULL || text[0] == '\0')
 		return;
 	snprintf(trunc_key, sizeof(trunc_key), "%s_truncated", name);
-	truncated = json_is_true(json_object_get(r, trunc_key));
-	len = strlen(name) + strlen(text) + 64;
+	/* under output_action truncate the text holds the recorder's own
+	 * marker between head and tail (sbx.policy(5)) */
+	action = str(json_object_get(r, "limits"), "output_action");
+	truncated = json_is_true(json_object_get(r, trunc_key)) && !(action && strcmp(action, "truncate") == 0);
+	if (strlen(text) > max_text) {
+		link = keep_stream(text, id ? id : "unknown", name, dirfd, uri, sizeof(uri), why, sizeof(why));
+		cut = bounded(text, link ? uri : NULL);
+		if (cut != NULL) {
+			json_object_set_new(r, name, json_string(cut));
+			text = str(r, name);
+		}
+	}
+	len = strlen(name) + strlen(text) + 300;
 	buf = malloc(len);
-	if (buf == NULL)
-		return;
-	snprintf(buf, len, "%s:\n%s%s", name, text, truncated ? "\n[truncated by the output limit]" : "");
-	add_text(content, buf);
-	free(buf);
+	if (buf != NULL) {
+		snprintf(buf, len, "%s:\n%s%s%s%s", name, text, truncated ? "\n[truncated by the output limit]" : "",
+			 cut && !link ? "\n[the whole " : "", cut && !link ? name : "");
+		if (cut && !link)
+			snprintf(buf + strlen(buf), len - strlen(buf), " was %s]", why);
+		add_text(content, buf);
+		free(buf);
+	}
+	if (link != NULL)
+		json_array_append_new(content, link);
+	free(cut);
 }
 
 /* stderr that is just the traceback again says nothing new. */
@@ -321,17 +416,22 @@ json_t *mcp_tool_result(json_t *r, int dirfd)
 	const char *outcome = str(r, "outcome"), *id = str(r, "id");
 	const char *tbtext = str(json_object_get(r, "error"), "traceback");
 	size_t i, budget = MCP_EMBED_MAX;
+	char *tmp;
 
 	if (tbtext == NULL)
 		tbtext = str(json_object_get(r, "traceback"), "text");
 	json_array_foreach(arts, i, a)
 		json_object_del(a, "path");
 	add_error(content, r, tbtext);
-	add_stream(content, r, "stdout");
-	if (!stderr_is_traceback(str(r, "stderr"), tbtext))
-		add_stream(content, r, "stderr");
-	add_summary(content, r);
 	mcp_store_begin();
+	add_stream(content, r, "stdout", dirfd);
+	if (!stderr_is_traceback(str(r, "stderr"), tbtext))
+		add_stream(content, r, "stderr", dirfd);
+	else if ((tmp = bounded(str(r, "stderr"), NULL)) != NULL) {
+		json_object_set_new(r, "stderr", json_string(tmp));
+		free(tmp);
+	}
+	add_summary(content, r);
 	json_array_foreach(arts, i, a)
 		add_artifact(content, id ? id : "unknown", a, dirfd, &budget);
 	if (!revision()->structured) {

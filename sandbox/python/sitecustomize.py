@@ -14,6 +14,10 @@ program may do, and only:
   and likewise at exit for figures never shown or saved; says in one
   stderr line when a figure is saved outside /out, where it is not
   returned;
+- gives SIGXFSZ back its default action (CPython ignores it, so a write
+  past the policy's file_size, RLIMIT_FSIZE, would fail with EFBIG and
+  look like the program's own error): the program stops with SIGXFSZ, the
+  outcome is file_size, and faulthandler first prints where it was;
 - then runs the interpreter's own sitecustomize, if any.
 
 Nothing is imported eagerly: matplotlib is patched when the program
@@ -122,6 +126,18 @@ class _PyplotFinder:
 
 
 sys.meta_path.insert(0, _PyplotFinder)
+
+
+def _file_size_stops():
+    import _signal
+    import faulthandler
+    _signal.signal(_signal.SIGXFSZ, _signal.SIG_DFL)
+    # chain: after the stack, the default action (the process ends)
+    faulthandler.register(_signal.SIGXFSZ, all_threads=True, chain=True)
+
+
+_file_size_stops()
+del _file_size_stops
 
 
 def _chain():

@@ -4,10 +4,10 @@
 # (framing, version negotiation, the four JSON-RPC error codes, EOF,
 # SIGTERM, a closed stdout), then the official TypeScript SDK as the
 # client (tests/mcp/client.mjs: initialize, tools/list, calls, images,
-# progress, errors). The SDK part is skipped only when node or npm is
+# bounded text with the whole stdout as a resource, progress, errors). The SDK part is skipped only when node or npm is
 # missing or npm cannot reach its registry.
 . "$(dirname "$0")/lib.sh"
-plan 39
+plan 40
 
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 mkdir -m 0777 "$T/tmp"
@@ -277,8 +277,8 @@ run_as sbxtest "$SBX" mcp extra </dev/null >"$T/out" 2>&1
 check "sbx mcp with an argument: usage error 2" [ "$?" = 2 ]
 
 # --- the official TypeScript SDK as the client ---
-names="initialize tools/list call_ok call_error image_artifact progress ping_during_a_run timeout_outcome malformed_call bad_arguments"
-nnames=10
+names="initialize tools/list call_ok call_error image_artifact bounded_text progress ping_during_a_run timeout_outcome malformed_call bad_arguments"
+nnames=11
 src="$SBX_SRCDIR/tests/mcp"
 why=
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then

@@ -3,13 +3,13 @@
 # Real analyst programs under the default policy (tests/integration/analyst/:
 # pandas, numpy, scipy, matplotlib, scikit-learn with n_jobs=-1, statsmodels,
 # sympy, openpyxl, sqlite3, multiprocessing, joblib, the standard library,
-# an input file). Each must end ok, print its RESULT line, and return the
+# an input file, a report tree in /out after 1.8 MB of progress lines). Each must end ok, print its RESULT line, and return the
 # files it left in /out as artifacts. Their wall time and memory peak are
 # printed as diagnostics (figures, not assertions).
 . "$(dirname "$0")/lib.sh"
 A=$(cd "$(dirname "$0")/analyst" && pwd)
 progs="pandas_clean numpy_linalg scipy_stats matplotlib_plots sklearn_forest statsmodels_ols sympy_calc
- openpyxl_sheet sqlite_query multiprocessing_pools joblib_parallel stdlib_report input_data"
+ openpyxl_sheet sqlite_query multiprocessing_pools joblib_parallel stdlib_report input_data report_tree"
 plan $(( $(echo $progs | wc -w) * 2 ))
 printf 'sensor,value\na,1\na,3\nb,10\nb,20\nb,30\n' > "$T/measurements.csv"
 want() {
@@ -27,6 +27,7 @@ want() {
 	joblib_parallel) echo "RESULT 200 True|" ;;
 	stdlib_report) echo "RESULT {'mean': 21.75, 'stdev': 13.205, 'money': '0.3'}|bundle.zip days.csv summary.json" ;;
 	input_data) echo "RESULT 5 11.0|by_sensor.csv" ;;
+	report_tree) echo "RESULT 4 ['east', 'north', 'south', 'west'] True|index.csv plots/by_region/east.png plots/by_region/north.png plots/by_region/south.png plots/by_region/west.png regions/east.csv regions/north.csv regions/south.csv regions/west.csv" ;;
 	esac
 }
 for p in $progs; do

@@ -98,6 +98,28 @@ await check('image artifact', async () => {
   if (!list.resources.some((x) => x.uri === link.uri)) return `resources/list ${JSON.stringify(list)}`;
 });
 
+// 5 MB printed (past the run's 1M output cap): the model gets at most
+// --max-text (32 KiB) of stdout with head, tail and a marker, the whole
+// captured stdout as a resource link, and structuredContent bounded alike.
+await check('bounded text', async () => {
+  const code = 'for i in range(100000):\n    print("row %06d %s" % (i, "y" * 40))\nprint("LAST LINE")\n';
+  const r = await client.callTool({ name: 'execute_code', arguments: { code } });
+  if (r.isError) return `isError ${JSON.stringify(r.content).slice(0, 300)}`;
+  const out = texts(r).find((t) => t.startsWith('stdout:'));
+  if (!out || out.length > 33 * 1024) return `stdout block of ${out?.length} chars`;
+  if (!out.includes('row 000000 ') || !out.trimEnd().endsWith('LAST LINE') || !/bytes not shown here \(--max-text 32768\)/.test(out))
+    return `stdout block ${out.slice(0, 80)} ... ${out.slice(-200)}`;
+  if (texts(r).join('').length > 40 * 1024) return `all text ${texts(r).join('').length} chars`;
+  const sc = r.structuredContent;
+  if (sc.stdout.length > 33 * 1024 || !sc.stdout.endsWith('LAST LINE\n') || sc.stdout_bytes !== 5200010)
+    return `structuredContent stdout ${sc.stdout.length} chars, stdout_bytes ${sc.stdout_bytes}`;
+  const link = r.content.find((c) => c.type === 'resource_link' && c.uri.endsWith('/stdout'));
+  if (!link || link.mimeType !== 'text/plain') return `no stdout link: ${JSON.stringify(r.content.map((c) => c.uri ?? c.type))}`;
+  const whole = (await client.readResource({ uri: link.uri })).contents?.[0]?.text ?? '';
+  if (whole.length < 700000 || !whole.startsWith('row 000000 ') || !whole.endsWith('LAST LINE\n'))
+    return `resource of ${whole.length} chars`;
+});
+
 await check('progress', async () => {
   const notes = [];
   const code = 'import time\nfor i in range(4):\n    print("tick", i, flush=True)\n    time.sleep(0.6)\n';

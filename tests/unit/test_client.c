@@ -266,7 +266,16 @@ static void test_artifact_names(void **state)
 	assert_false(artifact_name_valid("", 0));
 	assert_false(artifact_name_valid(".", 1));
 	assert_false(artifact_name_valid("..", 2));
-	assert_false(artifact_name_valid("a/b", 3));
+	/* paths below /out: components, none empty, "." or ".." */
+	assert_true(artifact_name_valid("a/b", 3));
+	assert_true(artifact_name_valid("plots/2024/fig.png", 18));
+	assert_false(artifact_name_valid("/a", 2));
+	assert_false(artifact_name_valid("a/", 2));
+	assert_false(artifact_name_valid("a//b", 4));
+	assert_false(artifact_name_valid("a/../b", 6));
+	assert_false(artifact_name_valid("../b", 4));
+	assert_false(artifact_name_valid("a/./b", 5));
+	assert_false(artifact_name_valid("a/..", 4));
 	assert_false(artifact_name_valid("a\0b", 3));
 	memset(long_name, 'a', sizeof(long_name));
 	assert_true(artifact_name_valid(long_name, 255));
@@ -313,6 +322,17 @@ static void test_artifact_save(void **state)
 	assert_int_equal(artifact_save(&ad, "sub", mfd, &size, &path, err, sizeof(err)), -1);
 	assert_null(path);
 	assert_int_equal(count_entries(dir), 3); /* out.txt, nnn..., sub */
+
+	/* a path below /out: its directories are made; a symlink among them
+	 * is refused, not followed */
+	assert_int_equal(artifact_save(&ad, "sub/a/b.txt", mfd, &size, &path, err, sizeof(err)), 0);
+	assert_int_equal(fstatat(ad.fd, "sub/a/b.txt", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISREG(st.st_mode));
+	free(path);
+	assert_int_equal(symlinkat(victim, ad.fd, "sub/l"), 0);
+	assert_int_equal(artifact_save(&ad, "sub/l/c.txt", mfd, &size, &path, err, sizeof(err)), -1);
+	assert_null(path);
+	assert_int_equal(access(victim, F_OK), -1);
 
 	close(mfd);
 	close(ad.fd);
