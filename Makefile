@@ -4,6 +4,7 @@
 # LIBEXECDIR to `make` and `make install`.
 PREFIX        ?= /usr/local
 BINDIR        ?= $(PREFIX)/bin
+SBINDIR       ?= $(PREFIX)/sbin
 SYSCONFDIR    ?= /etc
 LOCALSTATEDIR ?= /var
 LIBEXECDIR    ?= $(PREFIX)/libexec
@@ -19,6 +20,8 @@ CC      ?= cc
 PKGS     = libseccomp libcap sqlite3 libbsd libsodium inih jansson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+# sbx-image hashes images with OpenSSL's libcrypto (never linked by the helper)
+CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
 HARDEN   = -fstack-protector-strong -fPIE
@@ -28,7 +31,7 @@ SAN_LD   = -fsanitize=address,undefined
 else
 OPT      = -O2 -g -D_FORTIFY_SOURCE=2
 endif
-INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient
+INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iimage
 CFLAGS  ?=
 CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
@@ -44,6 +47,7 @@ RECORDER_SRC = $(wildcard recorder/*.c)
 HELPER_SRC   = $(filter-out helper/testhook.c,$(wildcard helper/*.c))
 CLIENT_SRC   = $(wildcard client/*.c)
 AUDIT_SRC    = $(wildcard audit/*.c)
+IMAGE_SRC    = $(wildcard image/*.c)
 UNIT_SRC     = $(wildcard tests/unit/test_*.c)
 
 COMMON_OBJ   = $(COMMON_SRC:%.c=$(B)/%.o)
@@ -52,6 +56,7 @@ RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/%.o)
 HELPER_OBJ   = $(HELPER_SRC:%.c=$(B)/%.o)
 CLIENT_OBJ   = $(CLIENT_SRC:%.c=$(B)/%.o)
 AUDIT_OBJ    = $(AUDIT_SRC:%.c=$(B)/%.o)
+IMAGE_OBJ    = $(IMAGE_SRC:%.c=$(B)/%.o)
 UNIT_BIN     = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 LIBCOMMON    = $(B)/libsbxcommon.a
 LIBLOG       = $(B)/libsbxlog.a
@@ -62,7 +67,7 @@ HOOKED_OBJ = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(RECORDER_SRC:%.c=$(B)/hooked/%.
 ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
 ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
-PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit
+PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit $(B)/sbx-image
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
@@ -90,6 +95,8 @@ $(B)/libsbxaudit.a: $(filter-out $(B)/audit/main.o,$(AUDIT_OBJ))
 	rm -f $@ && ar rcs $@ $^
 $(B)/libsbxrecorder.a: $(RECORDER_OBJ)
 	rm -f $@ && ar rcs $@ $^
+$(B)/libsbximage.a: $(filter-out $(B)/image/main.o,$(IMAGE_OBJ))
+	rm -f $@ && ar rcs $@ $^
 
 $(B)/sbx-helper: $(HELPER_OBJ) $(RECORDER_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -110,15 +117,17 @@ $(B)/sbx: $(CLIENT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 $(B)/sbx-audit: $(AUDIT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/sbx-image: $(IMAGE_OBJ) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CRYPTO_LIBS)
 $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 # Unit tests link the objects they test (test_client still #includes
 # client sources: HACKING.md).
-UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(LIBLOG) $(LIBCOMMON)
+UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbximage.a $(LIBLOG) $(LIBCOMMON)
 $(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $$(pkg-config --libs cmocka)
+	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $(CRYPTO_LIBS) $$(pkg-config --libs cmocka)
 
 check-unit: $(UNIT_BIN)
 	CMOCKA_MESSAGE_OUTPUT=TAP prove -v $(UNIT_BIN)
@@ -196,7 +205,7 @@ fuzz: fuzz-build
 # with their reasons in tools/cppcheck.supp, jansson's macros in
 # tools/cppcheck.cfg) and clang-tidy (checks in .clang-tidy, tests/.clang-tidy
 # and bench/.clang-tidy), over every C source.
-LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(UNIT_SRC) \
+LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(IMAGE_SRC) $(UNIT_SRC) \
 	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) $(wildcard tests/escape/bin/*.c) \
 	     $(wildcard tests/vm/payloads/*.c) tests/fake-helper.c
 LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -I$(B) $(INCLUDES) \
@@ -230,7 +239,7 @@ install-man: man
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(B)/man/sbx.1 $(B)/man/sbx-audit.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(B)/man/sbx.conf.5 $(B)/man/sbx.policy.5 $(DESTDIR)$(MANDIR)/man5/
-	install -m 0644 $(B)/man/sbx-helper.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 $(B)/man/sbx-helper.8 $(B)/man/sbx-image.8 $(DESTDIR)$(MANDIR)/man8/
 
 install-completion:
 	install -d $(DESTDIR)$(BASHCOMPDIR)
@@ -249,6 +258,8 @@ install-files: all install-man install-completion install-systemd
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(SYSCONFDIR)/sbx/policies.d \
 	  $(DESTDIR)$(LOCALSTATEDIR)/lib/sbx $(DESTDIR)$(PREFIX)/share/sbx
 	install -m 0755 $(B)/sbx $(B)/sbx-audit $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(SBINDIR)
+	install -m 0755 $(B)/sbx-image $(DESTDIR)$(SBINDIR)/
 	install -m 0755 $(B)/sbx-helper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
 	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PREFIX)/share/sbx/sbx-postinst
 	@for f in policies/*.policy; do \

@@ -67,6 +67,8 @@ struct run {
 	size_t code_len;
 	uint64_t inputs_bytes;  /* sum of the inputs' sizes */
 	int work_tree;          /* detached copy of the session directory's mount (open_tree), or -1 */
+	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
+	char image_digest[72];  /* its content digest, "sha256:..."; "" without an image */
 	unsigned char code_sha256[32];
 	char run_id[SBX_ID_LEN + 1];
 	int64_t realtime_ns, boottime_ns;
@@ -118,6 +120,17 @@ int lookup_caller(struct run *r, char *err, size_t errlen);
 /* load.c: open a root-owned file not writable by others, walking from "/"
  * without following symlinks. fd, -1 (err set), -2 missing (err set). */
 int open_trusted(const char *path, char *err, size_t errlen);
+/* The same walk to a directory (last component included): an O_PATH fd. */
+int open_trusted_dir(const char *path, char *err, size_t errlen);
+
+/* image.c: the policy's image (sbx-image(8)). In the supervisor, as root:
+ * check it and clone its mount (r->image_tree); 0 without an image key. In
+ * the sandbox child: bind the image's system paths into newroot. */
+int image_open(struct run *r, char *err, size_t errlen);
+int image_bind(const struct run *r, const char *newroot, char *err, size_t errlen);
+/* true if path is taken from the image, not bound from the host */
+bool image_provides(const struct run *r, const char *path);
+void image_close(struct run *r);
 
 /* cgplace.c: the directory under which run cgroups go, and whether it is
  * cgroup v2. -1 with one actionable line in err when there is none. */
@@ -163,6 +176,9 @@ _Noreturn void sandbox_main(const struct run *r, const struct sandbox_fds *f);
 
 /* mounts.c: build the new root and pivot into it. */
 int setup_mounts(const struct run *r, char *err, size_t errlen);
+/* Create the new root's directories for path (the last one an empty file
+ * with as_file), never through a symlink. */
+int make_path(const char *path, bool as_file, char *err, size_t errlen);
 
 /* seccomp.c */
 int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen);

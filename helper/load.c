@@ -40,11 +40,12 @@ static int dir_ok(int fd, const char *path, bool last, char *err, size_t errlen)
 }
 
 /*
- * Open a root-owned file by walking its path from "/" without following
- * symlinks, so no component can be swapped under us. Returns an fd, -1 with
- * err set, or -2 if the file does not exist (err set too).
+ * Open a root-owned file (or, want_dir, an O_PATH fd of a directory) by
+ * walking its path from "/" without following symlinks, so no component
+ * can be swapped under us. Returns an fd, -1 with err set, or -2 if it
+ * does not exist (err set too).
  */
-int open_trusted(const char *path, char *err, size_t errlen)
+static int trusted_walk(const char *path, bool want_dir, char *err, size_t errlen)
 {
 	char buf[PATH_MAX], sofar[PATH_MAX] = "";
 	char *comp, *next, *save = NULL;
@@ -88,6 +89,21 @@ int open_trusted(const char *path, char *err, size_t errlen)
 		dfd = fd;
 		comp = next;
 	}
+	if (want_dir) {
+		fd = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			close(dfd);
+			return e == ENOENT ? -2 : -1;
+		}
+		close(dfd);
+		if (dir_ok(fd, path, true, err, errlen) < 0) {
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
 	fd = openat(dfd, comp, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
@@ -111,6 +127,16 @@ int open_trusted(const char *path, char *err, size_t errlen)
 fail:
 	close(dfd);
 	return -1;
+}
+
+int open_trusted(const char *path, char *err, size_t errlen)
+{
+	return trusted_walk(path, false, err, errlen);
+}
+
+int open_trusted_dir(const char *path, char *err, size_t errlen)
+{
+	return trusted_walk(path, true, err, errlen);
 }
 
 static int slurp(int fd, const char *path, char **out, size_t *len, size_t max, char *err, size_t errlen)

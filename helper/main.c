@@ -94,6 +94,7 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 			close(s->r->work_tree);
 		if (s->r->work_fd >= 0)
 			close(s->r->work_fd);
+		image_close(s->r);
 		if (drop_to(s->r->sbx_uid, s->r->sbx_gid, err, sizeof(err)) < 0)
 			die("recorder: %s", err);
 		TEST_HOOK("recorder-dropped");
@@ -482,7 +483,8 @@ static void prepare(struct run *r, int argc, char **argv)
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
 	    read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
-	    check_work(r, err, sizeof(err)) < 0 || own_control_fd(r, err, sizeof(err)) < 0) {
+	    check_work(r, err, sizeof(err)) < 0 || own_control_fd(r, err, sizeof(err)) < 0 ||
+	    image_open(r, err, sizeof(err)) < 0) {
 		/* never an empty error: an empty one would let the run go ahead */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
 		if (r->code == NULL) {
