@@ -160,7 +160,7 @@ check: all $(UNIT_BIN) check-setup
 # coverage instrumentation and ASan+UBSan.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS  = policy args traceback result
+FUZZ_TARGETS  = policy args traceback result stamp
 FB            = $(B)/fuzz
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
@@ -182,6 +182,8 @@ $(FB)/fuzz_policy: $(FB)/tests/fuzz/fuzz_policy.o $(FB)/libcommon.a
 $(FB)/fuzz_args: $(FB)/tests/fuzz/fuzz_args.o $(FB)/helper/args.o $(FB)/libcommon.a
 	$(FUZZ_LINK)
 $(FB)/fuzz_traceback: $(FB)/tests/fuzz/fuzz_traceback.o $(FB)/libcommon.a
+	$(FUZZ_LINK)
+$(FB)/fuzz_stamp: $(FB)/tests/fuzz/fuzz_stamp.o $(FB)/libcommon.a
 	$(FUZZ_LINK)
 $(FB)/fuzz_result: $(FB)/tests/fuzz/fuzz_result.o $(FB)/libclient.a $(FB)/libcommon.a
 	$(FUZZ_LINK)
@@ -246,13 +248,17 @@ install-completion:
 	install -m 0644 packaging/completion/sbx $(DESTDIR)$(BASHCOMPDIR)/sbx
 	install -m 0644 packaging/completion/sbx-audit $(DESTDIR)$(BASHCOMPDIR)/sbx-audit
 
-# sbx-cgroup.service: a delegated cgroup v2 subtree on systemd hosts
+# sbx-cgroup.service: a delegated cgroup v2 subtree on systemd hosts;
+# sbx-images.service: the curated images mounted at boot (sbx-image(8))
 install-systemd:
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBEXECDIR)/sbx
 	install -m 0755 packaging/systemd/sbx-cgroup-keeper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-cgroup-keeper
 	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@RUNSTATEDIR@|$(RUNSTATEDIR)|g' \
 	    packaging/systemd/sbx-cgroup.service.in > $(DESTDIR)$(UNITDIR)/sbx-cgroup.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/sbx-cgroup.service
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g' \
+	    packaging/systemd/sbx-images.service.in > $(DESTDIR)$(UNITDIR)/sbx-images.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/sbx-images.service
 
 install-files: all install-man install-completion install-systemd
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(SYSCONFDIR)/sbx/policies.d \
@@ -300,7 +306,7 @@ bench: all
 	B=$(B) bench/audit
 
 clean:
-	rm -rf $(B) $(B)-san build-check* build-vm build-man
+	rm -rf $(B) $(B)-san build-check* build-vm build-man build-image-cache
 
 # Header dependencies written by -MMD -MP.
 -include $(shell find $(B) -name "*.d" 2>/dev/null)

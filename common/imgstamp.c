@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 #include <bsd/string.h>
 #include <linux/loop.h>
@@ -175,24 +176,39 @@ void sbx_image_stamp_set_file(struct sbx_image_stamp *s, const struct stat *st)
 	s->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
 }
 
+static void utc(int64_t sec, char *buf, size_t len)
+{
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL || strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(buf, len, "%" PRId64, sec);
+}
+
 int sbx_image_stamp_matches(const struct sbx_image_stamp *s, const struct stat *st,
 			    char *why, size_t whylen)
 {
 	struct sbx_image_stamp now = *s;
+	char t1[40], t2[40];
 
 	sbx_image_stamp_set_file(&now, st);
-	if (now.ino != s->ino)
-		snprintf(why, whylen, "inode %" PRIu64 " is not the stamp's %" PRIu64, now.ino, s->ino);
-	else if (now.size != s->size)
-		snprintf(why, whylen, "size %" PRIu64 " bytes is not the stamp's %" PRIu64, now.size, s->size);
-	else if (now.mtime_sec != s->mtime_sec || now.mtime_nsec != s->mtime_nsec)
-		snprintf(why, whylen, "modification time %" PRId64 ".%09" PRIu32 " is not the stamp's %" PRId64
-			 ".%09" PRIu32, now.mtime_sec, now.mtime_nsec, s->mtime_sec, s->mtime_nsec);
-	else if (now.ctime_sec != s->ctime_sec || now.ctime_nsec != s->ctime_nsec)
-		snprintf(why, whylen, "change time %" PRId64 ".%09" PRIu32 " is not the stamp's %" PRId64
-			 ".%09" PRIu32, now.ctime_sec, now.ctime_nsec, s->ctime_sec, s->ctime_nsec);
-	else
+	if (now.ino != s->ino) {
+		snprintf(why, whylen, "it is another file (inode %" PRIu64 ", built as inode %" PRIu64 ")",
+			 now.ino, s->ino);
+	} else if (now.size != s->size) {
+		snprintf(why, whylen, "its size is %" PRIu64 " bytes, built as %" PRIu64, now.size, s->size);
+	} else if (now.mtime_sec != s->mtime_sec || now.mtime_nsec != s->mtime_nsec) {
+		utc(now.mtime_sec, t1, sizeof(t1));
+		utc(s->mtime_sec, t2, sizeof(t2));
+		snprintf(why, whylen, "written to at %s, built at %s", t1, t2);
+	} else if (now.ctime_sec != s->ctime_sec || now.ctime_nsec != s->ctime_nsec) {
+		utc(now.ctime_sec, t1, sizeof(t1));
+		utc(s->ctime_sec, t2, sizeof(t2));
+		snprintf(why, whylen, "its inode changed at %s (a write, chmod, chown, link or touch), "
+			 "stamped at %s", t1, t2);
+	} else {
 		return 1;
+	}
 	return 0;
 }
 

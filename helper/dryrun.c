@@ -80,8 +80,12 @@ void dry_run_print(const struct run *r)
 	line("network", "%s", p->net == SBX_NET_LOOPBACK ? "loopback" : "none");
 	line("seccomp", "%s", p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default");
 	line("mount", "/ tmpfs ro,nosuid,nodev");
+	if (p->image[0])
+		line("image", "%s %s (/usr /bin /sbin /lib* /etc/alternatives /etc/ld.so.cache /etc/ssl "
+		     "and the ro entries below /etc from the image, ro,nosuid,nodev)", p->image, r->image_digest);
 	for (size_t i = 0; i < p->n_ro; i++)
-		bind_line(p->ro[i], true);
+		if (!image_provides(r, p->ro[i]))
+			bind_line(p->ro[i], true);
 	for (size_t i = 0; i < p->n_rw; i++)
 		bind_line(p->rw[i], false);
 	line("mount", "/etc tmpfs ro (passwd, group, hosts, hostname, nsswitch.conf, resolv.conf)");

@@ -48,6 +48,7 @@ struct run {
 	char lang_name[SBX_NAME_MAX + 1];
 	char code_name[65];
 	int code_fd, result_fd, control_fd;
+	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
 	struct sbx_limits request;  /* zero fields: not asked */
 	char session[65];
 	uint32_t attempt;
@@ -63,12 +64,11 @@ struct run {
 	const struct sbx_language *lang;
 	char *argv[SBX_MAX_ARGV + 2]; /* interpreter argv + code path, NULL-terminated */
 	char code_path[128];
+	char image_digest[72];  /* the image's content digest, "sha256:..."; "" without an image */
 	char *code;
 	size_t code_len;
 	uint64_t inputs_bytes;  /* sum of the inputs' sizes */
 	int work_tree;          /* detached copy of the session directory's mount (open_tree), or -1 */
-	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
-	char image_digest[72];  /* its content digest, "sha256:..."; "" without an image */
 	unsigned char code_sha256[32];
 	char run_id[SBX_ID_LEN + 1];
 	int64_t realtime_ns, boottime_ns;

@@ -99,6 +99,7 @@ struct manifest {
 	uint64_t size, files, n_packages;
 	char requested[4096];
 	char builder[256];
+	bool keep_docs, compress;
 	char *packages;           /* "name\tversion\tarch\n" lines, sorted */
 };
 int img_manifest_write(int dirfd, const struct manifest *m, char *err, size_t errlen);

@@ -29,17 +29,6 @@
  * (2024-01-01T00:00:00Z; any fixed value would do). */
 #define DEFAULT_EPOCH 1704067200
 
-void img_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sbx-image: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static int usage(FILE *f, int code)
 {
 	fputs("usage: sbx-image build NAME --packages PKG[,PKG...] [--suite SUITE] [--source-date-epoch SECONDS]\n"
@@ -188,6 +177,23 @@ static char **list_names(size_t *n)
 	return v;
 }
 
+/* 78045184 -> "74.4M": ls's size column, in powers of 1024 like sbx's sizes */
+static void human_size(uint64_t n, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	double v = (double)n;
+	int u = -1;
+
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%" PRIu64, n);
+	else
+		snprintf(buf, len, "%.1f%c", v, units[u]);
+}
+
 static int cmd_ls(int argc, char **argv)
 {
 	char err[IMG_ERR_LEN], size[32];
@@ -209,7 +215,7 @@ static int cmd_ls(int argc, char **argv)
 			img_warn("%s", err);
 			continue;
 		}
-		sbx_format_size(info.size, size, sizeof(size));
+		human_size(info.size, size, sizeof(size));
 		printf("%-16s %-12s %8s %8" PRIu64 " %-20s %s\n", info.name, info.state, size, info.packages,
 		       info.built[0] ? info.built : "?", info.stamp.digest[0] ? info.stamp.digest : "?");
 		free(names[i]);
@@ -401,14 +407,14 @@ static int digest_of(int ffd, const char *root, char digest[SBX_DIGEST_LEN + 1],
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		char e[IMG_ERR_LEN], d[SBX_DIGEST_LEN + 1];
+		char e[IMG_ERR_LEN] = "", d[SBX_DIGEST_LEN + 1];
 		uint64_t files;
 
 		close(p[0]);
 		/* a private mount over the image's mount point: only this child sees it */
 		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 		    img_mount_file(ffd, root, e, sizeof(e)) < 0 || img_tree_listing(root, NULL, d, &files, e, sizeof(e)) < 0) {
-			dprintf(p[1], "E%s", errno && !e[0] ? strerror(errno) : e);
+			dprintf(p[1], "E%s", e[0] ? e : strerror(errno));
 			_exit(1);
 		}
 		dprintf(p[1], "D%s", d);

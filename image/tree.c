@@ -212,7 +212,8 @@ int img_tree_listing(const char *root, FILE *out, char digest[SBX_DIGEST_LEN + 1
 		snprintf(err, errlen, "%s: %s", root, strerror(errno));
 		goto out;
 	}
-	qsort(v, n, sizeof(*v), by_path);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), by_path);
 	ctx = EVP_MD_CTX_new();
 	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
 		snprintf(err, errlen, "out of memory");
@@ -230,7 +231,7 @@ int img_tree_listing(const char *root, FILE *out, char digest[SBX_DIGEST_LEN + 1
 		snprintf(err, errlen, "writing the tree listing failed");
 		goto out;
 	}
-	memcpy(digest, "sha256:", 7);
+	memcpy(digest, "sha256:", 8);
 	to_hex(md, 32, digest + 7);
 	*entries = n;
 	rc = 0;

@@ -39,6 +39,7 @@ static void check_policy(const struct sbx_policy *p)
 	}
 	REQUIRE(p->net == SBX_NET_NONE || p->net == SBX_NET_LOOPBACK);
 	REQUIRE(p->seccomp == SBX_SECCOMP_DEFAULT || p->seccomp == SBX_SECCOMP_STRICT);
+	REQUIRE(p->image[0] == '\0' || sbx_valid_name(p->image));
 }
 
 static void check_config(const struct sbx_config *c)

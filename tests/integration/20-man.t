@@ -5,20 +5,20 @@
 # shows (so a new option without documentation fails here).
 . "$(dirname "$0")/lib.sh"
 M=$P/share/man
-pages="man1/sbx.1 man1/sbx-audit.1 man5/sbx.policy.5 man5/sbx.conf.5 man8/sbx-helper.8"
-plan 12
+pages="man1/sbx.1 man1/sbx-audit.1 man5/sbx.policy.5 man5/sbx.conf.5 man8/sbx-helper.8 man8/sbx-image.8"
+plan 14
 
 missing=
 for p in $pages; do [ -f "$M/$p" ] || missing="$missing $p"; done
 diag "missing:${missing:- none}"
-check "make install installed the five pages" [ -z "$missing" ]
+check "make install installed the six pages" [ -z "$missing" ]
 
 # mandoc -Tlint resolves cross-references only in /usr/share/man, so until
 # the pages are installed there (the package test checks them there) the
 # references to each other are STYLE messages; so are those to base-system
 # pages that minimal images leave out. Those, and only those, are tolerated.
 (cd "$M" && mandoc -Tlint $pages) >"$T/lint" 2>&1; lrc=$?
-xr='(sbx|sbx-audit|env|timeout|sqlite3|rm) 1|(seccomp|rename|flock|statx) 2|(syslog) 3|(sbx.conf|sbx.policy|systemd.resource-control) 5|(cgroups|namespaces) 7|(sbx-helper|ausearch) 8'
+xr='(sbx|sbx-audit|env|timeout|sqlite3|rm|chmod|mkfs.erofs|mmdebstrap) 1|(seccomp|rename|flock|statx) 2|(syslog) 3|(sbx.conf|sbx.policy|systemd.resource-control) 5|(cgroups|namespaces) 7|(sbx-helper|sbx-image|ausearch) 8'
 grep -E '^mandoc: man[0-9]/' "$T/lint" |
 	grep -Ev "STYLE: referenced manual not found: Xr ($xr)( \\([0-9]+ times\\))?\$" >"$T/findings"
 diag "$(grep -v 'outdated mandoc.db' "$T/lint")"
@@ -58,4 +58,11 @@ check "sbx-audit(1) has an entry for every command" [ -z "$u" ]
 "$P/libexec/sbx/sbx-helper" >"$T/help" 2>&1
 u=$(undocumented man8/sbx-helper.8 <"$T/help"); diag "sbx-helper.8 lacks: ${u:-nothing}"
 check "sbx-helper(8) documents the arguments of its usage line" [ -z "$u" ]
+{ "$P/sbin/sbx-image" --help; "$P/sbin/sbx-image" build --help; } >"$T/help" 2>&1
+u=$(undocumented man8/sbx-image.8 <"$T/help"); diag "sbx-image.8 lacks: ${u:-nothing}"
+check "sbx-image(8) documents every option of its usage" [ -z "$u" ]
+render man8/sbx-image.8 >"$T/page"
+u=$(for c in build ls show rm mount verify; do grep -Eq "^ +$c( |$)" "$T/page" || echo "$c"; done); diag "commands lacking: ${u:-none}"
+check "sbx-image(8) has an entry for every command" [ -z "$u" ]
+
 finish
