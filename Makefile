@@ -160,7 +160,7 @@ check: all $(UNIT_BIN) check-setup
 # coverage instrumentation and ASan+UBSan.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS  = policy args traceback result stamp
+FUZZ_TARGETS  = policy args traceback result record stamp
 FB            = $(B)/fuzz
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
@@ -186,6 +186,8 @@ $(FB)/fuzz_traceback: $(FB)/tests/fuzz/fuzz_traceback.o $(FB)/libcommon.a
 $(FB)/fuzz_stamp: $(FB)/tests/fuzz/fuzz_stamp.o $(FB)/libcommon.a
 	$(FUZZ_LINK)
 $(FB)/fuzz_result: $(FB)/tests/fuzz/fuzz_result.o $(FB)/libclient.a $(FB)/libcommon.a
+	$(FUZZ_LINK)
+$(FB)/fuzz_record: $(FB)/tests/fuzz/fuzz_record.o $(FB)/libcommon.a
 	$(FUZZ_LINK)
 
 fuzz-build: $(FUZZ_BINS)

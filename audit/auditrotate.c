@@ -272,12 +272,11 @@ static int put_checkpoint(struct rot *r, const char *schema, int64_t c, const ch
 	int rc;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS %s.checkpoints(size INTEGER PRIMARY KEY,"
-		 " note TEXT NOT NULL, frontier BLOB, time_ns INTEGER)", schema);
-	if (exec(r, sql, "create checkpoints table") < 0)
-		return -1;
-	snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO %s.checkpoints(size, note, frontier,"
-		 " time_ns) VALUES(?1, ?2, ?3, ?4)", schema);
+	if (sbx_ckpt_table_create(r->db, schema) < 0)
+		return fail(r, "create checkpoints table");
+	/* kept for good: the base of the live log, the end of the archive */
+	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO %s.checkpoints(size, note, frontier,"
+		 " time_ns, kept) VALUES(?1, ?2, ?3, ?4, 1)", schema);
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return fail(r, "store checkpoint");
 	sqlite3_bind_int64(st, 1, c);
@@ -307,6 +306,24 @@ static int set_base(struct rot *r, const char *schema, uint64_t seq, const unsig
 	return rc == SQLITE_DONE ? 0 : fail(r, "set base");
 }
 
+/* Records after..c by column name: the two logs may have gained their
+ * projected columns (ALTER TABLE) in different orders. */
+static int copy_records(struct rot *r, int64_t after, int64_t c)
+{
+	char *cols = sbx_audit_record_columns(), sql[8192];
+	int rc;
+
+	if (cols == NULL) {
+		snprintf(r->err, r->errlen, "%s: rotate: out of memory", r->path);
+		return -1;
+	}
+	snprintf(sql, sizeof(sql), "INSERT INTO arc.records(%s) SELECT %s FROM main.records"
+		 " WHERE seq > ?1 AND seq <= ?2 ORDER BY seq", cols, cols);
+	free(cols);
+	rc = exec_i64(r, sql, after, c, "copy records");
+	return rc;
+}
+
 /* Step 1: everything the archive needs, in one transaction on it. */
 static int fill_archive(struct rot *r, int64_t arc_last, int64_t first, int64_t c,
 			uint64_t base, const unsigned char base_chain[32], const char *note,
@@ -317,18 +334,20 @@ static int fill_archive(struct rot *r, int64_t arc_last, int64_t first, int64_t 
 	if (arc_last == 0 && base > 0) {
 		/* A fresh archive of a log that was rotated before starts where
 		 * the live log did: same base, same base checkpoint. */
-		if (set_base(r, "arc", base, base_chain) < 0 ||
-		    exec(r, "CREATE TABLE IF NOT EXISTS arc.checkpoints(size INTEGER PRIMARY KEY,"
-			 " note TEXT NOT NULL, frontier BLOB, time_ns INTEGER)", "checkpoints") < 0)
+		if (set_base(r, "arc", base, base_chain) < 0)
 			goto fail;
+		if (sbx_ckpt_table_create(r->db, "arc") < 0) {
+			fail(r, "checkpoints");
+			goto fail;
+		}
 	}
-	if (exec_i64(r, "INSERT INTO arc.records SELECT * FROM main.records WHERE seq > ?1 AND seq <= ?2"
-		     " ORDER BY seq", arc_last > first - 1 ? arc_last : first - 1, c, "copy records") < 0 ||
-	    exec_i64(r, "INSERT OR IGNORE INTO arc.code SELECT * FROM main.code WHERE sha256 IN"
+	if (copy_records(r, arc_last > first - 1 ? arc_last : first - 1, c) < 0 ||
+	    exec_i64(r, "INSERT OR IGNORE INTO arc.code(sha256, text) SELECT sha256, text FROM main.code WHERE sha256 IN"
 		     " (SELECT code_sha256 FROM main.records WHERE kind = 'start' AND seq <= ?1)", c, 0,
 		     "copy code") < 0 ||
 	    put_checkpoint(r, "arc", c, note, fr, frlen) < 0 ||
-	    exec_i64(r, "INSERT OR IGNORE INTO arc.checkpoints SELECT * FROM main.checkpoints"
+	    exec_i64(r, "INSERT OR IGNORE INTO arc.checkpoints(size, note, frontier, time_ns, kept)"
+		     " SELECT size, note, frontier, time_ns, kept FROM main.checkpoints"
 		     " WHERE size <= ?1", c, 0, "copy checkpoints") < 0)
 		goto fail;
 	if (exec(r, "COMMIT", "commit archive") < 0)

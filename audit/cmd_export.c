@@ -31,7 +31,8 @@ static void help(void)
 	       "Columns (JSON keys): id start_seq end_seq time end_time uid user host policy\n"
 	       "language code_sha256 session attempt parent_id outcome exit_code signal\n"
 	       "limit_fired wall_ms cpu_ms memory_peak_bytes stdout_bytes stderr_bytes\n"
-	       "artifacts (see sbx-audit(1)).\n"
+	       "artifacts fields (see sbx-audit(1)); fields is an object of the record\n"
+	       "fields of format version 2 (inputs, environment, ...), by their JSON key.\n"
 	       "\n"
 	       "  --format FMT     jsonl or csv (required)\n"
 	       "  --since-seq N    runs whose END seq is greater than N (default 0: all)\n"
@@ -117,7 +118,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
-	struct run_filter f = {.after_end_seq = 0};
+	struct run_filter f = {.after_end_seq = 0, .with_fields = 1};
 	enum run_format fmt = FMT_TABLE;
 	const char *resume = NULL;
 	int have_fmt = 0, have_since = 0, opt, rc;

@@ -223,9 +223,10 @@ int runs_prepare(sqlite3 *db, const char *path, const struct run_filter *f,
 		" %c.host, %c.policy, %c.language, %c.code_sha256, %c.session, %c.attempt,"
 		" %c.parent_id, e.outcome, e.exit_code, e.signal, e.limit_fired, e.wall_ms,"
 		" e.cpu_ms, e.memory_peak_bytes, e.stdout_bytes, e.stderr_bytes, e.artifacts,"
-		" %s AS k",
+		" %s AS k%s",
 		c, c, c, c, c, c, c, c, c, c,
-		f->after_end_seq >= 0 ? "e.seq" : by_end ? "coalesce(s.seq, e.seq)" : "s.seq");
+		f->after_end_seq >= 0 ? "e.seq" : by_end ? "coalesce(s.seq, e.seq)" : "s.seq",
+		f->with_fields ? ", s.blob, e.blob" : "");
 	/* Without statistics good enough to tell a narrow time range from a
 	 * wide one, SQLite prefers walking the table in seq order. A time
 	 * range with no exact-match filter is served best by the time index
@@ -316,6 +317,35 @@ static json_t *jcol(sqlite3_stmt *st, int i)
 	}
 }
 
+/* After the output columns and the sort key: START's and END's blobs. */
+enum { RC_BLOB_S = RC_NCOLS + 1, RC_BLOB_E, RC_WITH_FIELDS };
+
+static int with_fields(sqlite3_stmt *st)
+{
+	return sqlite3_column_count(st) >= RC_WITH_FIELDS;
+}
+
+/* The extension fields of START, then those of END (a key both carry is
+ * START's): the record-field table says what they are. A blob that does
+ * not decode adds nothing (sbx-audit verify reports it). */
+static json_t *fields_json(sqlite3_stmt *st)
+{
+	json_t *o = out_need(json_object());
+	int i;
+
+	for (i = RC_BLOB_S; i <= RC_BLOB_E; i++) {
+		struct sbx_record r;
+		const void *b = sqlite3_column_blob(st, i);
+		if (b == NULL ||
+		    sbx_record_decode(b, (size_t)sqlite3_column_bytes(st, i), &r, NULL, 0) < 0)
+			continue;
+		if (sbx_rext_json(&r, o) < 0)
+			out_need(NULL);
+		sbx_record_free(&r);
+	}
+	return o;
+}
+
 static json_t *row_json(sqlite3_stmt *st)
 {
 	json_t *o = out_need(json_object());
@@ -323,13 +353,32 @@ static json_t *row_json(sqlite3_stmt *st)
 
 	for (i = 0; i < RC_NCOLS; i++)
 		json_object_set_new(o, colnames[i], jcol(st, i));
+	if (with_fields(st))
+		json_object_set_new(o, "fields", fields_json(st));
 	return o;
+}
+
+static void csv_text(const char *t)
+{
+	size_t k;
+
+	if (strpbrk(t, ",\"\r\n") == NULL) {
+		fputs(t, stdout);
+		return;
+	}
+	putchar('"');
+	for (k = 0; t[k]; k++) {
+		if (t[k] == '"')
+			putchar('"');
+		putchar(t[k]);
+	}
+	putchar('"');
 }
 
 /* RFC 4180: quoted when needed, quotes doubled; text made valid UTF-8. */
 static void csv_cell(sqlite3_stmt *st, int i)
 {
-	size_t n, k;
+	size_t n;
 	const char *t;
 	char *clean;
 
@@ -345,17 +394,7 @@ static void csv_cell(sqlite3_stmt *st, int i)
 	}
 	t = text(st, i, &n);
 	clean = out_need(sbx_audit_utf8_clean(t, n));
-	if (strpbrk(clean, ",\"\r\n") == NULL) {
-		fputs(clean, stdout);
-	} else {
-		putchar('"');
-		for (k = 0; clean[k]; k++) {
-			if (clean[k] == '"')
-				putchar('"');
-			putchar(clean[k]);
-		}
-		putchar('"');
-	}
+	csv_text(clean);
 	free(clean);
 }
 
@@ -367,6 +406,14 @@ static void row_csv(sqlite3_stmt *st)
 		if (i)
 			putchar(',');
 		csv_cell(st, i);
+	}
+	if (with_fields(st)) {
+		json_t *o = fields_json(st);
+		char *t = out_need(json_dumps(o, JSON_COMPACT));
+		putchar(',');
+		csv_text(t);
+		free(t);
+		json_decref(o);
 	}
 	putchar('\n');
 }
@@ -420,7 +467,7 @@ int runs_write(sqlite3 *db, const char *path, sqlite3_stmt *st,
 		       "USER", "POLICY", "LANGUAGE", "OUTCOME", "EXIT", "WALL_MS");
 	else if (fmt == FMT_CSV)
 		for (i = 0; i < RC_NCOLS; i++)
-			printf("%s%s", colnames[i], i + 1 < RC_NCOLS ? "," : "\n");
+			printf("%s%s", colnames[i], i + 1 < RC_NCOLS ? "," : with_fields(st) ? ",fields\n" : "\n");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *o;
 		(*n)++;

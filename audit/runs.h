@@ -27,6 +27,8 @@ struct run_filter {
 	int failed, success;        /* outcome != ok / == ok (finished runs) */
 	int64_t after_end_seq;      /* export: END seq > this (>= 0); -1: not export */
 	uint64_t limit;             /* the newest N (0: all) */
+	int with_fields;            /* csv/json: also "fields", the extension fields of
+				     * START and END (decoded from the blobs) */
 };
 
 /* The output columns, in this order (the CSV header; JSON keys). */

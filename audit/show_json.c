@@ -126,6 +126,9 @@ static json_t *record_json(const struct shown *s)
 		end_json(o, r);
 	set(o, "origin", str(s->origin));
 	set(o, "chain", s->has_chain ? out_json_hex(s->chain, 32) : json_null());
+	/* version 2: every extension field, by the record-field table */
+	if (sbx_rext_json(r, o) < 0)
+		out_need(NULL);
 	return o;
 }
 

@@ -2,6 +2,7 @@
 /* sbx-audit show: the human-readable form. Every string is escaped. */
 #include "show.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,91 @@ static void end_fields(const struct sbx_record *r)
 	}
 }
 
+/* One scalar value, escaped: integers in decimal, digests and bytes hex. */
+static void value(const struct sbx_fval *v)
+{
+	switch (v->type) {
+	case SBX_FT_U64:
+		printf("%" PRIu64, v->u);
+		break;
+	case SBX_FT_I64:
+		printf("%" PRId64, v->i);
+		break;
+	case SBX_FT_STR: {
+		char *e = out_esc((const char *)v->p, v->n, 0);
+		fputs(v->n ? e : "''", stdout);
+		free(e);
+		break;
+	}
+	default:
+		hex(v->p, v->n > 64 ? 64 : v->n);
+		if (v->n > 64)
+			printf("... (%zu bytes)", v->n);
+		break;
+	}
+}
+
+static void item_text(size_t idx, const struct sbx_fval *vals, void *ctx)
+{
+	const struct sbx_field_def *f = ctx;
+	size_t k;
+
+	(void)idx;
+	fputs(f->type == SBX_FT_LIST ? "    " : "", stdout);
+	for (k = 0; f->sub[k].key != NULL; k++) {
+		printf("%s%s ", k ? "  " : "", f->sub[k].key);
+		value(&vals[k]);
+	}
+	fputc('\n', stdout);
+}
+
+/* Version 2: every extension field, labelled by the record-field table. */
+static void ext_fields(const struct sbx_record *r)
+{
+	const struct sbx_field_def *f;
+	const unsigned char *p;
+	size_t off = 0, n;
+	unsigned tag;
+
+	while (sbx_rec_next(r, &off, &tag, &f, &p, &n)) {
+		struct sbx_fval v;
+		if (f != NULL && f->tag == SBX_F_ORIGIN)
+			continue; /* printed from the stored column, which verify compares */
+		if (f == NULL) {
+			char label[32];
+			snprintf(label, sizeof(label), "tag %u", tag);
+			field(label);
+			printf("(a field this sbx-audit does not know, %zu bytes) ", n);
+			v = (struct sbx_fval){.type = SBX_FT_BYTES, .p = p, .n = n};
+			value(&v);
+			fputc('\n', stdout);
+		} else if (f->type == SBX_FT_LIST) {
+			field(f->label);
+			printf("%ld\n", sbx_rec_items(f, p, n, NULL, NULL));
+			sbx_rec_items(f, p, n, item_text, (void *)f);
+		} else if (f->type == SBX_FT_OBJ) {
+			field(f->label);
+			sbx_rec_items(f, p, n, item_text, (void *)f);
+		} else if (sbx_fval_parse(f->type, p, n, &v) == 0) {
+			field(f->label);
+			value(&v);
+			fputc('\n', stdout);
+		}
+	}
+}
+
+/* The kind table's name in capitals ("START"), into u (16 bytes). */
+static const char *kind_label(int kind, char *u)
+{
+	const char *k = sbx_record_kind_name(kind);
+	size_t i;
+
+	for (i = 0; k != NULL && k[i] && i < 15; i++)
+		u[i] = (char)toupper((unsigned char)k[i]);
+	u[i] = '\0';
+	return u;
+}
+
 void show_text(const struct shown *r, size_t n)
 {
 	int have_start = 0;
@@ -149,7 +235,7 @@ void show_text(const struct shown *r, size_t n)
 		have_start |= r[i].ok && r[i].rec.kind == SBX_REC_START;
 	for (i = 0; i < n; i++) {
 		const struct sbx_record *rec = &r[i].rec;
-		char t[48] = "-";
+		char t[48] = "-", u[16];
 
 		if (!r[i].ok) {
 			printf("%s?   seq %" PRId64 "  undecodable: ", i ? "\n" : "", r[i].seq);
@@ -158,14 +244,15 @@ void show_text(const struct shown *r, size_t n)
 			continue;
 		}
 		sbx_iso_time(rec->realtime_ns, t, sizeof(t));
-		printf("%s%-5s seq %" PRId64 "  %s  run ", i ? "\n" : "",
-		       rec->kind == SBX_REC_START ? "START" : "END", r[i].seq, t);
+		printf("%s%-5s seq %" PRId64 "  %s  run ", i ? "\n" : "", kind_label(rec->kind, u),
+		       r[i].seq, t);
 		out_str(stdout, rec->run_id);
 		fputc('\n', stdout);
-		if (rec->kind == SBX_REC_START || !have_start)
+		if (rec->kind != SBX_REC_END || !have_start)
 			common(rec);
-		if (rec->kind == SBX_REC_END)
+		if (sbx_kind_def(rec->kind)->flags & SBX_KF_END_FIELDS)
 			end_fields(rec);
+		ext_fields(rec);
 		field("origin");
 		out_str(stdout, r[i].origin);
 		fputc('\n', stdout);
@@ -175,6 +262,6 @@ void show_text(const struct shown *r, size_t n)
 			fputc('\n', stdout);
 		}
 	}
-	if (n > 0 && !(r[n - 1].ok && r[n - 1].rec.kind == SBX_REC_END))
+	if (have_start && !(r[n - 1].ok && r[n - 1].rec.kind == SBX_REC_END))
 		printf("\n(no END record: the run is incomplete)\n");
 }

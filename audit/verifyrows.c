@@ -29,8 +29,8 @@
 #define DEFAULT_CHUNK 4096
 #define MAX_THREADS 4
 
-/* Result columns after the derived ones. */
-enum { C_BLOB = SBX_NCOLS, C_LEAF, C_CHAIN, C_SIG, C_ORIGIN, C_TOTAL };
+/* Result columns: the stored ones, then the derived ones from C_COLS on. */
+enum { C_BLOB, C_LEAF, C_CHAIN, C_SIG, C_ORIGIN, C_COLS };
 
 enum slot_state { FREE, BUSY, READY };
 
@@ -160,29 +160,43 @@ static void check_columns(struct vfy_chunk *c, sqlite3_stmt *st, int64_t seq,
 {
 	struct sbx_cols cols;
 	char stored[256], want[256], more[200] = "";
-	int i, first = -1;
+	int i, first = -1, n = (int)sbx_audit_ncols();
+	struct sbx_fval ov;
 	size_t mo = 0;
 
 	if (sbx_record_columns(rec, &cols, NULL, 0) < 0) {
 		c->oom = 1;
 		return;
 	}
-	for (i = 0; i < SBX_NCOLS; i++) {
-		if (col_equal(st, i, &cols.v[i]))
+	for (i = 0; i < n; i++) {
+		if (col_equal(st, C_COLS + i, &cols.v[i]))
 			continue;
 		if (first < 0) {
 			first = i;
-			show_stored(stored, sizeof(stored), st, i);
+			show_stored(stored, sizeof(stored), st, C_COLS + i);
 			show_expected(want, sizeof(want), &cols.v[i]);
 		} else if (mo + 40 < sizeof(more)) {
 			mo += (size_t)snprintf(more + mo, sizeof(more) - mo, "%s%s",
-					       mo ? ", " : "; also ", sbx_audit_colnames[i]);
+					       mo ? ", " : "; also ", sbx_audit_colname((size_t)i));
+		}
+	}
+	/* version 2: the blob's origin is the stored one the signature covers */
+	if (sbx_rec_get(rec, SBX_F_ORIGIN, &ov) == 1 &&
+	    (ov.n != (size_t)sqlite3_column_bytes(st, C_ORIGIN) ||
+	     memcmp(ov.p, sqlite3_column_blob(st, C_ORIGIN), ov.n) != 0)) {
+		if (first < 0) {
+			struct sbx_colval e = {.type = SBX_COL_TEXT, .s = (const char *)ov.p, .n = ov.n};
+			first = n;
+			show_stored(stored, sizeof(stored), st, C_ORIGIN);
+			show_expected(want, sizeof(want), &e);
+		} else if (mo + 40 < sizeof(more)) {
+			snprintf(more + mo, sizeof(more) - mo, "%sorigin", mo ? ", " : "; also ");
 		}
 	}
 	if (first >= 0)
 		vfy_add(&c->found, &c->oom, seq, SBX_FIND_COLUMNS_MISMATCH, want, stored,
 			"column %s is %s but the blob says %s%s",
-			sbx_audit_colnames[first], stored, want, more);
+			first == n ? "origin" : sbx_audit_colname((size_t)first), stored, want, more);
 	sbx_cols_free(&cols);
 }
 
@@ -207,7 +221,7 @@ static void read_row(struct vfy_chunk *c, sqlite3_stmt *st)
 	char why[200];
 	size_t found_before = c->found.n_findings;
 
-	row->seq = sqlite3_column_int64(st, 0);
+	row->seq = sqlite3_column_int64(st, C_COLS + SBX_COL_SEQ);
 	if (blob == NULL)
 		blob = (const unsigned char *)"";
 	sbx_audit_leaf(blob, blen, row->leaf);
@@ -243,23 +257,35 @@ static void read_row(struct vfy_chunk *c, sqlite3_stmt *st)
 	c->n++;
 }
 
-static char *select_sql(void)
+/* A projected column a log lacks (written by an older sbx, never opened
+ * by a newer writer) reads as NULL, which is what its records project. */
+static char *select_sql(sqlite3 *db)
 {
-	size_t i;
-	char *sql = malloc(1024), *p;
+	size_t i, n = sbx_audit_ncols();
+	char *sql = malloc(4096), *p;
 
 	if (sql == NULL)
 		return NULL;
-	p = sql + sprintf(sql, "SELECT ");
-	for (i = 0; i < SBX_NCOLS; i++)
-		p += sprintf(p, "%s,", sbx_audit_colnames[i]);
-	sprintf(p, "blob,leaf,chain,sig,origin FROM records WHERE seq BETWEEN ?1 AND ?2 ORDER BY seq");
+	p = sql + sprintf(sql, "SELECT blob,leaf,chain,sig,origin");
+	for (i = 0; i < n; i++) {
+		const char *name = sbx_audit_colname(i);
+		int have = i < SBX_NCOLS;
+		sqlite3_stmt *st;
+		if (!have && sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('records')"
+						" WHERE name = ?1", -1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+			have = sqlite3_step(st) == SQLITE_ROW;
+			sqlite3_finalize(st);
+		}
+		p += sprintf(p, have ? ",%s" : ",NULL AS %s", name);
+	}
+	sprintf(p, " FROM records WHERE seq BETWEEN ?1 AND ?2 ORDER BY seq");
 	return sql;
 }
 
 static int conn_prepare(struct conn *c, char *err, size_t errlen, const char *path)
 {
-	char *sql = select_sql();
+	char *sql = select_sql(c->db);
 
 	if (sql == NULL || sqlite3_prepare_v2(c->db, sql, -1, &c->rows, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(c->db, "SELECT seq FROM records WHERE seq >= ?1 ORDER BY seq LIMIT 1",

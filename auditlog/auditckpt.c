@@ -1,8 +1,22 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Checkpoints stored in the audit log. The writer is whoever holds the
- * secret key (the recorder after each run, or sbx-audit checkpoint
+ * secret key (the recorder after each END, or sbx-audit checkpoint
  * --write); readers only list the notes, the verifier judges them.
+ *
+ * Retention: a checkpoint is written after every run, so that every
+ * finished run can be proven, but the table keeps only the first
+ * checkpoint at or after each multiple of SBX_CKPT_KEEP_EVERY records
+ * (kept = 1) and the newest one; a newer checkpoint replaces the previous
+ * one that is not kept. The verifier's cost stays one row per
+ * SBX_CKPT_KEEP_EVERY records. A START records the newest kept
+ * checkpoint (record field after_checkpoint), which binds the kept rows
+ * into the signed chain: deleting one is a finding.
+ *
+ * Durability: the checkpoint commits with synchronous=NORMAL. A crash can
+ * lose the newest checkpoint row, never a record (those commit with FULL,
+ * and the next FULL commit syncs the checkpoint's WAL frames too); a lost
+ * row is written again by the next run.
  */
 #include "auditdb.h"
 #include "checkpoint.h"
@@ -14,9 +28,18 @@
 #include <string.h>
 #include <time.h>
 
-static const char table_sql[] =
-	"CREATE TABLE IF NOT EXISTS checkpoints(size INTEGER PRIMARY KEY,"
-	" note TEXT NOT NULL, frontier BLOB, time_ns INTEGER)";
+/* kept: 1 kept for good, 0 replaced by the next checkpoint, NULL a row
+ * written before retention existed (kept). schema is "main" or "arc". */
+int sbx_ckpt_table_create(sqlite3 *db, const char *schema)
+{
+	char sql[256];
+
+	if (strcmp(schema, "main") != 0 && strcmp(schema, "arc") != 0)
+		return -1;
+	snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS %s.checkpoints(size INTEGER PRIMARY KEY,"
+		 " note TEXT NOT NULL, frontier BLOB, time_ns INTEGER, kept INTEGER)", schema);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
 
 static int db_fail(struct sbx_audit *a, const char *what, char *err, size_t errlen)
 {
@@ -35,6 +58,8 @@ static int64_t now_ns(void)
 
 struct last_ckpt {
 	uint64_t size;
+	uint64_t kept_size;        /* newest kept row, 0 if none */
+	int have_kept;
 	int64_t time_ns;
 	char note[SBX_NOTE_MAX];
 	struct sbx_mtree tree;     /* frontier at size, if trusted */
@@ -79,6 +104,14 @@ static int read_last(struct sbx_audit *a, const unsigned char *pk, struct last_c
 		return db_fail(a, "read checkpoints", err, errlen);
 	}
 	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, "SELECT size FROM checkpoints WHERE kept IS NOT 0 ORDER BY size DESC"
+			       " LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return db_fail(a, "read checkpoints", err, errlen);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		l->kept_size = (uint64_t)sqlite3_column_int64(st, 0);
+		l->have_kept = 1;
+	}
+	sqlite3_finalize(st);
 	return 0;
 }
 
@@ -121,24 +154,58 @@ static int grow(struct sbx_audit *a, struct sbx_mtree *t, char *err, size_t errl
 	return rc == SQLITE_DONE ? 0 : db_fail(a, "read leaves", err, errlen);
 }
 
-static int insert(struct sbx_audit *a, const struct sbx_mtree *t, const char *note,
-		  char *err, size_t errlen)
+/* Replace the previous checkpoint unless it is kept; kept for good when
+ * this one is the first at or after a multiple of SBX_CKPT_KEEP_EVERY. */
+static int insert(struct sbx_audit *a, const struct last_ckpt *l, const struct sbx_mtree *t,
+		  const char *note, char *err, size_t errlen)
 {
 	unsigned char fr[8 + 64 * 32];
 	size_t frlen = sbx_mtree_save(t, fr);
+	int kept = !l->have_kept || t->size / SBX_CKPT_KEEP_EVERY > l->kept_size / SBX_CKPT_KEEP_EVERY;
 	sqlite3_stmt *st;
 	int rc;
 
+	if (sqlite3_exec(sbx_audit_db(a), "DELETE FROM checkpoints WHERE kept = 0", NULL, NULL,
+			 NULL) != SQLITE_OK)
+		return db_fail(a, "replace checkpoint", err, errlen);
 	if (sqlite3_prepare_v2(sbx_audit_db(a), "INSERT INTO checkpoints(size, note, frontier,"
-			       " time_ns) VALUES(?1, ?2, ?3, ?4)", -1, &st, NULL) != SQLITE_OK)
+			       " time_ns, kept) VALUES(?1, ?2, ?3, ?4, ?5)", -1, &st, NULL) != SQLITE_OK)
 		return db_fail(a, "insert checkpoint", err, errlen);
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)t->size);
 	sqlite3_bind_text(st, 2, note, -1, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 3, fr, (int)frlen, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, now_ns());
+	sqlite3_bind_int(st, 5, kept);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_fail(a, "insert checkpoint", err, errlen);
+}
+
+int sbx_audit_kept_checkpoint(struct sbx_audit *a, uint64_t *size, unsigned char root[32],
+			      char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	struct sbx_checkpoint cp;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(sbx_audit_db(a), "SELECT CAST(note AS TEXT) FROM checkpoints"
+			       " WHERE kept IS NOT 0 ORDER BY size DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return sqlite3_errcode(sbx_audit_db(a)) == SQLITE_ERROR ? 0 /* no table */ :
+		       db_fail(a, "read checkpoints", err, errlen);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *note = (const char *)sqlite3_column_text(st, 0);
+		size_t n = (size_t)sqlite3_column_bytes(st, 0);
+		if (note != NULL && sbx_checkpoint_parse(note, n, &cp, NULL, 0) == 0) {
+			*size = cp.size;
+			memcpy(root, cp.root, 32);
+			ret = 1;
+		}
+	} else if (rc != SQLITE_DONE) {
+		ret = db_fail(a, "read checkpoints", err, errlen);
+	}
+	sqlite3_finalize(st);
+	return ret;
 }
 
 static int due(const struct last_ckpt *l, uint64_t n, uint64_t every_records,
@@ -152,6 +219,13 @@ static int due(const struct last_ckpt *l, uint64_t n, uint64_t every_records,
 		return 1;
 	return every_seconds > 0 &&
 	       now_ns() - l->time_ns >= (int64_t)every_seconds * 1000000000;
+}
+
+static uint64_t base_seq(struct sbx_audit *a)
+{
+	char v[32];
+
+	return sbx_audit_meta_get(a, "base_seq", v, sizeof(v), NULL, 0) == 0 ? strtoull(v, NULL, 10) : 0;
 }
 
 static int locked(struct sbx_audit *a, const unsigned char *sk, const char *origin,
@@ -176,6 +250,13 @@ static int locked(struct sbx_audit *a, const unsigned char *sk, const char *orig
 		ret = 0;
 		goto out;
 	}
+	if (!l->have_tree && l->size > 0 && base_seq(a) > 0) {
+		/* a rotated log's tree starts at its base frontier: never sign
+		 * a root grown from the wrong leaf numbering */
+		snprintf(err, errlen, "%s: checkpoint: the newest checkpoint's frontier does not give "
+			 "its root; run sbx-audit verify", sbx_audit_path(a));
+		goto out;
+	}
 	if (grow(a, &l->tree, err, errlen) < 0)
 		goto out;
 	snprintf(cp.origin, sizeof(cp.origin), "%s", origin);
@@ -187,7 +268,7 @@ static int locked(struct sbx_audit *a, const unsigned char *sk, const char *orig
 			 "(no spaces, '+' or control characters)", sbx_audit_path(a), origin);
 		goto out;
 	}
-	if (insert(a, &l->tree, l->note, err, errlen) < 0)
+	if (insert(a, l, &l->tree, l->note, err, errlen) < 0)
 		goto out;
 	if (note != NULL)
 		memcpy(note, l->note, sizeof(l->note));
@@ -209,23 +290,25 @@ int sbx_audit_checkpoint(struct sbx_audit *a, const unsigned char *sk, const cha
 			 sbx_audit_path(a), SBX_ORIGIN_MAX);
 		return -1;
 	}
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return db_fail(a, "begin transaction", err, errlen);
-	if (sqlite3_exec(db, table_sql, NULL, NULL, NULL) != SQLITE_OK) {
-		db_fail(a, "create checkpoints table", err, errlen);
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
+	/* see the top of this file; set back to FULL on every path */
+	sqlite3_exec(db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		db_fail(a, "begin transaction", err, errlen);
+		rc = -1;
+		goto out;
 	}
 	rc = locked(a, sk, origin, every_records, every_seconds, note, err, errlen);
 	if (rc < 0) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
+		goto out;
 	}
 	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		db_fail(a, "commit", err, errlen);
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
+		rc = -1;
 	}
+out:
+	sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
 	return rc;
 }
 

@@ -8,6 +8,7 @@
 #include "auditdb.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,40 @@ const char *const sbx_audit_colnames[SBX_NCOLS] = {
 	"outcome", "exit_code", "signal", "limit_fired", "wall_ms", "cpu_ms",
 	"memory_peak_bytes", "stdout_bytes", "stderr_bytes", "artifacts",
 };
+
+/* Projected fields, in table order; computed once (the table is const). */
+static const struct sbx_field_def *proj[SBX_MAX_PROJ];
+static size_t n_proj;
+static pthread_once_t proj_once = PTHREAD_ONCE_INIT;
+
+static void find_proj(void)
+{
+	size_t i;
+
+	for (i = 0; i < sbx_n_record_fields && n_proj < SBX_MAX_PROJ; i++)
+		if (sbx_record_fields[i].sql != NULL && strcmp(sbx_record_fields[i].sql, "origin") != 0)
+			proj[n_proj++] = &sbx_record_fields[i];
+}
+
+size_t sbx_audit_ncols(void)
+{
+	pthread_once(&proj_once, find_proj);
+	return SBX_NCOLS + n_proj;
+}
+
+const char *sbx_audit_colname(size_t i)
+{
+	pthread_once(&proj_once, find_proj);
+	if (i < SBX_NCOLS)
+		return sbx_audit_colnames[i];
+	return i - SBX_NCOLS < n_proj ? proj[i - SBX_NCOLS]->sql : NULL;
+}
+
+const struct sbx_field_def *sbx_audit_colfield(size_t i)
+{
+	pthread_once(&proj_once, find_proj);
+	return i >= SBX_NCOLS && i - SBX_NCOLS < n_proj ? proj[i - SBX_NCOLS] : NULL;
+}
 
 static void put_digits(char *p, unsigned v, int n)
 {
@@ -158,13 +193,45 @@ static char *artifacts_json(const struct sbx_record *r)
 	return out;
 }
 
+/* The projected fields' values (NULL when absent). */
+static void project(const struct sbx_record *r, struct sbx_cols *c)
+{
+	size_t i, n = sbx_audit_ncols() - SBX_NCOLS;
+
+	for (i = 0; i < n; i++) {
+		struct sbx_colval *v = &c->v[SBX_NCOLS + i];
+		struct sbx_fval f;
+		if (r->ext.len == 0 || sbx_rec_get(r, proj[i]->tag, &f) != 1)
+			continue;
+		switch (f.type) {
+		case SBX_FT_U64:
+		case SBX_FT_I64:
+			set_int(v, f.i); /* U64 as its two's complement, like the fixed ones */
+			break;
+		case SBX_FT_DIGEST:
+			hex32(c->proj_hex[i], f.p);
+			set_text(v, c->proj_hex[i]);
+			break;
+		case SBX_FT_STR:
+			v->type = SBX_COL_TEXT;
+			v->s = (const char *)f.p;
+			v->n = f.n;
+			break;
+		default:
+			break; /* BYTES, LIST, OBJ are never projected (unit test) */
+		}
+	}
+}
+
 int sbx_record_columns(const struct sbx_record *r, struct sbx_cols *c,
 		       char *err, size_t errlen)
 {
 	const char *kind = sbx_record_kind_name(r->kind);
 	struct sbx_colval *v;
 
-	memset(c, 0, sizeof(*c));
+	/* only what is read: this runs for every record of a verify */
+	memset(c->v, 0, sbx_audit_ncols() * sizeof(c->v[0]));
+	c->artifacts_json = NULL;
 	v = c->v;
 	set_int(&v[SBX_COL_SEQ], (int64_t)r->seq);
 	if (kind != NULL)
@@ -183,7 +250,8 @@ int sbx_record_columns(const struct sbx_record *r, struct sbx_cols *c,
 	set_opt_text(&v[SBX_COL_SESSION], r->session);
 	set_int(&v[SBX_COL_ATTEMPT], r->attempt);
 	set_opt_text(&v[SBX_COL_PARENT_ID], r->parent_id);
-	if (r->kind != SBX_REC_END)
+	project(r, c);
+	if (kind == NULL || !(sbx_kind_def(r->kind)->flags & SBX_KF_END_FIELDS))
 		return 0;
 	set_text(&v[SBX_COL_OUTCOME], r->outcome);
 	set_int(&v[SBX_COL_EXIT_CODE], r->exit_code);

@@ -6,13 +6,16 @@
  */
 #ifndef SBX_AUDITDB_H
 #define SBX_AUDITDB_H
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "record.h"
 
-#define SBX_AUDIT_FORMAT 1 /* meta "format" */
+/* meta "format": 2 once a writer of record version 2 opened the log (its
+ * records may be version 2, which older readers cannot decode); 1 is read. */
+#define SBX_AUDIT_FORMAT 2
 
 enum sbx_col_type { SBX_COL_NULL = 0, SBX_COL_INT, SBX_COL_TEXT };
 
@@ -40,17 +43,35 @@ enum {
 };
 extern const char *const sbx_audit_colnames[SBX_NCOLS];
 
+/*
+ * After the fixed columns: one per extension field with an SQL projection
+ * (recfield.h), in table order, except "origin" (a stored column of its
+ * own, compared by the verifier). sbx_audit_ncols() counts both; column i
+ * is named sbx_audit_colname(i) and, for i >= SBX_NCOLS, projects the
+ * field sbx_audit_colfield(i) (NULL for a fixed column).
+ */
+#define SBX_MAX_PROJ 16
+/* "seq,kind,...,blob,leaf,chain,sig,origin": every column of table
+ * records by name (malloc'd, NULL when out of memory), for statements
+ * that must not depend on the order ALTER TABLE added columns in. */
+char *sbx_audit_record_columns(void);
+size_t sbx_audit_ncols(void);
+const char *sbx_audit_colname(size_t i);
+const struct sbx_field_def *sbx_audit_colfield(size_t i);
+
 struct sbx_cols {
-	struct sbx_colval v[SBX_NCOLS];
+	struct sbx_colval v[SBX_NCOLS + SBX_MAX_PROJ];
 	char time[48];
 	char code_hex[65];
+	char proj_hex[SBX_MAX_PROJ][65]; /* projected digests */
 	char *artifacts_json; /* malloc'd; NULL when there are none ("[]") */
 };
 
 /*
- * Fill c from r. Text values point into r and c, so neither may move or be
- * freed while c is used. Empty optional strings (session, parent_id, limit)
- * and the END columns of a START record are NULL. Times are ISO 8601 UTC
+ * Fill c from r (sbx_audit_ncols() values). Text values point into r and
+ * c, so neither may move or be freed while c is used. Empty optional
+ * strings (session, parent_id, limit), the END columns of other kinds and
+ * projected fields the record does not carry are NULL. Times are ISO 8601 UTC
  * with milliseconds ("2024-05-01T12:00:00.123Z"). Returns 0, or -1 with
  * err set (out of memory). Release with sbx_cols_free.
  */
@@ -76,6 +97,24 @@ size_t sbx_audit_utf8_seq(const unsigned char *s, size_t n);
  * sbx_utf8_sanitize is free to evolve, this one is not.
  */
 char *sbx_audit_utf8_clean(const char *s, size_t n);
+
+/*
+ * Extension fields as JSON (recjson.c), from the record-field table:
+ * U64 and I64 as integers (a U64 above INT64_MAX as its decimal text),
+ * STR as a string (invalid UTF-8 as U+FFFD), DIGEST and BYTES as
+ * lower-case hex, LIST as an array of objects keyed by sub-field, OBJ as
+ * one such object, a tag this version does not know as "tag_N": hex.
+ * sbx_rext_json adds each field of rec to the object into under its JSON
+ * key, except keys into already has; returns 0 or -1 (out of memory).
+ * The other two return a new value, or NULL (malformed or out of memory).
+ */
+int sbx_rext_json(const struct sbx_record *rec, json_t *into);
+json_t *sbx_field_json(const struct sbx_field_def *f, const unsigned char *p, size_t n);
+json_t *sbx_fval_json(const struct sbx_fval *v);
+
+/* CREATE TABLE IF NOT EXISTS the checkpoints table (one definition, for
+ * the log and its archive) in schema "main" or "arc". Returns 0 or -1. */
+int sbx_ckpt_table_create(sqlite3 *db, const char *schema);
 
 /* The SQLite handle of an open log, for read-only queries of sbx-audit. */
 sqlite3 *sbx_audit_db(struct sbx_audit *a);

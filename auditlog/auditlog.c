@@ -7,6 +7,7 @@
  * not committed means the run does not happen.
  */
 #include "auditdb.h"
+#include "checkpoint.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +34,7 @@ struct sbx_audit {
 	sqlite3 *db;
 	int readonly;
 	int has_fts;      /* writer: table code_fts exists and is kept in step */
+	int lockfd;       /* writer: the log's file, for setup_lock; closed after SQLite */
 	char path[4096];
 };
 
@@ -59,7 +62,7 @@ static const char schema_sql[] =
 	"CREATE INDEX IF NOT EXISTS records_time ON records(time);"
 	"CREATE INDEX IF NOT EXISTS records_user ON records(user);"
 	"CREATE TABLE IF NOT EXISTS code(sha256 TEXT PRIMARY KEY, text BLOB NOT NULL);"
-	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', 1);";
+	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', 2);";
 
 /*
  * Search support (sbx-audit search), added to logs of format 1 without
@@ -107,24 +110,24 @@ const char *sbx_audit_path(const struct sbx_audit *a)
 }
 
 /* SQLite creates files 0644 & ~umask; the log must be exactly group
- * readable (sbx-audit) and nothing more, whatever the umask. */
+ * readable (sbx-audit) and nothing more, whatever the umask. Returns an
+ * fd of the file (kept for setup_lock until the connection is closed),
+ * or -1 with err. */
 static int precreate(const char *path, char *err, size_t errlen)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 
-	if (fd < 0) {
-		if (errno == EEXIST)
-			return 0;
-		sbx_audit_seterr(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fchmod(fd, 0640) < 0) {
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	else if (fd >= 0 && fchmod(fd, 0640) < 0) {
 		sbx_audit_seterr(err, errlen, "%s: chmod: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	close(fd);
-	return 0;
+	if (fd < 0)
+		sbx_audit_seterr(err, errlen, "%s: %s", path,
+				 errno == ELOOP ? "is a symbolic link" : strerror(errno));
+	return fd;
 }
 
 /* SQLite says only "unable to open database file"; the errno says why. */
@@ -139,6 +142,12 @@ static int precheck(const char *path, char *err, size_t errlen)
 	}
 	close(fd);
 	return 0;
+}
+
+static int sql_fail(struct sbx_audit *a, const char *what, char *err, size_t errlen)
+{
+	sbx_audit_seterr(err, errlen, "%s: %s: %s", a->path, what, sqlite3_errmsg(a->db));
+	return -1;
 }
 
 static int exec_sql(struct sbx_audit *a, const char *sql, const char *what,
@@ -195,7 +204,7 @@ static int check_format(struct sbx_audit *a, char *err, size_t errlen)
 
 	if (rc < 0)
 		return -1;
-	if (rc == 0 && strcmp(v, "1") != 0) {
+	if (rc == 0 && strcmp(v, "1") != 0 && strcmp(v, "2") != 0) {
 		sbx_audit_seterr(err, errlen, "%s: unsupported log format %s (this sbx reads format %d)",
 		       a->path, v, SBX_AUDIT_FORMAT);
 		return -1;
@@ -314,30 +323,132 @@ static void refresh_stats(struct sbx_audit *a)
 		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+static int count_columns(struct sbx_audit *a, const char *table)
+{
+	sqlite3_stmt *st;
+	int have = 0;
+
+	if (sqlite3_prepare_v2(a->db, "SELECT count(*) FROM pragma_table_info(?1)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		have = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return have;
+}
+
+/* Columns of the projected record fields (recfield.h) a log written by an
+ * older sbx lacks; and format 2, which tells older readers that records
+ * of version 2 may follow. Called inside the set-up transaction. */
+static int upgrade(struct sbx_audit *a, char *err, size_t errlen)
+{
+	size_t i, n = sbx_audit_ncols();
+	char sql[256];
+
+	for (i = SBX_NCOLS; i < n; i++) {
+		sqlite3_stmt *st;
+		int have = 0;
+		if (sqlite3_prepare_v2(a->db, "SELECT 1 FROM pragma_table_info('records') WHERE name = ?1",
+				       -1, &st, NULL) != SQLITE_OK)
+			return sql_fail(a, "read schema", err, errlen);
+		sqlite3_bind_text(st, 1, sbx_audit_colname(i), -1, SQLITE_STATIC);
+		have = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		if (have)
+			continue;
+		snprintf(sql, sizeof(sql), "ALTER TABLE records ADD COLUMN %s %s", sbx_audit_colname(i),
+			 sbx_audit_colfield(i)->type == SBX_FT_STR || sbx_audit_colfield(i)->type == SBX_FT_DIGEST ?
+			 "TEXT" : "INTEGER");
+		if (exec_sql(a, sql, "add column", err, errlen) < 0)
+			return -1;
+	}
+	if (sbx_ckpt_table_create(a->db, "main") < 0)
+		return sql_fail(a, "create checkpoints table", err, errlen);
+	if (count_columns(a, "checkpoints") < 5 &&
+	    exec_sql(a, "ALTER TABLE checkpoints ADD COLUMN kept INTEGER", "add column", err, errlen) < 0)
+		return -1;
+	return exec_sql(a, "UPDATE meta SET value = 2 WHERE key = 'format' AND value = 1",
+			"set format", err, errlen);
+}
+
+/* Whether the schema needs work: no records table, a projected column
+ * missing, the checkpoints table missing or without its kept column, or
+ * format 1. Read without a write lock (most opens). */
+static int needs_upgrade(struct sbx_audit *a)
+{
+	char v[8];
+
+	if (sbx_audit_meta_get(a, "format", v, sizeof(v), NULL, 0) != 0 || strcmp(v, "2") != 0)
+		return 1;
+	return (size_t)count_columns(a, "records") < sbx_audit_ncols() + 5 ||
+	       count_columns(a, "checkpoints") < 5;
+}
+
+/*
+ * The first opens of a new file race: journal_mode=WAL needs the database
+ * lock for itself, and SQLite gives up on it at once (SQLITE_BUSY without
+ * the busy handler) when another connection holds it for the same change.
+ * Until the file is in WAL mode (its header says so: bytes 18 and 19 are
+ * 2, sqlite.org/fileformat.html 1.3.1), writers set it up one at a time
+ * under an flock(2) of the file, which SQLite's own fcntl locks never see.
+ * After that the header says WAL and no open takes the flock again.
+ *
+ * The fd stays open until the connection is closed (sbx_audit_close):
+ * closing any fd of a file drops every POSIX lock the process holds on
+ * it (fcntl(2)), SQLite's included, and a writer whose locks vanish
+ * corrupts the log.
+ */
+static int setup_lock(struct sbx_audit *a, char *err, size_t errlen)
+{
+	unsigned char hdr[20];
+	int fd = a->lockfd, i;
+
+	if (pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) && hdr[18] == 2 && hdr[19] == 2)
+		return 0;
+	/* at most the busy timeout, as every other wait of the writer */
+	for (i = 0; i < 1000; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 1;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		usleep(10000);
+	}
+	sbx_audit_seterr(err, errlen, "%s: set-up of a new log: another writer holds it for 10 s",
+			 a->path);
+	return -1;
+}
+
 static int setup_writer(struct sbx_audit *a, char *err, size_t errlen)
 {
-	int one = 1, has;
+	int one = 1, locked, ret = -1;
 
+	locked = setup_lock(a, err, errlen);
+	if (locked < 0)
+		return -1;
 	if (exec_sql(a, "PRAGMA journal_mode=WAL", "journal_mode", err, errlen) < 0 ||
 	    exec_sql(a, "PRAGMA synchronous=FULL", "synchronous", err, errlen) < 0 ||
 	    exec_sql(a, "PRAGMA journal_size_limit=4194304", "journal_size_limit", err, errlen) < 0)
-		return -1;
+		goto out;
 	/* Keep -wal and -shm after close: auditors open the log read-only and
 	 * cannot create them in the _sbx-owned directory. */
 	sqlite3_file_control(a->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
-	has = has_records_table(a, err, errlen);
-	if (has < 0)
-		return -1;
-	if (has == 0) {
-		if (exec_sql(a, "BEGIN IMMEDIATE", "begin", err, errlen) < 0)
-			return -1;
-		if (exec_sql(a, schema_sql, "create schema", err, errlen) < 0 ||
-		    exec_sql(a, "COMMIT", "commit", err, errlen) < 0) {
-			sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
-			return -1;
-		}
+	if (!needs_upgrade(a)) {
+		ret = 0;
+		goto out;
 	}
-	return 0;
+	if (exec_sql(a, "BEGIN IMMEDIATE", "begin", err, errlen) < 0)
+		goto out;
+	if (exec_sql(a, schema_sql, "create schema", err, errlen) < 0 ||
+	    upgrade(a, err, errlen) < 0 || exec_sql(a, "COMMIT", "commit", err, errlen) < 0) {
+		sqlite3_exec(a->db, "ROLLBACK", NULL, NULL, NULL);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (locked)
+		flock(a->lockfd, LOCK_UN); /* never close(): see setup_lock */
+	return ret;
 }
 
 int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
@@ -366,6 +477,7 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 	}
 	memcpy(a->path, path, strlen(path) + 1);
 	a->readonly = readonly;
+	a->lockfd = -1;
 	if (readonly) {
 		flags |= SQLITE_OPEN_READONLY;
 		if (precheck(path, err, errlen) < 0) {
@@ -374,7 +486,8 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 		}
 	} else {
 		flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-		if (precreate(path, err, errlen) < 0) {
+		a->lockfd = precreate(path, err, errlen);
+		if (a->lockfd < 0) {
 			free(a);
 			return -1;
 		}
@@ -416,6 +529,8 @@ int sbx_audit_open(const char *path, int readonly, struct sbx_audit **out,
 	return 0;
 fail:
 	sqlite3_close(a->db);
+	if (a->lockfd >= 0)
+		close(a->lockfd);
 	free(a);
 	return -1;
 }
@@ -425,6 +540,8 @@ void sbx_audit_close(struct sbx_audit *a)
 	if (a == NULL)
 		return;
 	sqlite3_close(a->db);
+	if (a->lockfd >= 0)
+		close(a->lockfd); /* after SQLite's own fds: see setup_lock */
 	free(a);
 }
 
@@ -456,12 +573,6 @@ int sbx_audit_meta_get(struct sbx_audit *a, const char *key, char *buf,
 }
 
 /* ---- append ---- */
-
-static int sql_fail(struct sbx_audit *a, const char *what, char *err, size_t errlen)
-{
-	sbx_audit_seterr(err, errlen, "%s: %s: %s", a->path, what, sqlite3_errmsg(a->db));
-	return -1;
-}
 
 /* Last seq and chain value, or 0 and 32 zero bytes for an empty log. */
 static int chain_head(struct sbx_audit *a, uint64_t *seq, unsigned char chain[32],
@@ -542,19 +653,34 @@ static void bind_col(sqlite3_stmt *st, int idx, const struct sbx_colval *v)
 	}
 }
 
+char *sbx_audit_record_columns(void)
+{
+	size_t i, n = sbx_audit_ncols();
+	char *s = malloc(2048), *p;
+
+	if (s == NULL)
+		return NULL;
+	p = s;
+	/* column names are the tables' own identifiers (unit test: [a-z_]) */
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s,", sbx_audit_colname(i));
+	sprintf(p, "blob,leaf,chain,sig,origin");
+	return s;
+}
+
 static char *insert_sql(void)
 {
-	size_t cap = 1024, i;
-	char *sql = malloc(cap), *p;
+	size_t i, n = sbx_audit_ncols();
+	char *cols = sbx_audit_record_columns(), *sql = malloc(4096), *p;
 
-	if (sql == NULL)
+	if (sql == NULL || cols == NULL) {
+		free(cols);
+		free(sql);
 		return NULL;
-	p = sql;
-	p += sprintf(p, "INSERT INTO records(");
-	for (i = 0; i < SBX_NCOLS; i++)
-		p += sprintf(p, "%s,", sbx_audit_colnames[i]);
-	p += sprintf(p, "blob,leaf,chain,sig,origin) VALUES(");
-	for (i = 0; i < SBX_NCOLS + 5; i++)
+	}
+	p = sql + sprintf(sql, "INSERT INTO records(%s) VALUES(", cols);
+	free(cols);
+	for (i = 0; i < n + 5; i++)
 		p += sprintf(p, i ? ",?" : "?");
 	sprintf(p, ")");
 	return sql;
@@ -573,7 +699,7 @@ static int insert_row(struct sbx_audit *a, const struct sbx_record *rec,
 	struct sbx_cols cols;
 	sqlite3_stmt *st = NULL;
 	char *sql;
-	int i, rc;
+	int i, n, rc;
 
 	if (sbx_record_columns(rec, &cols, err, errlen) < 0)
 		return -1;
@@ -584,13 +710,14 @@ static int insert_row(struct sbx_audit *a, const struct sbx_record *rec,
 		return sql_fail(a, "insert record", err, errlen);
 	}
 	free(sql);
-	for (i = 0; i < SBX_NCOLS; i++)
+	n = (int)sbx_audit_ncols();
+	for (i = 0; i < n; i++)
 		bind_col(st, i + 1, &cols.v[i]);
-	sqlite3_bind_blob(st, SBX_NCOLS + 1, s->blob, (int)s->len, SQLITE_STATIC);
-	sqlite3_bind_blob(st, SBX_NCOLS + 2, s->leaf, 32, SQLITE_STATIC);
-	sqlite3_bind_blob(st, SBX_NCOLS + 3, s->chain, 32, SQLITE_STATIC);
-	sqlite3_bind_blob(st, SBX_NCOLS + 4, s->sig, crypto_sign_BYTES, SQLITE_STATIC);
-	sqlite3_bind_text(st, SBX_NCOLS + 5, origin, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, n + 1, s->blob, (int)s->len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, n + 2, s->leaf, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, n + 3, s->chain, 32, SQLITE_STATIC);
+	sqlite3_bind_blob(st, n + 4, s->sig, crypto_sign_BYTES, SQLITE_STATIC);
+	sqlite3_bind_text(st, n + 5, origin, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	sbx_cols_free(&cols);
@@ -646,6 +773,54 @@ static int insert_code(struct sbx_audit *a, const struct sbx_record *rec,
 	return 0;
 }
 
+/*
+ * What the writer adds to every record of version 2 (on a copy: the
+ * caller's record is left as it was, but for seq): the origin, so that
+ * the leaf (and a checkpoint) covers it, not only the signature; and in a
+ * START the newest kept checkpoint (auditckpt.c), which binds the kept
+ * checkpoint rows into the chain.
+ */
+static int encode_stamped(struct sbx_audit *a, const struct sbx_record *rec, const char *origin,
+			  struct signed_rec *s, char *err, size_t errlen)
+{
+	struct sbx_record tmp = *rec;
+	unsigned char root[32];
+	uint64_t size = 0;
+	struct sbx_fval v;
+	int rc = 0;
+
+	if (sbx_rec_get(rec, SBX_F_ORIGIN, &v) == 1 &&
+	    (v.n != strlen(origin) || memcmp(v.p, origin, v.n) != 0)) {
+		sbx_audit_seterr(err, errlen, "record origin field is not the log's origin");
+		return -1;
+	}
+	tmp.ext.buf = NULL;
+	tmp.ext.len = tmp.ext.cap = 0;
+	if (rec->ext.len > 0) {
+		tmp.ext.buf = malloc(rec->ext.len);
+		if (tmp.ext.buf == NULL) {
+			sbx_audit_seterr(err, errlen, "encode record: out of memory");
+			return -1;
+		}
+		memcpy(tmp.ext.buf, rec->ext.buf, rec->ext.len);
+		tmp.ext.len = tmp.ext.cap = rec->ext.len;
+	}
+	if (sbx_rec_get(rec, SBX_F_ORIGIN, &v) != 1)
+		rc = sbx_rec_put_str(&tmp, SBX_F_ORIGIN, origin, err, errlen);
+	if (rc == 0 && rec->kind == SBX_REC_START && sbx_rec_get(rec, SBX_F_AFTER_CKPT, &v) != 1) {
+		rc = sbx_audit_kept_checkpoint(a, &size, root, err, errlen);
+		if (rc == 1) {
+			struct sbx_fval item[2] = {{.type = SBX_FT_U64, .u = size},
+						   {.type = SBX_FT_DIGEST, .p = root, .n = 32}};
+			rc = sbx_rec_add_item(&tmp, SBX_F_AFTER_CKPT, item, 2, err, errlen);
+		}
+	}
+	if (rc >= 0)
+		rc = sbx_record_encode(&tmp, &s->blob, &s->len, err, errlen);
+	sbx_rext_free(&tmp.ext);
+	return rc < 0 ? -1 : 0;
+}
+
 static int append_locked(struct sbx_audit *a, struct sbx_record *rec,
 			 const unsigned char *sk, const char *origin,
 			 struct signed_rec *s, char *err, size_t errlen)
@@ -657,7 +832,7 @@ static int append_locked(struct sbx_audit *a, struct sbx_record *rec,
 	    chain_head(a, &last, prev, err, errlen) < 0)
 		return -1;
 	rec->seq = last + 1;
-	if (sbx_record_encode(rec, &s->blob, &s->len, err, errlen) < 0)
+	if (encode_stamped(a, rec, origin, s, err, errlen) < 0)
 		return -1;
 	sbx_audit_leaf(s->blob, s->len, s->leaf);
 	sbx_audit_chain(prev, s->leaf, s->chain);

@@ -126,6 +126,18 @@ static int parse_body(const char *text, size_t len, struct sbx_checkpoint *cp,
 	return 0;
 }
 
+int sbx_checkpoint_parse(const char *note, size_t len, struct sbx_checkpoint *cp,
+			 char *err, size_t errlen)
+{
+	size_t i;
+
+	memset(cp, 0, sizeof(*cp));
+	for (i = len; i > 1; i--)
+		if (note[i - 1] == '\n' && note[i - 2] == '\n')
+			return parse_body(note, i - 1, cp, err, errlen);
+	return fail(err, errlen, "no signature block");
+}
+
 int sbx_checkpoint_open(const char *note, size_t len, const unsigned char *pk,
 			struct sbx_checkpoint *cp, char *err, size_t errlen)
 {

@@ -37,6 +37,14 @@ int sbx_checkpoint_sign(const struct sbx_checkpoint *cp, const unsigned char *sk
 			char *out);
 
 /*
+ * Parse the body of a note (origin, size, root) without checking any
+ * signature: for notes already verified, or to read what a note claims.
+ * Returns 0, or -1 with err.
+ */
+int sbx_checkpoint_parse(const char *note, size_t len, struct sbx_checkpoint *cp,
+			 char *err, size_t errlen);
+
+/*
  * Parse and verify a signed checkpoint note (len bytes, untrusted) with pk.
  * The note must carry a signature line whose name is its origin and whose
  * key id matches pk, and that signature must verify; other signature lines
@@ -46,12 +54,25 @@ int sbx_checkpoint_sign(const struct sbx_checkpoint *cp, const unsigned char *sk
 int sbx_checkpoint_open(const char *note, size_t len, const unsigned char *pk,
 			struct sbx_checkpoint *cp, char *err, size_t errlen);
 
+/* Rows kept for good: the first checkpoint at or after each multiple of
+ * this many records (auditckpt.c); in between only the newest. */
+#define SBX_CKPT_KEEP_EVERY 1024
+
+/*
+ * The newest kept checkpoint's size and root as its note says them
+ * (unverified: a START records them, verify checks them). Returns 1, 0
+ * when there is none, -1 with err on a read error.
+ */
+int sbx_audit_kept_checkpoint(struct sbx_audit *a, uint64_t *size, unsigned char root[32],
+			      char *err, size_t errlen);
+
 /*
  * Checkpoints stored in the log (table checkpoints: size, note, frontier,
- * time_ns; created on first use, so logs written before it stay format 1).
+ * time_ns, kept; see auditckpt.c for which rows are kept).
  *
  * sbx_audit_checkpoint appends a checkpoint over every record in the log,
- * in one BEGIN IMMEDIATE transaction, when one is due: every_records > 0
+ * in one BEGIN IMMEDIATE transaction committed with synchronous=NORMAL
+ * (auditckpt.c says why), when one is due: every_records > 0
  * and at least that many records since the last checkpoint, or
  * every_seconds > 0 and that many seconds since it (and at least one new
  * record); both 0: whenever there is a new record (on demand). The tree is
@@ -61,8 +82,8 @@ int sbx_checkpoint_open(const char *note, size_t len, const unsigned char *pk,
  * committed). note (SBX_NOTE_MAX bytes, may be NULL) receives the latest
  * checkpoint's note in both non-error cases ("" if there is none).
  *
- * The recorder calls it after each END record; sbx-audit checkpoint
- * --write calls it on demand.
+ * The recorder calls it after each END record (both 0); sbx-audit
+ * checkpoint --write calls it on demand.
  */
 int sbx_audit_checkpoint(struct sbx_audit *a, const unsigned char *sk, const char *origin,
 			 uint64_t every_records, uint64_t every_seconds, char *note,

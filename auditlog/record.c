@@ -19,15 +19,6 @@
 /* Smallest encoded artifact: empty name, size, empty media type, digest. */
 #define MIN_ARTIFACT_LEN (4 + 4 + 8 + 4 + 4 + 32)
 
-const char *sbx_record_kind_name(int kind)
-{
-	switch (kind) {
-	case SBX_REC_START: return "start";
-	case SBX_REC_END: return "end";
-	default: return NULL;
-	}
-}
-
 /* ---- encoding ---- */
 
 struct wbuf {
@@ -196,20 +187,29 @@ static void put_end(struct wbuf *w, const struct sbx_record *r)
 int sbx_record_encode(const struct sbx_record *rec, unsigned char **blob,
 		      size_t *len, char *err, size_t errlen)
 {
+	const struct sbx_kind_def *k = sbx_kind_def(rec->kind);
 	struct wbuf w = {0};
 	unsigned char version = SBX_REC_VERSION;
+	const char *why;
+	size_t at;
 
 	*blob = NULL;
 	*len = 0;
-	if (sbx_record_kind_name(rec->kind) == NULL) {
+	if (k == NULL) {
 		sbx_audit_seterr(err, errlen, "encode record: unknown kind %d", rec->kind);
+		return -1;
+	}
+	/* what a reader would refuse is never signed */
+	if (sbx_rext_check(rec->ext.buf, rec->ext.len, rec->kind, &why, &at) < 0) {
+		sbx_audit_seterr(err, errlen, "encode record: extension fields: %s (at byte %zu)", why, at);
 		return -1;
 	}
 	put_raw(&w, SBX_REC_MAGIC, 4);
 	put_raw(&w, &version, 1);
 	put_common(&w, rec);
-	if (rec->kind == SBX_REC_END)
+	if (k->flags & SBX_KF_END_FIELDS)
 		put_end(&w, rec);
+	put_raw(&w, rec->ext.buf, rec->ext.len);
 	if (w.failed) {
 		free(w.p);
 		sbx_audit_seterr(err, errlen, "encode record: %s", w.why);
@@ -225,6 +225,7 @@ int sbx_record_encode(const struct sbx_record *rec, unsigned char **blob,
 struct rbuf {
 	const unsigned char *p;
 	size_t len, off;
+	int version;
 	const char *why;   /* first failure, names the field */
 	char whybuf[128];
 };
@@ -358,8 +359,10 @@ static int get_common(struct rbuf *r, struct sbx_record *o)
 
 	if (get_u64(r, "seq", &o->seq) < 0 || get_u64(r, "kind", &kind) < 0)
 		return -1;
-	if (kind != SBX_REC_START && kind != SBX_REC_END)
+	if (kind > INT32_MAX || sbx_kind_def((int)kind) == NULL)
 		return fail(r, "kind", "unknown record kind");
+	if (r->version == 1 && !(sbx_kind_def((int)kind)->flags & SBX_KF_V1))
+		return fail(r, "kind", "record kind not in format version 1");
 	o->kind = (int)kind;
 	if (GET_STR(r, "run_id", o->run_id) < 0 ||
 	    GET_STR(r, "boot_id", o->boot_id) < 0 ||
@@ -443,6 +446,29 @@ static int get_end(struct rbuf *r, struct sbx_record *o)
 	return get_artifacts(r, o);
 }
 
+/* Version 2: the rest of the blob is the extension fields; kept as a copy
+ * so the record outlives the blob. */
+static void get_ext(struct rbuf *r, struct sbx_record *o)
+{
+	const char *why;
+	size_t at, n = r->len - r->off;
+
+	if (sbx_rext_check(r->p + r->off, n, o->kind, &why, &at) < 0) {
+		snprintf(r->whybuf, sizeof(r->whybuf), "extension fields: %s (at byte %zu)", why,
+			 r->off + at);
+		r->why = r->whybuf;
+		return;
+	}
+	o->ext.buf = malloc(n);
+	if (o->ext.buf == NULL) {
+		fail(r, "extension fields", "out of memory");
+		return;
+	}
+	memcpy(o->ext.buf, r->p + r->off, n);
+	o->ext.len = o->ext.cap = n;
+	r->off = r->len;
+}
+
 int sbx_record_decode(const unsigned char *blob, size_t len,
 		      struct sbx_record *rec, char *err, size_t errlen)
 {
@@ -453,20 +479,23 @@ int sbx_record_decode(const unsigned char *blob, size_t len,
 		sbx_audit_seterr(err, errlen, "decode record: not a record (bad magic)");
 		return -1;
 	}
-	if (blob[4] != SBX_REC_VERSION) {
+	if (blob[4] != 1 && blob[4] != 2) {
 		sbx_audit_seterr(err, errlen, "decode record: unsupported version %u", blob[4]);
 		return -1;
 	}
+	r.version = blob[4];
 	if (len > SBX_REC_MAX_BLOB) {
 		sbx_audit_seterr(err, errlen, "decode record: %zu bytes, larger than allowed", len);
 		return -1;
 	}
-	if (get_common(&r, rec) == 0 && rec->kind == SBX_REC_END)
+	if (get_common(&r, rec) == 0 && (sbx_kind_def(rec->kind)->flags & SBX_KF_END_FIELDS))
 		get_end(&r, rec);
-	if (r.why == NULL && r.off != r.len) {
+	if (r.why == NULL && r.off != r.len && r.version == 1) {
 		snprintf(r.whybuf, sizeof(r.whybuf), "%zu trailing bytes", r.len - r.off);
 		r.why = r.whybuf;
 	}
+	if (r.why == NULL && r.off != r.len)
+		get_ext(&r, rec);
 	if (r.why != NULL) {
 		sbx_audit_seterr(err, errlen, "decode record: %s", r.why);
 		sbx_record_free(rec);
@@ -483,4 +512,5 @@ void sbx_record_free(struct sbx_record *rec)
 	free(rec->artifacts);
 	rec->artifacts = NULL;
 	rec->n_artifacts = 0;
+	sbx_rext_free(&rec->ext);
 }

@@ -11,8 +11,7 @@
 #include <sodium.h>
 
 #include "policy.h"
-
-enum sbx_record_kind { SBX_REC_START = 1, SBX_REC_END = 2 };
+#include "recfield.h"
 
 #define SBX_ID_LEN 32 /* run id: 16 random bytes, lower-case hex */
 
@@ -60,6 +59,8 @@ struct sbx_record {
 	char error[256];                 /* sandbox_error: why */
 	struct sbx_artifact *artifacts;
 	size_t n_artifacts;
+	/* version 2: extension fields (recfield.h), any kind */
+	struct sbx_rext ext;
 };
 
 struct sbx_audit;
@@ -101,38 +102,45 @@ int sbx_key_load_secret(const char *path, unsigned char *sk, char *err, size_t e
 int sbx_key_load_public(const char *path, unsigned char *pk, char *err, size_t errlen);
 
 /*
- * Canonical encoding, format version 1. The blob is what is hashed and
- * signed; the SQL columns are derived from it. Layout:
+ * Canonical encoding. The blob is what is hashed and signed; the SQL
+ * columns are derived from it. Layout:
  *
- *   "SBXR" (4 bytes), version (1 byte, = 1), then fields in this order,
- *   each a 4-byte big-endian length followed by that many bytes. Integers
- *   are 8 bytes big-endian (two's complement when signed); digests are 32
- *   bytes; strings are their bytes without NUL (a string never contains
- *   NUL); argv is argv_len bytes, NUL-separated.
+ *   "SBXR" (4 bytes), version (1 byte), then the fixed fields in this
+ *   order, each a 4-byte big-endian length followed by that many bytes.
+ *   Integers are 8 bytes big-endian (two's complement when signed);
+ *   digests are 32 bytes; strings are their bytes without NUL (a string
+ *   never contains NUL); argv is argv_len bytes, NUL-separated.
  *
- *   both kinds: seq, kind, run_id, boot_id, realtime_ns, boottime_ns, host,
+ *   every kind: seq, kind, run_id, boot_id, realtime_ns, boottime_ns, host,
  *     uid, gid, user, policy, policy_sha256, limits (wall_ms, cpu_ms,
  *     memory_bytes, pids, cpus_milli, tmp_bytes, out_bytes, output_bytes,
  *     file_size_bytes, open_files, max_attempts), language, argv,
  *     code_sha256, session, attempt, parent_id
- *   END only, then: outcome, exit_code, signal, limit, wall_ms, cpu_ms,
- *     memory_peak_bytes, stdout_bytes, stdout_sha256, stderr_bytes,
- *     stderr_sha256, stderr_excerpt, error, artifact count, and per
- *     artifact: name, size, media_type, sha256
+ *   kinds with SBX_KF_END_FIELDS (END), then: outcome, exit_code, signal,
+ *     limit, wall_ms, cpu_ms, memory_peak_bytes, stdout_bytes,
+ *     stdout_sha256, stderr_bytes, stderr_sha256, stderr_excerpt, error,
+ *     artifact count, and per artifact: name, size, media_type, sha256
+ *
+ * Version 1: exactly that, kinds START and END only. Version 2 (written
+ * since record fields existed): the same fixed fields, then extension
+ * fields up to the end of the blob, each a 2-byte tag, a 4-byte length
+ * and the value, tags strictly increasing, typed and allowed per kind by
+ * the record-field table (recfield.h). Both versions are read.
  *
  * `code` is not part of the blob (code_sha256 is).
  */
 #define SBX_REC_MAGIC "SBXR"
-#define SBX_REC_VERSION 1
+#define SBX_REC_VERSION 2     /* written; 1 and 2 are read */
 #define SBX_REC_MAX_BLOB (16u << 20)   /* bytes; larger blobs are refused both ways */
 #define SBX_REC_MAX_ARTIFACTS 65536
 #define SBX_ORIGIN_MAX 255             /* bytes of the signature origin */
 
 /*
- * Encode rec into a malloc'd buffer (*blob, *len; the caller frees it).
- * Returns 0, or -1 with err set when a field cannot be encoded (string not
- * NUL-terminated within its array, argv_len too large, unknown kind, too
- * many artifacts, out of memory).
+ * Encode rec (version 2) into a malloc'd buffer (*blob, *len; the caller
+ * frees it). Returns 0, or -1 with err set when a field cannot be encoded
+ * (string not NUL-terminated within its array, argv_len too large, unknown
+ * kind, too many artifacts, an extension field the table does not allow
+ * in this kind, out of memory).
  */
 int sbx_record_encode(const struct sbx_record *rec, unsigned char **blob,
 		      size_t *len, char *err, size_t errlen);
@@ -140,18 +148,19 @@ int sbx_record_encode(const struct sbx_record *rec, unsigned char **blob,
 /*
  * Decode a blob (treated as hostile: every length is checked, trailing
  * bytes, embedded NULs in strings and out-of-range integers are errors).
- * On success rec is fully overwritten, rec->code is NULL and
- * rec->artifacts is malloc'd (release with sbx_record_free). Returns 0, or
+ * On success rec is fully overwritten, rec->code is NULL, rec->artifacts
+ * and rec->ext are malloc'd (release with sbx_record_free). Returns 0, or
  * -1 with err naming the field; rec then holds nothing to free.
  */
 int sbx_record_decode(const unsigned char *blob, size_t len,
 		      struct sbx_record *rec, char *err, size_t errlen);
 
 /* Free what sbx_record_decode allocated (only that: a record the caller
- * filled owns its own artifacts array). */
+ * filled owns its own artifacts array; its extension fields it releases
+ * with sbx_rext_free(&rec->ext)). */
 void sbx_record_free(struct sbx_record *rec);
 
-/* "start" / "end", or NULL for anything else. */
+/* The kind's name from the kind table ("start", "end", ...), or NULL. */
 const char *sbx_record_kind_name(int kind);
 
 /*

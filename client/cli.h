@@ -7,10 +7,7 @@
 #include <stdio.h>
 
 #include "proto.h"
-
-#ifndef SBX_VERSION
-#define SBX_VERSION "0.1.0"
-#endif
+#include "version.h"
 
 /* What `sbx run` was asked to do. Strings point into argv. */
 struct run_opts {

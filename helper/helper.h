@@ -33,6 +33,8 @@ struct run_input {
 	int fd;
 	char name[65];
 	uint64_t size;
+	unsigned char sha256[32]; /* set by the recorder before START */
+	bool hashed;              /* sha256 holds the whole file's digest */
 };
 
 /* Everything known about one run before the sandbox starts. Filled by the

@@ -29,6 +29,7 @@
 #include "helper.h"
 #include "paths.h"
 #include "proto.h"
+#include "startfacts.h"
 #include "testhook.h"
 #include "textutil.h"
 #include "traceback.h"
@@ -380,25 +381,13 @@ static json_t *limits_json(const struct sbx_limits *l)
 static json_t *inputs_json(const struct run *r)
 {
 	json_t *a = json_array();
-	unsigned char buf[65536], md[32];
 	char sha[65];
 
+	/* the digests START recorded (startfacts.c) */
 	for (size_t i = 0; i < r->n_inputs && r->error[0] == '\0'; i++) {
-		crypto_hash_sha256_state st;
-		uint64_t off = 0;
-
-		crypto_hash_sha256_init(&st);
-		while (off < r->inputs[i].size) {
-			ssize_t n = pread(r->inputs[i].fd, buf, sizeof(buf), (off_t)off);
-			if (n <= 0)
-				break;
-			crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
-			off += (uint64_t)n;
-		}
-		crypto_hash_sha256_final(&st, md);
-		hex(md, 32, sha);
+		hex(r->inputs[i].sha256, 32, sha);
 		json_array_append_new(a, json_pack("{s:s,s:I,s:s}", "name", r->inputs[i].name, "size",
-						   (json_int_t)r->inputs[i].size, "sha256", off == r->inputs[i].size ? sha : ""));
+						   (json_int_t)r->inputs[i].size, "sha256", r->inputs[i].hashed ? sha : ""));
 	}
 	return a;
 }
@@ -493,7 +482,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	start.kind = SBX_REC_START;
 	start.code = r->code;
 	start.code_len = r->code_len;
-	if (open_log(&c, err, sizeof(err)) < 0 ||
+	if (start_fields(&start, r, err, sizeof(err)) < 0 || open_log(&c, err, sizeof(err)) < 0 ||
 	    sbx_audit_append(c.log, &start, c.sk, c.origin, c.chain, err, sizeof(err)) < 0) {
 		char k = REC_START_FAIL;
 		warnx1("audit log unavailable, the run was not started: %s", err);
@@ -501,6 +490,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 		_exit(1);
 	}
 	c.start_seq = start.seq;
+	sbx_rext_free(&start.ext);
 	if (r->error[0] == '\0') {
 		char k = REC_START_OK;
 		(void)!send(ctl, &k, 1, MSG_NOSIGNAL);

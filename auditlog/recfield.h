@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The two vocabularies of the audit record, each declared once:
+ *
+ *  - record kinds (SBX_RECORD_KINDS): START, END, and the kinds added with
+ *    format version 2;
+ *  - extension fields (SBX_RECORD_FIELDS): typed (tag, length, value)
+ *    fields after the fixed fields of version 1, with their name, JSON
+ *    key, type, the kinds they may appear in and their SQL projection.
+ *
+ * Everything that encodes, decodes, validates, displays (sbx-audit show,
+ * export), projects into SQL columns or verifies a record derives from
+ * these two tables. A workstream adds a field by adding one row with a
+ * tag from its range (below) and calling sbx_rec_put_* when it fills the
+ * record; show, show --json, export and verify then know the field.
+ *
+ * Tag ranges (../shared/PLAN.md): audit 1-99, analyst 100-119, egress
+ * 120-139, images 140-159, sessions 160-179, workspace 180-199, fleet
+ * 200-219, sec 220-229. 230-65535 unassigned. Tag 0 is never valid. A tag,
+ * once released, is never reused or retyped: records carrying it are signed.
+ */
+#ifndef SBX_RECFIELD_H
+#define SBX_RECFIELD_H
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Record kinds: X(SYMBOL, number, name, flags, description). name is the
+ * `kind` column and show's label; flags: SBX_KF_END_FIELDS (the version 1
+ * END fields follow the common ones), SBX_KF_V1 (may appear in a
+ * version 1 blob).
+ */
+#define SBX_KF_END_FIELDS 1u
+#define SBX_KF_V1 2u
+#define SBX_RECORD_KINDS(X)                                                              \
+	X(START, 1, "start", SBX_KF_V1,                                                  \
+	  "a run is about to execute: committed before the payload runs (no commit, no run)") \
+	X(END, 2, "end", SBX_KF_V1 | SBX_KF_END_FIELDS,                                  \
+	  "a run is over: outcome, resource use, output digests, artifacts")              \
+	X(ROTATE, 3, "rotate", 0,                                                        \
+	  "first record of a live log after sbx-audit rotate: the signed base it starts from") \
+	X(REFUSED, 4, "refused", 0,                                                      \
+	  "a request refused before a policy was loaded: who asked, what, and why")
+
+enum sbx_record_kind {
+#define SBX_KIND_ENUM(sym, num, name, flags, doc) SBX_REC_##sym = num,
+	SBX_RECORD_KINDS(SBX_KIND_ENUM)
+#undef SBX_KIND_ENUM
+};
+
+struct sbx_kind_def {
+	int kind;              /* enum sbx_record_kind */
+	const char *name;
+	unsigned flags;        /* SBX_KF_* */
+	const char *doc;
+};
+extern const struct sbx_kind_def sbx_record_kinds[];
+extern const size_t sbx_n_record_kinds;
+
+/* The row of kind, or NULL. */
+const struct sbx_kind_def *sbx_kind_def(int kind);
+/* The row named name ("start"), or NULL. */
+const struct sbx_kind_def *sbx_kind_by_name(const char *name);
+/* Bit of a kind in a field's kinds mask. */
+#define SBX_KBIT(sym) (1u << SBX_REC_##sym)
+#define SBX_KALL (SBX_KBIT(START) | SBX_KBIT(END) | SBX_KBIT(ROTATE) | SBX_KBIT(REFUSED))
+
+/*
+ * Field types and their value encoding (all integers big-endian):
+ *   U64, I64  8 bytes (I64 two's complement)
+ *   STR       bytes without NUL, at most max bytes (not required to be
+ *             UTF-8: names come from callers; display escapes them)
+ *   DIGEST    32 bytes (a SHA-256)
+ *   BYTES     opaque, at most max bytes (shown as hex)
+ *   LIST      u32 item count (at most max), then per item its sub-fields
+ *             in declared order, each a u32 length and a scalar value
+ *   OBJ       the sub-fields once, as one LIST item without the count
+ */
+enum sbx_ftype { SBX_FT_U64 = 1, SBX_FT_I64, SBX_FT_STR, SBX_FT_DIGEST, SBX_FT_BYTES,
+		 SBX_FT_LIST, SBX_FT_OBJ };
+
+struct sbx_subfield {
+	const char *key;        /* JSON key, also the text label */
+	enum sbx_ftype type;    /* a scalar type */
+	uint32_t max;           /* STR/BYTES: bytes */
+};
+
+/* Sub-field lists of the LIST and OBJ fields (recfield.c). */
+extern const struct sbx_subfield sbx_sub_input[];   /* name, size, sha256 */
+extern const struct sbx_subfield sbx_sub_stdin[];   /* size, sha256 */
+extern const struct sbx_subfield sbx_sub_workdir[]; /* dev, ino */
+extern const struct sbx_subfield sbx_sub_ckpt[];    /* size, root */
+
+/*
+ * Extension fields: X(SYMBOL, tag, label, JSON key, type, kinds, SQL
+ * column or NULL, max, sub-fields or NULL, owner, description).
+ * max: STR/BYTES bytes, LIST items. The SQL column, for scalar types only,
+ * is added to table records by the writer, filled from the blob (digests
+ * as lower-case hex) and compared by verify like the version 1 columns.
+ * "origin" is special: the records table has always had that column (the
+ * signature covers it); in version 2 the blob carries it too, so the leaf
+ * hash and chain cover it and verify compares the two.
+ */
+#define SBX_RECORD_FIELDS(X)                                                                 \
+	X(ORIGIN, 1, "origin", "origin", SBX_FT_STR, SBX_KALL, "origin", 255, NULL, "audit",     \
+	  "the log's origin (C2SP key name), also signed with each record")                     \
+	X(AFTER_CKPT, 2, "after checkpoint", "after_checkpoint", SBX_FT_OBJ, SBX_KBIT(START),     \
+	  NULL, 0, sbx_sub_ckpt, "audit",                                                       \
+	  "the newest kept checkpoint when the record was written (binds kept checkpoints into the chain)") \
+	X(INPUTS, 10, "inputs", "inputs", SBX_FT_LIST, SBX_KBIT(START), NULL, 64,              \
+	  sbx_sub_input, "audit", "the --input files as the sandbox sees them under /in")       \
+	X(STDIN, 11, "stdin", "stdin", SBX_FT_OBJ, SBX_KBIT(START), NULL, 0, sbx_sub_stdin,      \
+	  "audit", "the standard input handed to the payload")                                  \
+	X(WORKDIR, 12, "session dir", "session_dir", SBX_FT_OBJ, SBX_KBIT(START), NULL, 0,       \
+	  sbx_sub_workdir, "audit", "the session directory mounted at /work (its identity)")    \
+	X(SBX_VERSION, 20, "sbx version", "sbx_version", SBX_FT_STR, SBX_KBIT(START) |           \
+	  SBX_KBIT(REFUSED) | SBX_KBIT(ROTATE), NULL, 64, NULL, "audit",                        \
+	  "the version of sbx that wrote the record")                                           \
+	X(KERNEL, 21, "kernel", "kernel_release", SBX_FT_STR, SBX_KBIT(START), NULL, 64, NULL,  \
+	  "audit", "uname(2) release of the host kernel")                                       \
+	X(INTERP_PATH, 22, "interpreter", "interpreter_path", SBX_FT_STR, SBX_KBIT(START), NULL, \
+	  4096, NULL, "audit", "the interpreter executable, symlinks resolved")                 \
+	X(INTERP_SHA256, 23, "interpreter sha256", "interpreter_sha256", SBX_FT_DIGEST,          \
+	  SBX_KBIT(START), NULL, 0, NULL, "audit", "SHA-256 of the interpreter executable")     \
+	X(CODE_BYTES, 30, "code bytes", "code_bytes", SBX_FT_U64, SBX_KBIT(START) |              \
+	  SBX_KBIT(REFUSED), NULL, 0, NULL, "audit", "size of the code as sent")                \
+	X(REQ_POLICY, 31, "asked policy", "requested_policy", SBX_FT_STR, SBX_KBIT(REFUSED),     \
+	  NULL, 255, NULL, "audit", "the policy name the caller asked for")                     \
+	X(REQ_LANGUAGE, 32, "asked language", "requested_language", SBX_FT_STR,                  \
+	  SBX_KBIT(REFUSED), NULL, 255, NULL, "audit", "the language the caller asked for")     \
+	X(REFUSAL, 33, "refusal", "refusal", SBX_FT_STR, SBX_KBIT(REFUSED), "refusal", 64, NULL, \
+	  "audit", "why the request was refused: an error code of sbx(1)")                      \
+	X(REFUSAL_MSG, 34, "refusal message", "refusal_message", SBX_FT_STR, SBX_KBIT(REFUSED),  \
+	  NULL, 1024, NULL, "audit", "the message the caller was given")                        \
+	X(BASE_SEQ, 40, "base seq", "base_seq", SBX_FT_U64, SBX_KBIT(ROTATE), NULL, 0, NULL,     \
+	  "audit", "the last seq moved to the archive")                                         \
+	X(BASE_CHAIN, 41, "base chain", "base_chain", SBX_FT_DIGEST, SBX_KBIT(ROTATE), NULL, 0,  \
+	  NULL, "audit", "the chain value of record base_seq")                                  \
+	X(BASE_NOTE, 42, "base checkpoint", "base_checkpoint", SBX_FT_STR, SBX_KBIT(ROTATE),     \
+	  NULL, 8192, NULL, "audit", "the archive's final checkpoint (signed note)")
+
+enum sbx_field_tag {
+#define SBX_FIELD_ENUM(sym, tag, label, key, type, kinds, sql, max, sub, owner, doc) \
+	SBX_F_##sym = tag,
+	SBX_RECORD_FIELDS(SBX_FIELD_ENUM)
+#undef SBX_FIELD_ENUM
+};
+
+struct sbx_field_def {
+	uint16_t tag;
+	const char *label;      /* sbx-audit show */
+	const char *key;        /* JSON (show --json, export) */
+	enum sbx_ftype type;
+	unsigned kinds;         /* SBX_KBIT() mask */
+	const char *sql;        /* column in table records, or NULL */
+	uint32_t max;
+	const struct sbx_subfield *sub; /* LIST/OBJ: terminated by key NULL */
+	const char *owner;      /* workstream owning the tag range */
+	const char *doc;
+};
+extern const struct sbx_field_def sbx_record_fields[];
+extern const size_t sbx_n_record_fields;
+
+/* The row of tag, or NULL (a tag this version does not know). */
+const struct sbx_field_def *sbx_field_def(unsigned tag);
+
+/* Tag ranges by owner, for the table's own unit test. */
+struct sbx_tag_range {
+	const char *owner;
+	uint16_t lo, hi;
+};
+extern const struct sbx_tag_range sbx_tag_ranges[];
+extern const size_t sbx_n_tag_ranges;
+
+/* ---- values ---- */
+
+/* One decoded scalar: U64 in u, I64 in i, STR/DIGEST/BYTES in p and n
+ * (pointing into the record's extension bytes: valid while it lives). */
+struct sbx_fval {
+	enum sbx_ftype type;
+	uint64_t u;
+	int64_t i;
+	const unsigned char *p;
+	size_t n;
+};
+
+/* Extension fields of one record: encoded TLVs in increasing tag order
+ * (u16 tag, u32 length, value), malloc'd. */
+struct sbx_rext {
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+struct sbx_record;
+
+/*
+ * Add a field to rec (any order: kept sorted by tag). Fails (-1, err set)
+ * for a tag the table does not have, a type that is not the field's, a
+ * value over its max, a tag already present (LIST: use sbx_rec_add_item,
+ * which appends), or out of memory. The kinds are checked when the record
+ * is encoded (rec->kind may be set later).
+ */
+int sbx_rec_put_u64(struct sbx_record *rec, unsigned tag, uint64_t v, char *err, size_t errlen);
+int sbx_rec_put_i64(struct sbx_record *rec, unsigned tag, int64_t v, char *err, size_t errlen);
+int sbx_rec_put_str(struct sbx_record *rec, unsigned tag, const char *s, char *err, size_t errlen);
+int sbx_rec_put_bytes(struct sbx_record *rec, unsigned tag, const void *p, size_t n,
+		      char *err, size_t errlen);
+int sbx_rec_put_digest(struct sbx_record *rec, unsigned tag, const unsigned char d[32],
+		       char *err, size_t errlen);
+/* OBJ (once) or one more LIST item: vals holds one value per sub-field, in
+ * declared order, with .type set to the sub-field's type. */
+int sbx_rec_add_item(struct sbx_record *rec, unsigned tag, const struct sbx_fval *vals,
+		     size_t n, char *err, size_t errlen);
+
+/*
+ * Find a field. Scalar: 1 and *v, 0 when absent. LIST/OBJ: 1 and v->p,
+ * v->n the raw value (read items with sbx_rec_items), 0 when absent.
+ */
+int sbx_rec_get(const struct sbx_record *rec, unsigned tag, struct sbx_fval *v);
+
+/*
+ * The items of a LIST or OBJ value (as sbx_rec_get or the iterator give
+ * it, already validated): calls fn(item index, values, ctx) for each,
+ * values with one entry per sub-field. Returns the item count, or -1 if
+ * the bytes are malformed (they never are once validated).
+ */
+long sbx_rec_items(const struct sbx_field_def *f, const unsigned char *p, size_t n,
+		   void (*fn)(size_t idx, const struct sbx_fval *vals, void *ctx), void *ctx);
+
+/* Iterate over the fields in tag order: start with *off = 0; returns 1
+ * with tag, def (NULL for a tag this version does not know), value bytes;
+ * 0 at the end. Only for validated extensions (decoded or encoded). */
+int sbx_rec_next(const struct sbx_record *rec, size_t *off, unsigned *tag,
+		 const struct sbx_field_def **def, const unsigned char **p, size_t *n);
+
+/* A scalar value from its bytes (type from the definition). */
+int sbx_fval_parse(enum sbx_ftype type, const unsigned char *p, size_t n, struct sbx_fval *v);
+
+/*
+ * Check an extension section (n bytes) for kind: TLVs whole, tags strictly
+ * increasing, each known field in a kind it may appear in, its value of
+ * its type and within max; unknown tags (a newer writer's) are kept as
+ * opaque values. Returns 0, or -1 with why (a static string naming the
+ * problem) and *at the byte offset.
+ */
+int sbx_rext_check(const unsigned char *p, size_t n, int kind, const char **why, size_t *at);
+
+/* Release rec's extension bytes. */
+void sbx_rext_free(struct sbx_rext *e);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * What START records about a run beyond the fixed fields of version 1
+ * (record fields, auditlog/recfield.h): the inputs the payload sees under
+ * /in (name, size, SHA-256), the size of the code, and the environment it
+ * ran in (sbx version, kernel release, interpreter). Runs in the recorder
+ * as _sbx, before the payload starts, so the record says what ran on what.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "helper.h"
+#include "record.h"
+#include "startfacts.h"
+#include "version.h"
+
+/* Sealed memfds (the supervisor checked the seals): pread cannot block,
+ * and what is hashed is what the sandbox will read. */
+static int hash_input(struct run_input *in, char *err, size_t errlen)
+{
+	crypto_hash_sha256_state st;
+	unsigned char buf[65536];
+	uint64_t off = 0;
+
+	crypto_hash_sha256_init(&st);
+	while (off < in->size) {
+		ssize_t n = pread(in->fd, buf, sizeof(buf), (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "input %s: read at byte %llu: %s", in->name,
+				 (unsigned long long)off, n < 0 ? strerror(errno) : "file shorter than its size");
+			return -1;
+		}
+		crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
+		off += (uint64_t)n;
+	}
+	crypto_hash_sha256_final(&st, in->sha256);
+	in->hashed = true;
+	return 0;
+}
+
+int start_fields(struct sbx_record *rec, struct run *r, char *err, size_t errlen)
+{
+	struct utsname u;
+	char path[PATH_MAX];
+
+	if (sbx_rec_put_str(rec, SBX_F_SBX_VERSION, SBX_VERSION, err, errlen) < 0 ||
+	    sbx_rec_put_u64(rec, SBX_F_CODE_BYTES, r->code_len, err, errlen) < 0)
+		return -1;
+	if (uname(&u) == 0 && sbx_rec_put_str(rec, SBX_F_KERNEL, u.release, err, errlen) < 0)
+		return -1;
+	/* The interpreter as the sandbox runs it: /usr is the host's, bound
+	 * read-only, so the host path resolves to the same file. */
+	if (r->argv[0] != NULL &&
+	    sbx_rec_put_str(rec, SBX_F_INTERP_PATH,
+			    realpath(r->argv[0], path) != NULL ? path : r->argv[0], err, errlen) < 0)
+		return -1;
+	/* A refused run never reads its inputs (their seals are unchecked). */
+	if (r->error[0] != '\0')
+		return 0;
+	for (size_t i = 0; i < r->n_inputs; i++) {
+		struct run_input *in = &r->inputs[i];
+		struct sbx_fval v[3] = {
+			{.type = SBX_FT_STR, .p = (const unsigned char *)in->name, .n = strlen(in->name)},
+			{.type = SBX_FT_U64, .u = in->size},
+			{.type = SBX_FT_DIGEST, .p = in->sha256, .n = 32},
+		};
+		if (hash_input(in, err, errlen) < 0 ||
+		    sbx_rec_add_item(rec, SBX_F_INPUTS, v, 3, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
