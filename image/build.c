@@ -20,6 +20,7 @@
  * them in), /dev emptied, and a digest that leaves out times (tree.c).
  */
 #include "image.h"
+#include "dpkgdb.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -355,6 +356,25 @@ static char *package_list(struct work *w, uint64_t *n)
 	return list; /* dpkg-query sorts by package name */
 }
 
+/* The image's program index (dpkgdb.h), which the recorder reads to name
+ * the package and version of a run's interpreter, and its package-set
+ * digest (the manifest's Package-Set). */
+static void write_programs(struct work *w, const char *root, char set_digest[72])
+{
+	char admindir[PATH_MAX + 64], path[PATH_MAX + 16], err[IMG_ERR_LEN];
+	uint64_t n;
+	FILE *f;
+
+	snprintf(admindir, sizeof(admindir), "%s/var/lib/dpkg", root);
+	snprintf(path, sizeof(path), "%s/programs", w->dir);
+	f = fopen(path, "we");
+	if (f == NULL || sbx_dpkg_bin_index(root, admindir, f, err, sizeof(err)) < 0 ||
+	    sbx_dpkg_set_digest(admindir, set_digest, &n, err, sizeof(err)) < 0)
+		child_fail(w->errfd, IMG_EXIT_FAIL, "program index: %s", f ? err : strerror(errno));
+	if (fchmod(fileno(f), 0644) < 0 || fflush(f) != 0 || fsync(fileno(f)) < 0 || fclose(f) != 0)
+		child_fail(w->errfd, IMG_EXIT_FAIL, "%s: %s", path, strerror(errno));
+}
+
 static void builder_versions(char *buf, size_t len)
 {
 	char v1[64] = "?", v2[64] = "?";
@@ -433,6 +453,7 @@ static _Noreturn void build_child(struct work *w)
 		child_fail(w->errfd, IMG_EXIT_FAIL, "%s: %s", root, strerror(errno));
 	memset(&m, 0, sizeof(m));
 	m.packages = package_list(w, &m.n_packages);
+	write_programs(w, root, m.set_digest);
 	if (umount2(root, MNT_DETACH) < 0)
 		child_fail(w->errfd, IMG_EXIT_FAIL, "umount %s: %s", root, strerror(errno));
 	if (img_file_sha256(ffd, file_sha) < 0 || fstat(ffd, &st) < 0)

@@ -100,6 +100,7 @@ struct manifest {
 	char requested[4096];
 	char builder[256];
 	bool keep_docs, compress;
+	char set_digest[72];      /* package-set digest (dpkgdb.h) */
 	char *packages;           /* "name\tversion\tarch\n" lines, sorted */
 };
 int img_manifest_write(int dirfd, const struct manifest *m, char *err, size_t errlen);

@@ -33,12 +33,13 @@ int img_manifest_write(int dirfd, const struct manifest *m, char *err, size_t er
 		     "Size: %" PRIu64 "\n"
 		     "Files: %" PRIu64 "\n"
 		     "Packages: %" PRIu64 "\n"
+		     "Package-Set: %s\n"
 		     "Builder: %s\n"
 		     "\n%s",
 		     m->name, m->digest, m->file_sha256, m->built, m->epoch, m->suite, m->arch, m->requested,
 		     m->keep_docs ? "kept" : "left out (manual and info pages, translations, documents but copyrights)",
 		     m->compress ? "lz4hc" : "none",
-		     m->size, m->files, m->n_packages, m->builder, m->packages ? m->packages : "");
+		     m->size, m->files, m->n_packages, m->set_digest, m->builder, m->packages ? m->packages : "");
 	if (n < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

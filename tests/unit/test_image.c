@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <sodium.h>
 
+#include "dpkgdb.h"
 #include "image.h"
 #include "imgstamp.h"
 #include "policy.h"
@@ -281,12 +282,91 @@ static void listing(void **state)
 	rmdir(dir);
 }
 
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A dpkg database: an installed package, a multi-arch one, one removed
+ * with its configuration left; a merged-/usr tree (/bin -> usr/bin). */
+static void dpkg_database(void **state)
+{
+	char root[] = "/tmp/sbx-test-dpkg.XXXXXX", path[512], digest[72], pkg[64], ver[64];
+	char *text = NULL;
+	size_t len = 0;
+	uint64_t count = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/usr", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/usr/bin", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/bin", root);
+	assert_int_equal(symlink("usr/bin", path), 0);
+	snprintf(path, sizeof(path), "%s/db", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/db/info", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/db", root);
+	put(path, "arch", "amd64\n");
+	put(path, "status",
+	    "Package: dash\nStatus: install ok installed\nArchitecture: amd64\nVersion: 0.5.12-2\n"
+	    "Description: shell\n with a continuation line\n Version: 9 (in the description)\n\n"
+	    "Package: gone\nStatus: deinstall ok config-files\nArchitecture: all\nVersion: 1\n\n"
+	    "Package: libc6\nStatus: install ok installed\nMulti-Arch: same\nArchitecture: amd64\nVersion: 2.36-9\n");
+	snprintf(path, sizeof(path), "%s/db/info", root);
+	put(path, "dash.list", "/.\n/bin\n/bin/dash\n/bin/sh\n/usr/share/man/man1/dash.1.gz\n");
+	put(path, "format", "1\n"); /* the multi-arch layout of info/ (libc6:amd64.list) */
+	put(path, "libc6:amd64.list", "/usr/bin/ldd\n/usr/lib/x86_64-linux-gnu/libc.so.6\n");
+	put(path, "gone.list", "/usr/bin/gone\n");
+
+	snprintf(path, sizeof(path), "%s/db", root);
+	assert_int_equal(sbx_dpkg_set_digest(path, digest, &count, err, sizeof(err)), 0);
+	assert_int_equal(count, 2);
+	/* SHA-256 of "dash\t0.5.12-2\tamd64\nlibc6\t2.36-9\tamd64\n" */
+	static const char lines[] = "dash\t0.5.12-2\tamd64\nlibc6\t2.36-9\tamd64\n";
+	unsigned char md[32];
+	char want[72] = "sha256:";
+	crypto_hash_sha256(md, (const unsigned char *)lines, strlen(lines));
+	for (int i = 0; i < 32; i++)
+		snprintf(want + 7 + 2 * i, 3, "%02x", md[i]);
+	assert_string_equal(digest, want);
+
+	f = open_memstream(&text, &len);
+	assert_int_equal(sbx_dpkg_bin_index(root, path, f, err, sizeof(err)), 3);
+	fclose(f);
+	/* /bin/dash is listed, /usr/bin/dash is where it resolves; a removed
+	 * package's programs and other directories are not indexed */
+	assert_string_equal(text, "/usr/bin/dash\tdash\t0.5.12-2\n/usr/bin/ldd\tlibc6\t2.36-9\n"
+				  "/usr/bin/sh\tdash\t0.5.12-2\n");
+	snprintf(path, sizeof(path), "%s/db/programs", root);
+	put(root, "db/programs", text);
+	assert_int_equal(sbx_bin_index_lookup(path, "/usr/bin/sh", pkg, sizeof(pkg), ver, sizeof(ver)), 1);
+	assert_string_equal(pkg, "dash");
+	assert_string_equal(ver, "0.5.12-2");
+	assert_int_equal(sbx_bin_index_lookup(path, "/usr/bin/s", pkg, sizeof(pkg), ver, sizeof(ver)), 0);
+	assert_int_equal(sbx_bin_index_lookup(path, "/usr/bin/gone", pkg, sizeof(pkg), ver, sizeof(ver)), 0);
+	free(text);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stamp_roundtrip), cmocka_unit_test(stamp_refusals), cmocka_unit_test(stamp_matches),
 		cmocka_unit_test(digests), cmocka_unit_test(policy_key), cmocka_unit_test(escaping),
-		cmocka_unit_test(packages), cmocka_unit_test(listing),
+		cmocka_unit_test(packages), cmocka_unit_test(listing), cmocka_unit_test(dpkg_database),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
