@@ -63,7 +63,8 @@ LIBLOG       = $(B)/libsbxlog.a
 # The escape tests' attacker programs, and a helper with pause points at
 # each privileged phase (helper/testhook.h) built from the same sources
 # with -DSBX_TEST_HOOKS. Neither is installed by `make install`.
-HOOKED_OBJ = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(RECORDER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/helper/testhook.o
+HOOKED_OBJ = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(RECORDER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/helper/testhook.o \
+	     $(B)/image/dpkgdb.o
 ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
 ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
@@ -98,7 +99,9 @@ $(B)/libsbxrecorder.a: $(RECORDER_OBJ)
 $(B)/libsbximage.a: $(filter-out $(B)/image/main.o,$(IMAGE_OBJ))
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/sbx-helper: $(HELPER_OBJ) $(RECORDER_OBJ) $(LIBLOG) $(LIBCOMMON)
+# image/dpkgdb.o: the recorder (as _sbx) reads the dpkg database of a run's
+# tree with it, as sbx-image does of an image's (recorder/environment.c)
+$(B)/sbx-helper: $(HELPER_OBJ) $(RECORDER_OBJ) $(B)/image/dpkgdb.o $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 $(B)/hooked/%.o: %.c $(B)/paths.h
 	@mkdir -p $(dir $@)

@@ -25,7 +25,8 @@ static void help(void)
 {
 	printf("usage: " PROG " report [--since WHEN] [--until WHEN] [--summary]\n"
 	       "         [--by user|policy|outcome|language|day|hour] [--failed] [--limit N]\n"
-	       "         [--limits] [--top-code [N]] [--sessions] [--format text|csv|json]\n"
+	       "         [--limits] [--top-code [N]] [--sessions] [--environments]\n"
+	       "         [--format text|csv|json]\n"
 	       "         [--html FILE]\n"
 	       "\n"
 	       "Counts of runs from the log. A run is dated by its END record, or by\n"
@@ -48,6 +49,11 @@ static void help(void)
 	       "  --sessions      retry loops (sbx run --fix): attempts per session,\n"
 	       "                  whether one succeeded, and the attempt that did; the\n"
 	       "                  newest --limit N sessions, oldest first\n"
+	       "  --environments  runs per environment (image and digest, or host and\n"
+	       "                  its package-set digest), and every code digest that\n"
+	       "                  ran in more than one environment with more than one\n"
+	       "                  outcome: same code, different environment, different\n"
+	       "                  outcome\n"
 	       "  --format FMT    text (default), csv (RFC 4180; several tables are\n"
 	       "                  separated by an empty line) or json (one object)\n"
 	       "  --html FILE     write every section and a chart of runs per day as\n"
@@ -142,7 +148,7 @@ static int run(struct sbx_audit *a, struct ropts *o, const char *format, const c
 	if (html != NULL) {
 		/* The page holds everything; the chart needs the per-day data. */
 		o->sections |= RS_SUMMARY | RS_LIMITS | RS_TOPCODE | RS_SESSIONS | RS_FAILED |
-			       RS_DAYCHART;
+			       RS_DAYCHART | RS_ENVIRONMENTS;
 		o->by |= 1u << BY_USER | 1u << BY_POLICY | 1u << BY_LANGUAGE | 1u << BY_DAY;
 	}
 	if (report_build(sbx_audit_db(a), sbx_audit_path(a), o, &r) < 0)
@@ -184,7 +190,7 @@ static int top_arg(int argc, char **argv, int64_t *n)
 int cmd_report(struct cli *c, int argc, char **argv)
 {
 	enum { O_SINCE = OPT_FIRST_CMD, O_UNTIL, O_SUMMARY, O_BY, O_FAILED, O_LIMIT, O_LIMITS,
-	       O_TOP, O_SESSIONS, O_FORMAT, O_HTML };
+	       O_TOP, O_SESSIONS, O_ENVIRONMENTS, O_FORMAT, O_HTML };
 	static const struct option opts[] = {
 		{"since", required_argument, NULL, O_SINCE},
 		{"until", required_argument, NULL, O_UNTIL},
@@ -195,6 +201,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		{"limits", no_argument, NULL, O_LIMITS},
 		{"top-code", optional_argument, NULL, O_TOP},
 		{"sessions", no_argument, NULL, O_SESSIONS},
+		{"environments", no_argument, NULL, O_ENVIRONMENTS},
 		{"format", required_argument, NULL, O_FORMAT},
 		{"html", required_argument, NULL, O_HTML},
 		CLI_COMMON_OPTIONS,
@@ -250,6 +257,9 @@ int cmd_report(struct cli *c, int argc, char **argv)
 			break;
 		case O_SESSIONS:
 			o.sections |= RS_SESSIONS;
+			break;
+		case O_ENVIRONMENTS:
+			o.sections |= RS_ENVIRONMENTS;
 			break;
 		case O_FORMAT:
 			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "csv") != 0 &&

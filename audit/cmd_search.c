@@ -14,6 +14,7 @@
 #include "auditdb.h"
 #include "auditwhen.h"
 #include "runs.h"
+#include "policy.h"
 #include "units.h"
 
 static void help(void)
@@ -36,6 +37,9 @@ static void help(void)
 	       "  --session ID        in this session\n"
 	       "  --code-sha256 HEX   ran the code with this SHA-256 (64 hex digits)\n"
 	       "  --code-contains TEXT  ran code whose text contains TEXT (bytes, case-sensitive)\n"
+	       "  --image NAME        ran with this image (sbx-image(8)), or \"host\" for the host's /usr\n"
+	       "  --image-digest D    ran in the environment with this digest (sha256:HEX or HEX):\n"
+	       "                      an image's content digest, or a host's package-set digest\n"
 	       "  --limit N           only the N newest matching runs (default 0: all)\n"
 	       "  --format FMT        table (default), csv, json (one array), jsonl (one object a line)\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
@@ -68,15 +72,15 @@ static int set_when(const char *opt, const char *val, char *iso, int *has)
 	return -1;
 }
 
-static int set_hex(const char *val, char out[65])
+static int set_hex(const char *opt, const char *val, char out[65])
 {
 	size_t i;
 
 	if (strlen(val) != 64)
-		return bad("--code-sha256", val, "not 64 hex digits");
+		return bad(opt, val, "not 64 hex digits");
 	for (i = 0; i < 64; i++) {
 		if (!isxdigit((unsigned char)val[i]))
-			return bad("--code-sha256", val, "not 64 hex digits");
+			return bad(opt, val, "not 64 hex digits");
 		out[i] = (char)tolower((unsigned char)val[i]);
 	}
 	out[64] = '\0';
@@ -91,7 +95,7 @@ static int nonempty(const char *opt, const char *val)
 enum {
 	O_USER = OPT_FIRST_CMD, O_UID, O_POLICY, O_LANG, O_OUTCOME, O_FAILED,
 	O_SUCCESS, O_SINCE, O_UNTIL, O_SESSION, O_CODE_SHA, O_CODE_CONTAINS,
-	O_LIMIT, O_FORMAT,
+	O_IMAGE, O_IMAGE_DIGEST, O_LIMIT, O_FORMAT,
 };
 
 int cmd_search(struct cli *c, int argc, char **argv)
@@ -109,6 +113,8 @@ int cmd_search(struct cli *c, int argc, char **argv)
 		{"session", required_argument, NULL, O_SESSION},
 		{"code-sha256", required_argument, NULL, O_CODE_SHA},
 		{"code-contains", required_argument, NULL, O_CODE_CONTAINS},
+		{"image", required_argument, NULL, O_IMAGE},
+		{"image-digest", required_argument, NULL, O_IMAGE_DIGEST},
 		{"limit", required_argument, NULL, O_LIMIT},
 		{"format", required_argument, NULL, O_FORMAT},
 		CLI_COMMON_OPTIONS,
@@ -163,7 +169,17 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			rc = nonempty("--session", f.session = optarg);
 			break;
 		case O_CODE_SHA:
-			rc = set_hex(optarg, f.code_sha256);
+			rc = set_hex("--code-sha256", optarg, f.code_sha256);
+			break;
+		case O_IMAGE:
+			if (!sbx_valid_name(optarg))
+				return bad("--image", optarg, "not an image name ([a-z0-9][a-z0-9_-]*) or host");
+			f.image = optarg;
+			break;
+		case O_IMAGE_DIGEST:
+			/* as sbx-image ls and the result print it, or bare */
+			rc = set_hex("--image-digest", strncmp(optarg, "sha256:", 7) == 0 ? optarg + 7 : optarg,
+				     f.image_digest);
 			break;
 		case O_CODE_CONTAINS:
 			rc = nonempty("--code-contains", f.code_contains = optarg);

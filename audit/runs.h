@@ -20,6 +20,8 @@ struct run_filter {
 	const char *outcome;        /* validated: an outcome name or "incomplete" */
 	char code_sha256[65];       /* lower-case hex, or "" */
 	const char *code_contains;  /* bytes of the code text */
+	const char *image;          /* START's image: a name or "host" */
+	char image_digest[65];      /* START's image digest, lower-case hex, or "" */
 	int has_uid;
 	uint32_t uid;
 	int has_since, has_until;

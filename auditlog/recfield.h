@@ -137,7 +137,17 @@ extern const struct sbx_subfield sbx_sub_ckpt[];    /* size, root */
 	X(BASE_CHAIN, 41, "base chain", "base_chain", SBX_FT_DIGEST, SBX_KBIT(ROTATE), NULL, 0,  \
 	  NULL, "audit", "the chain value of record base_seq")                                  \
 	X(BASE_NOTE, 42, "base checkpoint", "base_checkpoint", SBX_FT_STR, SBX_KBIT(ROTATE),     \
-	  NULL, 8192, NULL, "audit", "the archive's final checkpoint (signed note)")
+	  NULL, 8192, NULL, "audit", "the archive's final checkpoint (signed note)")              \
+	X(ENV_IMAGE, 140, "image", "image", SBX_FT_STR, SBX_KBIT(START), "image", 64, NULL,      \
+	  "images", "the image the run's /usr came from (sbx-image(8)), or \"host\"")             \
+	X(ENV_DIGEST, 141, "image digest", "image_digest", SBX_FT_DIGEST, SBX_KBIT(START),       \
+	  "image_digest", 0, NULL, "images",                                                    \
+	  "the image's content digest, or the host's package-set digest (docs/image-digest.md)") \
+	X(INTERP_PACKAGE, 142, "interp package", "interpreter_package", SBX_FT_STR,         \
+	  SBX_KBIT(START), NULL, 128, NULL, "images",                                           \
+	  "the Debian package the interpreter belongs to, in the run's tree")                   \
+	X(INTERP_VERSION, 143, "interp version", "interpreter_version", SBX_FT_STR,         \
+	  SBX_KBIT(START), NULL, 128, NULL, "images", "that package's version")
 
 enum sbx_field_tag {
 #define SBX_FIELD_ENUM(sym, tag, label, key, type, kinds, sql, max, sub, owner, doc) \

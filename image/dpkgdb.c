@@ -297,13 +297,13 @@ long sbx_dpkg_bin_index(const char *root, const char *admindir, FILE *out, char 
 	if (n > 0)
 		qsort(lines, n, sizeof(*lines), cmp_line);
 	long written = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (i == 0 || strncmp(lines[i], lines[i - 1], strcspn(lines[i], "\t") + 1) != 0) {
 			fputs(lines[i], out);
 			written++;
 		}
+	for (size_t i = 0; i < n; i++)
 		free(lines[i]);
-	}
 	free(lines);
 	return written;
 }
@@ -314,12 +314,11 @@ int sbx_bin_index_lookup(const char *index, const char *path, char *package, siz
 	FILE *f = fopen(index, "re");
 	size_t pl = strlen(path), cap = 0;
 	char *line = NULL;
-	ssize_t len;
 	int found = 0;
 
 	if (f == NULL)
 		return 0;
-	while (!found && (len = getline(&line, &cap, f)) > 0) {
+	while (!found && getline(&line, &cap, f) > 0) {
 		char *pk, *ver;
 		if (strncmp(line, path, pl) != 0 || line[pl] != '\t')
 			continue;

@@ -29,6 +29,7 @@
 #include "helper.h"
 #include "paths.h"
 #include "proto.h"
+#include "environment.h"
 #include "startfacts.h"
 #include "testhook.h"
 #include "textutil.h"
@@ -59,6 +60,7 @@ struct rec {
 	size_t n_arts, skipped_arts;
 	uint64_t start_seq, end_seq;
 	unsigned char chain[32];
+	struct run_env env;   /* environment.h: in START and the result */
 };
 
 static void fill_common(struct sbx_record *rec, const struct run *r)
@@ -434,6 +436,7 @@ static json_t *result_json(struct rec *c, json_t *traceback)
 		json_object_set_new(j, "disk_full", full);
 	}
 	json_object_set_new(j, "error", e->error[0] ? text_json(e->error, strlen(e->error)) : json_null());
+	json_object_set_new(j, "environment", run_env_json(&c->env));
 	json_object_set_new(j, "audit", json_pack("{s:I,s:I,s:s}", "start_seq", (json_int_t)c->start_seq,
 						  "end_seq", (json_int_t)c->end_seq, "chain", chain));
 	return j;
@@ -482,7 +485,7 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 	start.kind = SBX_REC_START;
 	start.code = r->code;
 	start.code_len = r->code_len;
-	if (start_fields(&start, r, err, sizeof(err)) < 0 || open_log(&c, err, sizeof(err)) < 0 ||
+	if (start_fields(&start, r, &c.env, err, sizeof(err)) < 0 || open_log(&c, err, sizeof(err)) < 0 ||
 	    sbx_audit_append(c.log, &start, c.sk, c.origin, c.chain, err, sizeof(err)) < 0) {
 		char k = REC_START_FAIL;
 		warnx1("audit log unavailable, the run was not started: %s", err);

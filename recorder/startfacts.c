@@ -11,14 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 #include <sodium.h>
 
+#include "environment.h"
 #include "helper.h"
 #include "record.h"
 #include "startfacts.h"
-#include "version.h"
 
 /* Sealed memfds (the supervisor checked the seals): pread cannot block,
  * and what is hashed is what the sandbox will read. */
@@ -46,21 +45,19 @@ static int hash_input(struct run_input *in, char *err, size_t errlen)
 	return 0;
 }
 
-int start_fields(struct sbx_record *rec, struct run *r, char *err, size_t errlen)
+int start_fields(struct sbx_record *rec, struct run *r, struct run_env *env, char *err, size_t errlen)
 {
-	struct utsname u;
-	char path[PATH_MAX];
-
-	if (sbx_rec_put_str(rec, SBX_F_SBX_VERSION, SBX_VERSION, err, errlen) < 0 ||
+	/* The interpreter as the sandbox runs it, resolved in the tree its /usr
+	 * comes from (the policy's image or the host), and that environment */
+	run_environment(r->policy.image, r->image_digest, r->argv[0], env);
+	if (sbx_rec_put_str(rec, SBX_F_SBX_VERSION, env->sbx_version, err, errlen) < 0 ||
 	    sbx_rec_put_u64(rec, SBX_F_CODE_BYTES, r->code_len, err, errlen) < 0)
 		return -1;
-	if (uname(&u) == 0 && sbx_rec_put_str(rec, SBX_F_KERNEL, u.release, err, errlen) < 0)
+	if (env->kernel[0] && sbx_rec_put_str(rec, SBX_F_KERNEL, env->kernel, err, errlen) < 0)
 		return -1;
-	/* The interpreter as the sandbox runs it: /usr is the host's, bound
-	 * read-only, so the host path resolves to the same file. */
-	if (r->argv[0] != NULL &&
-	    sbx_rec_put_str(rec, SBX_F_INTERP_PATH,
-			    realpath(r->argv[0], path) != NULL ? path : r->argv[0], err, errlen) < 0)
+	if (r->argv[0] != NULL && sbx_rec_put_str(rec, SBX_F_INTERP_PATH, env->interpreter, err, errlen) < 0)
+		return -1;
+	if (run_env_fields(rec, env, err, errlen) < 0)
 		return -1;
 	/* A refused run never reads its inputs (their seals are unchecked). */
 	if (r->error[0] != '\0')
