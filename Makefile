@@ -46,6 +46,7 @@ AUDITLOG_SRC = $(wildcard auditlog/*.c)
 RECORDER_SRC = $(wildcard recorder/*.c)
 HELPER_SRC   = $(filter-out helper/testhook.c,$(wildcard helper/*.c))
 CLIENT_SRC   = $(wildcard client/*.c)
+RELAY_SRC    = $(wildcard relay/*.c)
 AUDIT_SRC    = $(wildcard audit/*.c)
 IMAGE_SRC    = $(wildcard image/*.c)
 UNIT_SRC     = $(wildcard tests/unit/test_*.c)
@@ -55,6 +56,7 @@ AUDITLOG_OBJ = $(AUDITLOG_SRC:%.c=$(B)/%.o)
 RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/%.o)
 HELPER_OBJ   = $(HELPER_SRC:%.c=$(B)/%.o)
 CLIENT_OBJ   = $(CLIENT_SRC:%.c=$(B)/%.o)
+RELAY_OBJ    = $(RELAY_SRC:%.c=$(B)/%.o)
 AUDIT_OBJ    = $(AUDIT_SRC:%.c=$(B)/%.o)
 IMAGE_OBJ    = $(IMAGE_SRC:%.c=$(B)/%.o)
 UNIT_BIN     = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -68,7 +70,7 @@ HOOKED_OBJ = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(RECORDER_SRC:%.c=$(B)/hooked/%.
 ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
 ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
-PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit $(B)/sbx-image
+PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay $(B)/sbx-image
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
@@ -122,6 +124,9 @@ $(B)/sbx-audit: $(AUDIT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 $(B)/sbx-image: $(IMAGE_OBJ) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CRYPTO_LIBS)
+# The egress relay (runs as _sbxnet): glibc and the HOST:PORT parser only.
+$(B)/sbx-relay: $(RELAY_OBJ) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^
 $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -212,7 +217,8 @@ fuzz: fuzz-build
 # with their reasons in tools/cppcheck.supp, jansson's macros in
 # tools/cppcheck.cfg) and clang-tidy (checks in .clang-tidy, tests/.clang-tidy
 # and bench/.clang-tidy), over every C source.
-LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(IMAGE_SRC) $(UNIT_SRC) \
+LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(RELAY_SRC) $(IMAGE_SRC) \
+	     $(UNIT_SRC) \
 	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) $(wildcard tests/escape/bin/*.c) \
 	     $(wildcard tests/vm/payloads/*.c) tests/fake-helper.c
 LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -I$(B) $(INCLUDES) \
@@ -272,6 +278,7 @@ install-files: all install-man install-completion install-systemd
 	install -d $(DESTDIR)$(SBINDIR)
 	install -m 0755 $(B)/sbx-image $(DESTDIR)$(SBINDIR)/
 	install -m 0755 $(B)/sbx-helper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
+	install -m 0755 $(B)/sbx-relay $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-relay
 	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PREFIX)/share/sbx/sbx-postinst
 	@for f in policies/*.policy; do \
 	  t=$(DESTDIR)$(SYSCONFDIR)/sbx/policies.d/$$(basename $$f); \
@@ -309,6 +316,8 @@ rpm:
 bench: all
 	bench/startup
 	B=$(B) bench/audit
+	@# root only: a test network namespace (the install in PREFIX is used)
+	@if [ "$$(id -u)" = 0 ]; then bench/egress --prefix $(PREFIX); else echo "bench/egress: skipped (needs root)"; fi
 
 clean:
 	rm -rf $(B) $(B)-san build-check* build-vm build-man build-image-cache

@@ -122,6 +122,9 @@ void cli_usage_run(FILE *out)
 	      "                      symbolic link). A file is written as NAME.tmp-XXXXXXXX\n"
 	      "                      and renamed over NAME; symbolic links in DIR are\n"
 	      "                      replaced, never followed\n"
+	      "  --allow HOST:PORT   reach only this service of the policy's [network]\n"
+	      "                      allow list (repeatable; each must be in the list,\n"
+	      "                      written as there: db.internal:5432, [2001:db8::1]:443)\n"
 	      "  --input PATH        copy the file PATH (read as you) read-only into the\n"
 	      "                      sandbox as /in/BASENAME; repeatable, at most 32; names\n"
 	      "                      must be [A-Za-z0-9._-], not starting with '.', and\n"
@@ -237,6 +240,7 @@ enum {
 	OPT_INPUT,
 	OPT_SESSION,
 	OPT_DRY_RUN,
+	OPT_ALLOW,
 };
 
 static const struct option long_opts[] = {
@@ -257,6 +261,7 @@ static const struct option long_opts[] = {
 	{"input", required_argument, NULL, OPT_INPUT},
 	{"session", required_argument, NULL, OPT_SESSION},
 	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+	{"allow", required_argument, NULL, OPT_ALLOW},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -355,6 +360,18 @@ static void parse_value(int c, const char *v, struct run_opts *o)
 		if (sbx_parse_uint(v, SBX_MAX_ATTEMPTS, &o->max_attempts) < 0 || o->max_attempts == 0)
 			cli_die("--max-attempts", "'%s' is not a number from 1 to %d", v, SBX_MAX_ATTEMPTS);
 		break;
+	case OPT_ALLOW: {
+		char host[SBX_HOST_MAX + 1];
+		const char *why;
+		uint16_t port;
+
+		if (o->n_allow == SBX_EGRESS_MAX)
+			cli_die("--allow", "more than %d services", SBX_EGRESS_MAX);
+		if (sbx_hostport_parse(v, host, &port, &why) < 0)
+			cli_die("--allow", "'%s': %s", v, why);
+		o->allow[o->n_allow++] = v;
+		break;
+	}
 	case OPT_INPUT:
 		if (o->n_inputs == SBX_MAX_INPUTS)
 			cli_die("--input", "more than %d files", SBX_MAX_INPUTS);

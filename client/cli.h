@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "policy.h"
 #include "proto.h"
 #include "version.h"
 
@@ -31,6 +32,8 @@ struct run_opts {
 	size_t n_inputs;
 	const char *work_session; /* --session NAME: persistent /work, or NULL */
 	bool dry_run;            /* --dry-run: print the set-up, run nothing */
+	const char *allow[SBX_EGRESS_MAX]; /* --allow HOST:PORT: narrow the policy's services */
+	size_t n_allow;
 	/* opened once before the first attempt (inputs.c, session.c) */
 	int input_fds[SBX_MAX_INPUTS];       /* sealed memfds */
 	char input_names[SBX_MAX_INPUTS][65]; /* their names under /in */

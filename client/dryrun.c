@@ -83,7 +83,8 @@ static json_t *to_json(char *text)
 			v = json_integer((json_int_t)strtoll(sep, NULL, 10));
 		else
 			v = json_string(sep);
-		if (strcmp(l, "mount") == 0 || strcmp(l, "input") == 0 || strcmp(l, "env") == 0) {
+		if (strcmp(l, "mount") == 0 || strcmp(l, "input") == 0 || strcmp(l, "env") == 0 ||
+		    strcmp(l, "network_allow") == 0) {
 			json_t *a = json_object_get(o, l);
 			if (a == NULL) {
 				a = json_array();

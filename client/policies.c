@@ -138,8 +138,30 @@ static void print_row(const struct sbx_policy *p, bool dflt)
 	printf("%s%-15s %7s %7s %7s %6llu %5llu.%llu %6s %6s %6s %6s %-8s %-7s %-8s %s\n", dflt ? "*" : " ", p->name,
 	       w, c, m, (unsigned long long)l->pids, (unsigned long long)(l->cpus_milli / 1000),
 	       (unsigned long long)(l->cpus_milli % 1000 / 100), t, o, in, out,
-	       p->net == SBX_NET_LOOPBACK ? "loopback" : "none", p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default",
+	       sbx_net_mode_name(p->net), p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default",
 	       p->sessions ? "yes" : "no", p->description);
+	/* the services of [network] mode = allow, on a line of their own */
+	if (p->net == SBX_NET_ALLOW) {
+		printf("%-16s allow:", "");
+		for (size_t i = 0; i < p->egress.n_allow; i++) {
+			char hp[SBX_HOSTPORT_LEN];
+			sbx_hostport_format(p->egress.allow[i].host, p->egress.allow[i].port, hp, sizeof(hp));
+			printf(" %s", hp);
+		}
+		putchar('\n');
+	}
+}
+
+static json_t *allow_json(const struct sbx_policy *p)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < p->egress.n_allow; i++) {
+		char hp[SBX_HOSTPORT_LEN];
+		sbx_hostport_format(p->egress.allow[i].host, p->egress.allow[i].port, hp, sizeof(hp));
+		json_array_append_new(a, json_string(hp));
+	}
+	return a;
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)
@@ -209,9 +231,11 @@ int policies_main(int argc, char **argv)
 			json_t *o = json_pack("{s:s,s:b,s:s,s:o,s:s,s:s,s:b}", "name", name, "default",
 					      strcmp(name, dflt) == 0, "description", p->description, "limits",
 					      limits_json(&p->limits), "network",
-					      p->net == SBX_NET_LOOPBACK ? "loopback" : "none", "seccomp",
+					      sbx_net_mode_name(p->net), "seccomp",
 					      p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default", "sessions",
 					      p->sessions != 0);
+			if (p->net == SBX_NET_ALLOW)
+				json_object_set_new(o, "allow", allow_json(p));
 			json_array_append_new(arr, o);
 		} else {
 			print_row(p, strcmp(name, dflt) == 0);

@@ -13,7 +13,7 @@
 #include "fail.h"
 #include "signals.h"
 
-#define ARGV_MAX (32 + 4 * SBX_MAX_INPUTS + 4)
+#define ARGV_MAX (32 + 4 * SBX_MAX_INPUTS + 4 + 2 * SBX_EGRESS_MAX)
 /* exec_child moves every descriptor at least this high before placing it */
 #define FD_PARK 64
 
@@ -86,6 +86,10 @@ static void build_argv(const struct run_opts *o, struct argv_buf *a)
 	}
 	if (o->work_fd >= 0)
 		add_num(a, "--work-fd", (uint64_t)(HELPER_INPUT_FD0 + o->n_inputs));
+	for (size_t i = 0; i < o->n_allow; i++) {
+		add(a, "--allow");
+		add(a, o->allow[i]);
+	}
 	if (o->dry_run)
 		add(a, "--dry-run");
 }

@@ -57,6 +57,10 @@ void sbx_policy_defaults(struct sbx_policy *p)
 		strlcpy(p->ro[i], ro[i], SBX_PATH_LEN);
 	p->n_ro = i;
 	p->net = SBX_NET_NONE;
+	/* [network] limits, used with mode = allow only */
+	p->egress.connections = 32;
+	p->egress.bytes_out = 64ULL << 20;
+	p->egress.bytes_in = 1ULL << 30;
 	p->seccomp = SBX_SECCOMP_DEFAULT;
 	/* a writable host directory only where a policy says so (DESIGN.md:
 	 * nothing writable but /tmp, /out and what the policy allows) */
@@ -108,7 +112,7 @@ struct parse_ctx {
 __attribute__((format(printf, 2, 3)))
 static int fail(struct parse_ctx *c, const char *fmt, ...)
 {
-	char why[256];
+	char why[400];
 	va_list ap;
 
 	if (!c->failed) {
@@ -279,14 +283,10 @@ static int policy_handler(void *user, const char *section, const char *name, con
 		return fail(c, "unknown key '%s' in [%s]", name, section);
 	}
 	if (strcmp(section, "network") == 0) {
-		if (strcmp(name, "mode") != 0)
-			return fail(c, "unknown key '%s' in [%s]", name, section);
-		if (strcmp(value, "none") == 0)
-			p->net = SBX_NET_NONE;
-		else if (strcmp(value, "loopback") == 0)
-			p->net = SBX_NET_LOOPBACK;
-		else
-			return fail(c, "mode: '%s' is not one of none, loopback", value);
+		char why[400];
+
+		if (sbx_network_key(p, name, value, c->rd.line, why, sizeof(why)) < 0)
+			return fail(c, "%s", why);
 		return 1;
 	}
 	if (strcmp(section, "seccomp") == 0) {
@@ -366,6 +366,15 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 	crypto_hash_sha256(p->sha256, (const unsigned char *)text, len);
 	if (run_parser(&c, text, len, policy_handler) < 0)
 		return -1;
+	{
+		char why[256];
+		int line = 0;
+
+		if (sbx_network_finish(p, &line, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "%s:%d: %s", file, line, why);
+			return -1;
+		}
+	}
 	/* Naming users restricts the policy to them: the default "groups = sbx"
 	 * must not silently add everyone back. */
 	if (p->users[0] != '\0' && !seen_key(&c, "policy", "groups"))

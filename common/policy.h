@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hostport.h"
+
 #define SBX_NAME_MAX 64          /* policy and language names */
 #define SBX_MAX_PATHS 32         /* ro / rw binds per policy */
 #define SBX_MAX_ENV 32
@@ -34,7 +36,31 @@ struct sbx_limits {
 	uint64_t input_bytes;     /* input files under /in, all together (not in the signed record) */
 };
 
-enum sbx_net_mode { SBX_NET_NONE = 0, SBX_NET_LOOPBACK = 1 };
+/* [network] mode; sbx_net_mode_name() is the one table of their names. */
+enum sbx_net_mode { SBX_NET_NONE = 0, SBX_NET_LOOPBACK = 1, SBX_NET_ALLOW = 2 };
+
+#define SBX_EGRESS_MAX 16             /* [network] allow entries per policy */
+#define SBX_EGRESS_CONNECTIONS_MAX 1024 /* largest [network] connections */
+
+/* One [network] allow entry: a service the sandbox may reach. */
+struct sbx_egress_rule {
+	char host[SBX_HOST_MAX + 1]; /* DNS name (lower case) or address literal */
+	uint16_t port;
+	int line;                    /* of the allow key, for errors at run time */
+};
+
+/* [network] with mode = allow (sbx.policy(5)). */
+struct sbx_egress {
+	struct sbx_egress_rule allow[SBX_EGRESS_MAX];
+	size_t n_allow;
+	uint64_t connections; /* TCP connections per run, all services together */
+	uint64_t bytes_out;   /* bytes sent to the services per run, all connections */
+	uint64_t bytes_in;    /* bytes received from them per run */
+	int mode_line;        /* lines of "mode" and of the first limit key, for errors */
+	int limit_line;
+};
+
+
 enum sbx_seccomp_profile { SBX_SECCOMP_DEFAULT = 0, SBX_SECCOMP_STRICT = 1 };
 
 struct sbx_policy {
@@ -50,6 +76,7 @@ struct sbx_policy {
 	int sessions;               /* 1: sbx run --session may mount the caller's directory at /work */
 	char image[SBX_NAME_MAX + 1]; /* [filesystem] image: sbx-image(8) name; "" = the host's /usr */
 	enum sbx_net_mode net;
+	struct sbx_egress egress;   /* mode = allow only */
 	enum sbx_seccomp_profile seccomp;
 	char env[SBX_MAX_ENV][256]; /* "KEY=VALUE" */
 	size_t n_env;
@@ -72,6 +99,15 @@ struct sbx_config {
 	struct sbx_language langs[SBX_MAX_LANGS];
 	size_t n_langs;
 };
+
+/* policy_net.c: one [network] key (line: where it is), or the checks once
+ * the whole file is read. 0, or -1 with "key: why" in why. */
+int sbx_network_key(struct sbx_policy *p, const char *name, const char *value, int line,
+		    char *why, size_t whylen);
+int sbx_network_finish(const struct sbx_policy *p, int *line, char *why, size_t whylen);
+
+/* "none", "loopback", "allow"; NULL for anything else. */
+const char *sbx_net_mode_name(int mode);
 
 /* 1 if name matches [a-z0-9][a-z0-9_-]{0,63}, else 0. */
 int sbx_valid_name(const char *name);

@@ -7,6 +7,7 @@
  *              [--policy NAME] [--name FILE] [--timeout MS] [--memory BYTES]
  *              [--pids N] [--session ID] [--attempt N] [--parent ID]
  *              [--input-fd N --input-name NAME]... [--work-fd N] [--dry-run]
+ *              [--allow HOST:PORT]...
  *
  * --lang      language name from sbx.conf ([language.NAME]); the helper, not
  *             the client, resolves it to an interpreter command line.
@@ -39,6 +40,9 @@
  *             directory owned by the caller, not group/world-writable;
  *             mounted read-write at /work (open_tree + move_mount), where
  *             the payload starts.
+ * --allow     HOST:PORT as in sbx.policy(5), up to 16: the run may reach only
+ *             these entries of the policy's [network] allow list, each of
+ *             which must be one of them (tighten-only, like the limits).
  * --dry-run   all checks, then "key: value" lines of the effective set-up
  *             on stdout and exit 0; nothing runs, nothing is recorded.
  *

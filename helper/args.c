@@ -61,9 +61,10 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 		static const char *const opts[] = {"--policy", "--lang", "--name", "--code-fd",
 						   "--result-fd", "--control-fd", "--timeout", "--memory",
 						   "--pids", "--session", "--attempt", "--parent",
-						   "--input-fd", "--input-name", "--work-fd", "--dry-run"};
-		/* --input-fd and --input-name repeat, in pairs */
-		const unsigned repeatable = (1u << 12) | (1u << 13);
+						   "--input-fd", "--input-name", "--work-fd", "--dry-run",
+						   "--allow"};
+		/* --input-fd and --input-name repeat, in pairs; --allow repeats */
+		const unsigned repeatable = (1u << 12) | (1u << 13) | (1u << 16);
 		const char *a = argv[i], *v;
 		size_t k, n = sizeof(opts) / sizeof(opts[0]);
 		uint64_t u;
@@ -162,6 +163,26 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 			strlcpy(r->inputs[r->n_inputs - 1].name, v, sizeof(r->inputs[0].name));
 			break;
 		case 14: if (parse_fd(v, &r->work_fd) < 0) goto bad; break;
+		case 16: {
+			/* tighten-only: egress_narrow() checks each is the policy's */
+			struct sbx_egress_rule *w = &r->egress.want[r->egress.n_want];
+			const char *why;
+			if (r->egress.n_want == SBX_EGRESS_MAX) {
+				snprintf(err, errlen, "--allow: more than %d", SBX_EGRESS_MAX);
+				return -1;
+			}
+			if (sbx_hostport_parse(v, w->host, &w->port, &why) < 0) {
+				snprintf(err, errlen, "--allow: '%.64s': %s", v, why);
+				return -1;
+			}
+			for (size_t j = 0; j < r->egress.n_want; j++)
+				if (r->egress.want[j].port == w->port && strcmp(r->egress.want[j].host, w->host) == 0) {
+					snprintf(err, errlen, "--allow: '%.64s' given twice", v);
+					return -1;
+				}
+			r->egress.n_want++;
+			break;
+		}
 		}
 		continue;
 bad:

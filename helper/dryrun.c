@@ -77,7 +77,8 @@ void dry_run_print(const struct run *r)
 	line("max_attempts", "%llu", (unsigned long long)l->max_attempts);
 	line("sessions", "%s", p->sessions ? "yes" : "no");
 	line("namespaces", "user mount pid net ipc uts cgroup");
-	line("network", "%s", p->net == SBX_NET_LOOPBACK ? "loopback" : "none");
+	line("network", "%s", sbx_net_mode_name(p->net));
+	egress_dry_run(r);
 	line("seccomp", "%s", p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default");
 	line("mount", "/ tmpfs ro,nosuid,nodev");
 	if (p->image[0])

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "egress.h"
 #include "policy.h"
 #include "proto.h"
 #include "record.h"
@@ -59,6 +60,7 @@ struct run {
 	size_t n_inputs;
 	int work_fd;        /* --work-fd, -1 if none; closed once work_tree is made */
 	bool dry_run;       /* --dry-run: check and print, never run */
+	struct egress_run egress; /* --allow, and the run's egress state (egress.h) */
 	/* resolved */
 	struct sbx_config conf;
 	struct sbx_policy policy;

@@ -89,6 +89,7 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 		close(out[1]);
 		close(errp[1]);
 		close(s->r->control_fd);
+		egress_close_in_child(s->r, 1);
 		/* the inputs stay: the result lists their SHA-256 */
 		if (s->r->work_tree >= 0)
 			close(s->r->work_tree);
@@ -105,6 +106,7 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	close(out[0]);
 	close(errp[0]);
 	close(s->r->result_fd);
+	egress_recorder_started(s->r);
 	s->ctl = ctl[0];
 	s->art = art[0];
 	*out_w = out[1];
@@ -163,6 +165,7 @@ static _Noreturn void finish(struct sup *s, int code)
 		warnx1("audit: the END record of run %s was not written", s->r->run_id);
 		_exit(SBX_EXIT_FAILURE);
 	}
+	egress_reap(s->r);
 	if (s->end.error[0])
 		warnx1("%s", s->end.error);
 	_exit(code);
@@ -182,6 +185,7 @@ static _Noreturn void fail_run(struct sup *s, const char *msg)
 		cgroup_destroy(s->cg);
 		s->cg = NULL;
 	}
+	egress_stop(s->r);
 	memset(&s->end, 0, sizeof(s->end));
 	strlcpy(s->end.outcome, "sandbox_error", sizeof(s->end.outcome));
 	strlcpy(s->end.error, msg, sizeof(s->end.error));
@@ -482,6 +486,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->limits = r->policy.limits;
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
+	    egress_narrow(r, err, sizeof(err)) < 0 ||
 	    read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
 	    check_work(r, err, sizeof(err)) < 0 || own_control_fd(r, err, sizeof(err)) < 0 ||
 	    image_open(r, err, sizeof(err)) < 0) {
@@ -524,6 +529,7 @@ int main(int argc, char **argv)
 	}
 	TEST_HOOK_INIT();
 	s->r = &run;
+	egress_init(&run);
 	s->pidfd = s->sync = s->outdir = s->tmpdir = s->art = -1;
 	s->pipe_w[0] = s->pipe_w[1] = -1;
 	prepare(&run, argc, argv);
@@ -535,6 +541,9 @@ int main(int argc, char **argv)
 		dry_run_print(&run);
 	}
 
+	/* names resolved by sbx-relay (_sbxnet) before START, which lists them */
+	if (!run.error[0] && run.policy.net == SBX_NET_ALLOW && egress_start(&run, err, sizeof(err)) < 0)
+		strlcpy(run.error, err, sizeof(run.error));
 	s->recorder = start_recorder(s, &f.out_w, &f.err_w);
 	s->pipe_w[0] = f.out_w;
 	s->pipe_w[1] = f.err_w;
@@ -563,6 +572,7 @@ int main(int argc, char **argv)
 		sandbox_main(&run, &f);
 	}
 	close(sv[1]);
+	egress_sandbox_started(&run);
 	close(f.out_w);
 	close(f.err_w);
 	s->pipe_w[0] = s->pipe_w[1] = -1;
@@ -583,6 +593,7 @@ int main(int argc, char **argv)
 	/* pid 1 is gone, so is every process of its namespace */
 	kill(s->child, SIGKILL);
 	waitpid(s->child, NULL, 0);
+	egress_stop(&run);
 	while (s->sync >= 0 && sandbox_msg(s, err, sizeof(err)))
 		; /* a status sent just before init exited */
 	s->end.wall_ms = mono_ms() - start;

@@ -164,12 +164,17 @@ static int make_etc(const struct run *r, char *err, size_t errlen)
 	snprintf(passwd, sizeof(passwd), "%s:x:%u:%u::/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
 		 r->user, (unsigned)r->uid, (unsigned)r->gid);
 	snprintf(group, sizeof(group), "%s:x:%u:\nnogroup:x:65534:\n", r->group, (unsigned)r->gid);
-	static const char hosts[] = "127.0.0.1\tlocalhost\n127.0.1.1\tsbx\n::1\tlocalhost ip6-localhost\n";
+	static const char std_hosts[] = "127.0.0.1\tlocalhost\n127.0.1.1\tsbx\n::1\tlocalhost ip6-localhost\n";
+	char hosts[sizeof(std_hosts) + (size_t)SBX_EGRESS_PAIRS_MAX * (SBX_HOST_MAX + 48)];
+	size_t hosts_len = strlcpy(hosts, std_hosts, sizeof(hosts));
+
+	/* [network] mode = allow: the pinned names, and no resolver */
+	hosts_len += egress_hosts(r, hosts + hosts_len, sizeof(hosts) - hosts_len);
 	static const char nss[] = "passwd: files\ngroup: files\nhosts: files\n";
 	return make_path("/etc", false, err, errlen) < 0 ||
 	       put_file("/etc/passwd", passwd, strlen(passwd), 0644, err, errlen) < 0 ||
 	       put_file("/etc/group", group, strlen(group), 0644, err, errlen) < 0 ||
-	       put_file("/etc/hosts", hosts, sizeof(hosts) - 1, 0644, err, errlen) < 0 ||
+	       put_file("/etc/hosts", hosts, hosts_len, 0644, err, errlen) < 0 ||
 	       put_file("/etc/hostname", "sbx\n", 4, 0644, err, errlen) < 0 ||
 	       put_file("/etc/nsswitch.conf", nss, sizeof(nss) - 1, 0644, err, errlen) < 0 ||
 	       put_file("/etc/resolv.conf", "", 0, 0644, err, errlen) < 0 ? -1 : 0;

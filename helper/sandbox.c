@@ -194,7 +194,8 @@ static _Noreturn void init_loop(int sync, pid_t payload)
 	if (sfd < 0)
 		_exit(SBX_EXIT_FAILURE);
 	for (;;) {
-		struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = sync, .events = POLLIN}};
+		struct pollfd p[3] = {{.fd = sfd, .events = POLLIN}, {.fd = sync, .events = POLLIN},
+				      {.fd = egress_notify_fd(), .events = POLLIN}};
 		struct signalfd_siginfo si;
 		pid_t w;
 
@@ -207,8 +208,10 @@ static _Noreturn void init_loop(int sync, pid_t payload)
 				(void)send(sync, msg, sizeof(msg), MSG_NOSIGNAL);
 				_exit(0);
 			}
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+		if (poll(p, 3, -1) < 0 && errno != EINTR)
 			_exit(SBX_EXIT_FAILURE);
+		if (p[2].revents & POLLIN)
+			egress_notify_handle(); /* a connect(2) of the payload's */
 		if (p[1].revents & (POLLHUP | POLLERR) || (p[1].revents & POLLIN && supervisor_gone(sync)))
 			_exit(SBX_EXIT_FAILURE);
 		while (read(sfd, &si, sizeof(si)) > 0)
@@ -227,8 +230,9 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	/* nothing of the caller's (terminal included) reaches the sandbox */
 	{
-		int keep[3 + SBX_MAX_INPUTS + 2] = {f->sync, f->out_w, f->err_w};
+		int keep[3 + SBX_MAX_INPUTS + 2 + 1] = {f->sync, f->out_w, f->err_w};
 		size_t nk = 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2);
+		nk += egress_keep_fd(r, keep + nk);
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
 			_exit(SBX_EXIT_FAILURE);
@@ -268,7 +272,9 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 			close(fds[i]);
 	}
 	TEST_HOOK("sandbox-mounted");
-	if (r->policy.net == SBX_NET_LOOPBACK && loopback_up(err, sizeof(err)) < 0)
+	if (r->policy.net != SBX_NET_NONE && loopback_up(err, sizeof(err)) < 0)
+		fail(f->sync, err);
+	if (r->policy.net == SBX_NET_ALLOW && egress_sandbox_setup(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
 	/* The supervisor keeps /out's tmpfs alive through this fd and hands it
 	 * to the artifact collector once everything in here is dead. */

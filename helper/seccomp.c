@@ -139,11 +139,19 @@ int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen)
 	if (rc == 0)
 		what = "socket";
 	if (rc == 0)
-		rc = socket_rules(ctx, p->net == SBX_NET_LOOPBACK && p->seccomp != SBX_SECCOMP_STRICT);
+		rc = socket_rules(ctx, (p->net == SBX_NET_LOOPBACK && p->seccomp != SBX_SECCOMP_STRICT) ||
+					 p->net == SBX_NET_ALLOW);
+	/* mode = allow: TCP streams only, every connect(2) recorded (egress_notify.c) */
+	if (rc == 0 && p->net == SBX_NET_ALLOW)
+		what = "network";
+	if (rc == 0 && p->net == SBX_NET_ALLOW)
+		rc = egress_seccomp_rules(ctx);
 	if (rc == 0)
 		what = "load";
 	if (rc == 0)
 		rc = seccomp_load(ctx);
+	if (rc == 0 && p->net == SBX_NET_ALLOW && egress_seccomp_loaded(ctx) < 0)
+		rc = -ENOTSUP;
 	seccomp_release(ctx);
 	if (rc != 0) {
 		snprintf(err, errlen, "seccomp: %s: %s", what, strerror(-rc));

@@ -24,8 +24,9 @@ install -o root -g sbx -m 4754 "$build/sbx-helper-hooked" "$prefix/libexec/sbx/s
 install -d -m 0755 "$prefix/lib/sbx-escape"
 for f in "$build"/tests/escape/*; do install -m 0755 "$f" "$prefix/lib/sbx-escape/"; done
 
-# sbxtest: in group sbx (may run code); sbxout: not in group sbx.
-for u in sbxtest sbxout; do
+# sbxtest: in group sbx (may run code); sbxout: not in group sbx; sbxpg:
+# runs the egress tests' servers (PostgreSQL, listeners), not in group sbx.
+for u in sbxtest sbxout sbxpg; do
 	getent passwd $u >/dev/null || useradd --no-create-home --home-dir /nonexistent --shell /bin/sh $u
 done
 usermod -a -G sbx sbxtest
