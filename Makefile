@@ -258,6 +258,8 @@ install-completion:
 	install -d $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0644 packaging/completion/sbx $(DESTDIR)$(BASHCOMPDIR)/sbx
 	install -m 0644 packaging/completion/sbx-audit $(DESTDIR)$(BASHCOMPDIR)/sbx-audit
+	sed 's|/var/lib/sbx-images|$(LOCALSTATEDIR)/lib/sbx-images|' packaging/completion/sbx-image \
+	    > $(DESTDIR)$(BASHCOMPDIR)/sbx-image && chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/sbx-image
 
 # sbx-cgroup.service: a delegated cgroup v2 subtree on systemd hosts;
 # sbx-images.service: the curated images mounted at boot (sbx-image(8))

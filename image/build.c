@@ -29,6 +29,7 @@
 #include <glob.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -581,6 +582,26 @@ static int install(struct work *w, char *err, size_t errlen)
 	return 0;
 }
 
+/* Is prog an executable in PATH? (execvp's search, asked before a build
+ * that would otherwise fail minutes later) */
+static bool in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char dir[PATH_MAX], full[PATH_MAX + 64];
+
+	if (path == NULL || path[0] == '\0')
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(dir, sizeof(dir), "%.*s", (int)n, p);
+		snprintf(full, sizeof(full), "%s/%s", dir[0] ? dir : ".", prog);
+		if (access(full, X_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
 int img_build(const struct build_opts *o)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -590,6 +611,12 @@ int img_build(const struct build_opts *o)
 	ssize_t n;
 	pid_t pid;
 
+	static const char *const tools[][2] = {{"mmdebstrap", "mmdebstrap"}, {"mkfs.erofs", "erofs-utils"}};
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (!in_path(tools[i][0])) {
+			img_warn("build: %s is not installed (apt install %s)", tools[i][0], tools[i][1]);
+			return IMG_EXIT_FAIL;
+		}
 	if (o->suite)
 		strlcpy(w.suite, o->suite, sizeof(w.suite));
 	else if (host_suite(w.suite, sizeof(w.suite)) < 0) {

@@ -7,7 +7,7 @@
 # apt does not have, an interrupted build, a non-root caller.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-image.sh"
-plan 38
+plan 39
 
 # --- bad input, refused before anything is built ----------------------
 img build 'Bad/Name' --packages python3-minimal
@@ -21,6 +21,9 @@ run_as sbxtest "$IMG" ls >"$T/out" 2>"$T/err"; urc=$?
 check "not root: exit 2, says so" sh -c "[ $urc = 2 ] && grep -q 'must be run as root' '$T/err'"
 img frobnicate
 check "an unknown command: exit 2" [ "$rc" = 2 ]
+env PATH=/nonexistent "$IMG" build nommdeb --packages python3-minimal >"$T/out" 2>"$T/err"; mrc=$?
+check "mmdebstrap not installed: exit 1, one line saying which package to install" \
+	sh -c "[ $mrc = 1 ] && [ \$(wc -l <'$T/err') = 1 ] && grep -q 'mmdebstrap is not installed (apt install mmdebstrap)' '$T/err'"
 img show nosuch
 check "show of no such image: exit 3" [ "$rc" = 3 ]
 check "none of them left an image or a working directory" sh -c "! ls -d '$STORE'/ok '$STORE'/.build-* 2>/dev/null"
