@@ -82,9 +82,14 @@ static int run_logged(char *const argv[], int logfd, const char *const envp_extr
 		dprintf(2, "sbx-image: cannot execute %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &st, 0) < 0)
+	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR)
 			return -1;
+		/* the parent died (PR_SET_PDEATHSIG) or asked us to stop: the
+		 * command's whole process group goes, and we wait for it */
+		if (got_signal)
+			kill(0, SIGTERM);
+	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 

@@ -7,7 +7,7 @@
 # apt does not have, an interrupted build, a non-root caller.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-image.sh"
-plan 39
+plan 41
 
 # --- bad input, refused before anything is built ----------------------
 img build 'Bad/Name' --packages python3-minimal
@@ -90,5 +90,22 @@ sleep 1
 check "... no image, no working directory left" sh -c "[ ! -e '$STORE/half' ] && ! ls -d '$STORE'/.build-* 2>/dev/null"
 check "... no mmdebstrap left running" sh -c "! pgrep -f '[m]mdebstrap.*build-half-' >/dev/null"
 check "... no mount left from it" sh -c "! findmnt -rn -o TARGET | grep -q 'build-half-'"
+
+# killed outright: the build stops with it, and the next sbx-image removes
+# what it left
+"$IMG" build killed --packages "$TEST_PKGS" --cache "$IMG_CACHE" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 300 ] && ! pgrep -f "mmdebstrap.*build-killed-" >/dev/null; do sleep 0.1; i=$((i + 1)); done
+sleep 2
+kill -KILL $pid
+wait $pid
+i=0
+while [ $i -lt 300 ] && pgrep -f "mmdebstrap.*build-killed-" >/dev/null; do sleep 0.1; i=$((i + 1)); done
+check "killed build: mmdebstrap stopped with it" sh -c "! pgrep -f '[m]mdebstrap.*build-killed-' >/dev/null"
+sleep 1
+img ls
+check "... the next sbx-image removes its working directory and says so" \
+	sh -c "grep -q 'build-killed-.*left by an interrupted build' '$T/img.err' && ! ls -d '$STORE'/.build-* 2>/dev/null && [ ! -e '$STORE/killed' ]"
 
 finish
