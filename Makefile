@@ -8,6 +8,7 @@ SBINDIR       ?= $(PREFIX)/sbin
 SYSCONFDIR    ?= /etc
 LOCALSTATEDIR ?= /var
 LIBEXECDIR    ?= $(PREFIX)/libexec
+DATADIR       ?= $(PREFIX)/share
 MANDIR        ?= $(PREFIX)/share/man
 BASHCOMPDIR   ?= $(PREFIX)/share/bash-completion/completions
 # systemd units (packages: /lib/systemd/system on Debian, %{_unitdir} on Fedora)
@@ -80,8 +81,8 @@ all: $(PROGS) $(TOOLS)
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
 $(B)/paths.h: FORCE
 	@mkdir -p $(B)
-	@printf '#define SBX_SYSCONFDIR "%s"\n#define SBX_LOCALSTATEDIR "%s"\n#define SBX_LIBEXECDIR "%s"\n#define SBX_BINDIR "%s"\n#define SBX_RUNSTATEDIR "%s"\n' \
-	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' '$(RUNSTATEDIR)' > $@.tmp
+	@printf '#define SBX_SYSCONFDIR "%s"\n#define SBX_LOCALSTATEDIR "%s"\n#define SBX_LIBEXECDIR "%s"\n#define SBX_BINDIR "%s"\n#define SBX_RUNSTATEDIR "%s"\n#define SBX_DATADIR "%s"\n' \
+	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' '$(RUNSTATEDIR)' '$(DATADIR)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 # Header dependencies come from the compiler (-MMD -MP, the .d files).
@@ -282,6 +283,9 @@ install-files: all install-man install-completion install-systemd
 	install -m 0755 $(B)/sbx-helper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
 	install -m 0755 $(B)/sbx-relay $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-relay
 	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PREFIX)/share/sbx/sbx-postinst
+	# what the sandbox sees read-only at /sbx (sbx.conf(5))
+	install -d $(DESTDIR)$(DATADIR)/sbx/sandbox/python
+	install -m 0644 sandbox/python/*.py $(DESTDIR)$(DATADIR)/sbx/sandbox/python/
 	@for f in policies/*.policy; do \
 	  t=$(DESTDIR)$(SYSCONFDIR)/sbx/policies.d/$$(basename $$f); \
 	  [ -e $$t ] || install -m 0644 $$f $$t; done

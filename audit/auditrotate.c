@@ -41,6 +41,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include "version.h"
 
 struct rot {
 	struct sbx_audit *a;
@@ -306,6 +310,17 @@ static int set_base(struct rot *r, const char *schema, uint64_t seq, const unsig
 	return rc == SQLITE_DONE ? 0 : fail(r, "set base");
 }
 
+/* schema "main" or "arc" has the code search index */
+static int has_fts(struct rot *r, const char *schema)
+{
+	int64_t n = 0;
+
+	return int_query(r, strcmp(schema, "arc") == 0
+			 ? "SELECT count(*) FROM arc.sqlite_master WHERE name = 'code_fts_docsize'"
+			 : "SELECT count(*) FROM main.sqlite_master WHERE name = 'code_fts_docsize'",
+			 0, 0, &n) == 0 && n > 0;
+}
+
 /* Records after..c by column name: the two logs may have gained their
  * projected columns (ALTER TABLE) in different orders. */
 static int copy_records(struct rot *r, int64_t after, int64_t c)
@@ -345,6 +360,10 @@ static int fill_archive(struct rot *r, int64_t arc_last, int64_t first, int64_t 
 	    exec_i64(r, "INSERT OR IGNORE INTO arc.code(sha256, text) SELECT sha256, text FROM main.code WHERE sha256 IN"
 		     " (SELECT code_sha256 FROM main.records WHERE kind = 'start' AND seq <= ?1)", c, 0,
 		     "copy code") < 0 ||
+	    (has_fts(r, "arc") &&
+	     exec(r, "INSERT INTO arc.code_fts(rowid, text) SELECT rowid, text FROM arc.code c"
+		  " WHERE NOT EXISTS (SELECT 1 FROM arc.code_fts_docsize d WHERE d.id = c.rowid)",
+		  "index archived code") < 0) ||
 	    put_checkpoint(r, "arc", c, note, fr, frlen) < 0 ||
 	    exec_i64(r, "INSERT OR IGNORE INTO arc.checkpoints(size, note, frontier, time_ns, kept)"
 		     " SELECT size, note, frontier, time_ns, kept FROM main.checkpoints"
@@ -361,9 +380,46 @@ fail:
 	return -1;
 }
 
-/* Step 2: the live log keeps C+1.. and its new base. */
+/* The ROTATE record that signs the new base: seq, chain value and the
+ * archive's final checkpoint; unsigned, a base is tampering (verify). */
+static int append_rotate(struct rot *r, int64_t c, const unsigned char chain_c[32],
+			 const char *note, const unsigned char *sk, const char *origin)
+{
+	struct sbx_record rec;
+	struct passwd *pw = getpwuid(getuid());
+	unsigned char rnd[16];
+	struct timespec ts;
+	int rc;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = SBX_REC_ROTATE;
+	randombytes_buf(rnd, sizeof(rnd));
+	sodium_bin2hex(rec.run_id, sizeof(rec.run_id), rnd, sizeof(rnd));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rec.realtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	rec.boottime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	gethostname(rec.host, sizeof(rec.host) - 1);
+	rec.uid = (uint32_t)getuid();
+	rec.gid = (uint32_t)getgid();
+	snprintf(rec.user, sizeof(rec.user), "%s", pw ? pw->pw_name : "?");
+	if (sbx_rec_put_u64(&rec, SBX_F_BASE_SEQ, (uint64_t)c, r->err, r->errlen) < 0 ||
+	    sbx_rec_put_digest(&rec, SBX_F_BASE_CHAIN, chain_c, r->err, r->errlen) < 0 ||
+	    sbx_rec_put_str(&rec, SBX_F_BASE_NOTE, note, r->err, r->errlen) < 0 ||
+	    sbx_rec_put_str(&rec, SBX_F_SBX_VERSION, SBX_VERSION, r->err, r->errlen) < 0) {
+		sbx_rext_free(&rec.ext);
+		return -1;
+	}
+	rc = sbx_audit_append_in_tx(r->a, &rec, sk, origin, NULL, r->err, r->errlen);
+	sbx_rext_free(&rec.ext);
+	return rc;
+}
+
+/* Step 2: the live log keeps C+1.. and its new base, signed by a ROTATE
+ * record committed with it. */
 static int trim_live(struct rot *r, int64_t c, const unsigned char chain_c[32], const char *note,
-		     const unsigned char *fr, size_t frlen)
+		     const unsigned char *fr, size_t frlen, const unsigned char *sk,
+		     const char *origin)
 {
 	if (exec(r, "BEGIN IMMEDIATE", "begin") < 0)
 		return -1;
@@ -372,9 +428,16 @@ static int trim_live(struct rot *r, int64_t c, const unsigned char chain_c[32], 
 	if (exec_i64(r, "DELETE FROM main.records WHERE seq <= ?1", c, 0, "delete records") < 0 ||
 	    exec_i64(r, "DELETE FROM main.checkpoints WHERE size < ?1", c, 0, "delete checkpoints") < 0)
 		goto fail;
+	/* the search index forgets the texts too (verify checks it covers
+	 * the code table exactly; triggers are off on every connection) */
+	if (has_fts(r, "main") && exec(r, "INSERT INTO main.code_fts(code_fts, rowid, text) SELECT 'delete',"
+			       " rowid, text FROM main.code WHERE sha256 NOT IN (SELECT code_sha256 FROM"
+			       " main.records WHERE kind = 'start' AND code_sha256 IS NOT NULL)",
+			       "unindex code") < 0)
+		goto fail;
 	if (exec(r, "DELETE FROM main.code WHERE sha256 NOT IN (SELECT code_sha256 FROM"
 		 " main.records WHERE kind = 'start' AND code_sha256 IS NOT NULL)", "delete code") < 0 ||
-	    exec(r, "COMMIT", "commit") < 0)
+	    append_rotate(r, c, chain_c, note, sk, origin) < 0 || exec(r, "COMMIT", "commit") < 0)
 		goto fail;
 	return 0;
 fail:
@@ -475,10 +538,13 @@ static int rotate(struct rot *r, const char *archive, int64_t cut_ns, const unsi
 	if (rc == 0)
 		rc = fill_archive(r, arc_last, first, c, base, base_chain, note, fr, frlen);
 	if (rc == 0)
-		rc = trim_live(r, c, chain_c, note, fr, frlen);
+		rc = trim_live(r, c, chain_c, note, fr, frlen, sk, origin);
 	sqlite3_exec(r->db, "DETACH arc", NULL, NULL, NULL);
 	if (rc == 0)
 		snprintf(res->note, sizeof(res->note), "%s", note);
+	/* the ROTATE record is covered at once, as every run's END is */
+	if (rc == 0 && sbx_audit_checkpoint(r->a, sk, origin, 0, 0, NULL, r->err, r->errlen) < 0)
+		return -1;
 	return rc;
 }
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct walk {
 	struct sbx_audit *a;
@@ -37,32 +38,34 @@ struct walk {
 	int64_t last_rt;
 	struct vfy_sig_job last; /* default mode: the last record's signature */
 	int have_last;
+	struct vfy_runs *runs;   /* START/END pairing, the STARTs' code */
+	const struct sbx_verify_opts *opts;
+	int64_t rotate_seq;      /* the ROTATE record that signs the base, or 0 */
+	int head_seen;           /* --state: its head record was walked */
+};
+
+static const struct {
+	const char *name, *doc;
+	int warning;
+} kinds[SBX_FIND_NKINDS] = {
+#define SBX_FINDING_ROW(sym, n, warn, d) [SBX_FIND_##sym] = {n, d, warn},
+	SBX_FINDING_KINDS(SBX_FINDING_ROW)
+#undef SBX_FINDING_ROW
 };
 
 const char *sbx_finding_kind_name(enum sbx_finding_kind kind)
 {
-	switch (kind) {
-	case SBX_FIND_RECORD_MODIFIED: return "record-modified";
-	case SBX_FIND_COLUMNS_MISMATCH: return "columns-mismatch";
-	case SBX_FIND_CHAIN_BROKEN: return "chain-broken";
-	case SBX_FIND_SEQ_GAP: return "seq-gap";
-	case SBX_FIND_BAD_SIGNATURE: return "bad-signature";
-	case SBX_FIND_UNDECODABLE: return "undecodable";
-	case SBX_FIND_CODE_MODIFIED: return "code-modified";
-	case SBX_FIND_CHECKPOINT_BAD: return "checkpoint-bad";
-	case SBX_FIND_CHECKPOINT_MISMATCH: return "checkpoint-mismatch";
-	case SBX_FIND_TRUNCATED: return "truncated";
-	case SBX_FIND_FORKED: return "forked";
-	case SBX_FIND_LOG_REPLACED: return "log-replaced";
-	case SBX_FIND_UNCHECKPOINTED_TAIL: return "uncheckpointed-tail";
-	case SBX_FIND_TIME_BACKWARDS: return "time-backwards";
-	}
-	return "unknown";
+	return kind > SBX_FIND_NONE && kind < SBX_FIND_NKINDS ? kinds[kind].name : "unknown";
+}
+
+const char *sbx_finding_kind_doc(enum sbx_finding_kind kind)
+{
+	return kind > SBX_FIND_NONE && kind < SBX_FIND_NKINDS ? kinds[kind].doc : "";
 }
 
 int sbx_finding_is_warning(enum sbx_finding_kind kind)
 {
-	return kind == SBX_FIND_UNCHECKPOINTED_TAIL || kind == SBX_FIND_TIME_BACKWARDS;
+	return kind > SBX_FIND_NONE && kind < SBX_FIND_NKINDS && kinds[kind].warning;
 }
 
 static void vadd(struct sbx_verify_report *rep, int *oom, int64_t seq,
@@ -290,6 +293,36 @@ static void add_found(struct walk *w, const struct vfy_chunk *c, const struct vf
 	vfy_add(w->rep, &w->oom, f->seq, f->kind, f->expected, f->actual, "%s", f->what);
 }
 
+/* --state: the newest record an earlier verify saw must be unchanged. */
+static void check_head(struct walk *w, const struct vfy_row *row)
+{
+	const struct sbx_verify_opts *o = w->opts;
+	char e[80], g[80];
+
+	if (!o->have_head || (uint64_t)row->seq != o->head_seq)
+		return;
+	w->head_seen = 1;
+	if (row->chain_len == 32 && memcmp(row->chain, o->head_chain, 32) == 0 &&
+	    row->sig_len == crypto_sign_BYTES && memcmp(row->sig, o->head_sig, crypto_sign_BYTES) == 0)
+		return;
+	vfy_hex(e, sizeof(e), o->head_chain, 32);
+	if (row->chain_len == 32)
+		vfy_hex(g, sizeof(g), row->chain, 32);
+	else
+		snprintf(g, sizeof(g), "a %d-byte chain value", row->chain_len);
+	vfy_add(w->rep, &w->oom, row->seq, SBX_FIND_ROLLED_BACK, e, g,
+		"record %" PRId64 " is not the one the state saw (the log was rolled back to an "
+		"older copy and written again, or history was replaced)", row->seq);
+}
+
+/* The ROTATE record that signs this log's base (meta base_seq, base_chain). */
+static void check_rotate(struct walk *w, const struct vfy_row *row)
+{
+	if (row->has_base && w->rep->base_seq > 0 && row->base_seq == w->rep->base_seq &&
+	    memcmp(row->base_chain, w->rep->base_chain, 32) == 0)
+		w->rotate_seq = row->seq;
+}
+
 static void check_row(struct walk *w, const struct vfy_chunk *c, const struct vfy_row *row)
 {
 	unsigned char leaf[32];
@@ -299,10 +332,25 @@ static void check_row(struct walk *w, const struct vfy_chunk *c, const struct vf
 	if (check_leaf(w, row, leaf)) {
 		if (row->finding >= 0)
 			add_found(w, c, row);
-		if (row->decoded)
+		if (row->decoded) {
 			check_time(w, row);
+			vfy_ckpt_ref(&w->ckpt, row, w->rep->base_seq, w->rep, &w->oom);
+			check_rotate(w, row);
+		}
+		vfy_runs_row(w->runs, row, w->rep, &w->oom);
+	} else {
+		/* an altered blob: whichever record it was, pairing findings near
+		 * it would only repeat record-modified */
+		vfy_runs_unknown(w->runs, row->seq);
 	}
+	check_head(w, row);
 	check_chain_sig(w, row, leaf);
+	if (row->chain_len == 32 && row->sig_len == crypto_sign_BYTES) {
+		w->rep->have_head = 1;
+		w->rep->head_seq = (uint64_t)row->seq;
+		memcpy(w->rep->head_chain, row->chain, 32);
+		memcpy(w->rep->head_sig, row->sig, crypto_sign_BYTES);
+	}
 	vfy_ckpt_leaf(&w->ckpt, row->seq, leaf, w->rep, &w->oom);
 }
 
@@ -342,13 +390,81 @@ static int64_t first_user(sqlite3 *db, const unsigned char *key, int keylen)
 	return seq;
 }
 
-/* The code table is not signed itself; each text is bound to the signed
- * records through its digest, which is the table's key. */
+/*
+ * sbx-audit search --code-contains answers from the trigram index of the
+ * code table (code_fts, FTS5 with the table as external content). Taking
+ * a run out of the index hides it from search: every code row must have
+ * its document in the index and the index none other. (FTS5 keeps one
+ * row per document in code_fts_docsize; its integrity-check command
+ * needs a writable connection, which an auditor does not have.)
+ */
+static int check_index(struct walk *w, struct sbx_verify_report *found, char *err, size_t errlen)
+{
+	sqlite3 *db = sbx_audit_db(w->a);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE name = 'code_fts_docsize'",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return 0; /* no index (an SQLite without FTS5, or not built yet) */
+	if (sqlite3_prepare_v2(db, "SELECT 'missing', c.sha256 FROM code c WHERE NOT EXISTS"
+			       " (SELECT 1 FROM code_fts_docsize d WHERE d.id = c.rowid)"
+			       " UNION ALL SELECT 'extra', d.id FROM code_fts_docsize d WHERE NOT EXISTS"
+			       " (SELECT 1 FROM code c WHERE c.rowid = d.id) LIMIT 100", -1, &st,
+			       NULL) != SQLITE_OK)
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !w->oom) {
+		const unsigned char *what = sqlite3_column_text(st, 0);
+		const unsigned char *key = sqlite3_column_text(st, 1);
+		int keylen = sqlite3_column_bytes(st, 1);
+		char shown[200];
+		vfy_show(shown, sizeof(shown), key ? key : (const unsigned char *)"", (size_t)keylen);
+		if (what != NULL && what[0] == 'm')
+			add(found, &w->oom, first_user(db, key, keylen), SBX_FIND_INDEX_MISMATCH,
+			    "code %.16s... is not in the search index (search --code-contains does "
+			    "not find its runs)", shown);
+		else
+			add(found, &w->oom, 0, SBX_FIND_INDEX_MISMATCH,
+			    "the search index holds document %s, which the code table does not", shown);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+fail:
+	snprintf(err, errlen, "%s: read search index: %s", sbx_audit_path(w->a), sqlite3_errmsg(db));
+	return -1;
+}
+
+static void code_missing(struct walk *w, struct sbx_verify_report *found,
+			 const unsigned char *sha, int64_t seq)
+{
+	char hex[65];
+
+	sodium_bin2hex(hex, sizeof(hex), sha, 32);
+	vfy_add(found, &w->oom, seq, SBX_FIND_CODE_MISSING, "its code text", "none",
+		"the code %.16s... this START ran is not in the code table (deleted, or "
+		"replaced by another text under that text's digest)", hex);
+}
+
+/*
+ * The code table is not signed itself; each text is bound to the signed
+ * records through its digest, which is the table's key: a text must hash
+ * to its key (code-modified), and every START's digest must have a text
+ * (code-missing). Both lists are in digest order (lower-case hex sorts as
+ * the bytes do), so one merge finds the missing ones.
+ */
 static int walk_code(struct walk *w, struct sbx_verify_report *found,
 		     char *err, size_t errlen)
 {
 	sqlite3 *db = sbx_audit_db(w->a);
 	sqlite3_stmt *st;
+	size_t n_refs = vfy_runs_codes(w->runs), ri = 0;
+	const unsigned char *ref;
+	int64_t ref_seq;
 	int rc;
 
 	if (sqlite3_prepare_v2(db, "SELECT sha256, text FROM code ORDER BY sha256",
@@ -373,6 +489,13 @@ static int walk_code(struct walk *w, struct sbx_verify_report *found,
 			    "code table key '%s' is not a sha256", shown);
 			continue;
 		}
+		while (ri < n_refs && (ref = vfy_runs_code(w->runs, ri, &ref_seq)) != NULL &&
+		       memcmp(ref, want, 32) < 0) {
+			code_missing(w, found, ref, ref_seq);
+			ri++;
+		}
+		if (ri < n_refs && memcmp(vfy_runs_code(w->runs, ri, &ref_seq), want, 32) == 0)
+			ri++;
 		crypto_hash_sha256(got, text ? text : (const unsigned char *)"", tlen);
 		if (sodium_memcmp(got, want, 32) != 0)
 			add(found, &w->oom, first_user(db, key, keylen), SBX_FIND_CODE_MODIFIED,
@@ -383,7 +506,9 @@ static int walk_code(struct walk *w, struct sbx_verify_report *found,
 		snprintf(err, errlen, "%s: read code: %s", sbx_audit_path(w->a), sqlite3_errmsg(db));
 		return -1;
 	}
-	return 0;
+	for (; ri < n_refs && (ref = vfy_runs_code(w->runs, ri, &ref_seq)) != NULL; ri++)
+		code_missing(w, found, ref, ref_seq);
+	return check_index(w, found, err, errlen);
 }
 
 /* Put code findings among the record findings, after those of the same seq. */
@@ -458,6 +583,71 @@ static void check_last_sig(struct walk *w)
 			"(log re-chained, or another key; run verify --full to find where)");
 }
 
+/* The ROTATE record's own base checkpoint must be the rotation base's:
+ * signed with pk, of base_seq records, with the base root. */
+static void check_rotate_note(struct walk *w)
+{
+	struct sbx_verify_report *rep = w->rep;
+	struct sbx_record r;
+	struct sbx_checkpoint cp;
+	struct sbx_fval v;
+	sqlite3_stmt *st;
+	char why[200] = "its blob cannot be read";
+	int ok = 0;
+
+	if (sqlite3_prepare_v2(sbx_audit_db(w->a), "SELECT blob FROM records WHERE seq = ?1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, w->rotate_seq);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sbx_record_decode(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), &r,
+			      why, sizeof(why)) == 0) {
+		if (sbx_rec_get(&r, SBX_F_BASE_NOTE, &v) != 1)
+			snprintf(why, sizeof(why), "it has no base checkpoint");
+		else if (sbx_checkpoint_open((const char *)v.p, v.n, w->pk, &cp, why, sizeof(why)) < 0)
+			;
+		else if (cp.size != rep->base_seq || sodium_memcmp(cp.root, rep->base_root, 32) != 0)
+			snprintf(why, sizeof(why), "its base checkpoint is not the log's base tree");
+		else
+			ok = 1;
+		sbx_record_free(&r);
+	}
+	sqlite3_finalize(st);
+	if (!ok)
+		vfy_add(rep, &w->oom, w->rotate_seq, SBX_FIND_ROTATION_UNSIGNED, NULL, NULL,
+			"the ROTATE record of this log's base does not sign it: %s", why);
+}
+
+/* After the walk: what needs the whole log seen. */
+static void finish_walk(struct walk *w)
+{
+	struct sbx_verify_report *rep = w->rep;
+	const struct sbx_verify_opts *o = w->opts;
+	uint64_t tail_ok = 0;
+	struct timespec ts;
+	char e[48], g[48];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	vfy_runs_finish(w->runs, o->now_ns ? o->now_ns : (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec,
+			w->ckpt.last_good, rep, &w->oom, &tail_ok);
+	vfy_ckpt_finish(&w->ckpt, rep, &w->oom, tail_ok);
+	if (o->have_head && !w->head_seen && o->head_seq > rep->last_seq) {
+		snprintf(e, sizeof(e), "record %" PRIu64, o->head_seq);
+		snprintf(g, sizeof(g), "%" PRIu64 " records", rep->last_seq);
+		vfy_add(rep, &w->oom, (int64_t)rep->last_seq + 1, SBX_FIND_TRUNCATED, e, g,
+			"the state has seen %" PRIu64 " records but the log ends at seq %" PRIu64
+			" (records removed from the end, or an older copy of the log)", o->head_seq,
+			rep->last_seq);
+	}
+	if (rep->base_seq > 0 && w->rotate_seq == 0)
+		vfy_add(rep, &w->oom, (int64_t)rep->base_seq + 1, SBX_FIND_ROTATION_UNSIGNED,
+			"a signed ROTATE record", "none",
+			"the log starts after seq %" PRIu64 " but no signed ROTATE record names that "
+			"base (records deleted and the base set without the key)", rep->base_seq);
+	else if (rep->base_seq > 0)
+		check_rotate_note(w);
+}
+
 int sbx_audit_verify(struct sbx_audit *a, const unsigned char *pk,
 		     struct sbx_verify_report *rep, char *err, size_t errlen)
 {
@@ -482,7 +672,13 @@ int sbx_audit_verify_opts(struct sbx_audit *a, const unsigned char *pk,
 		return -1;
 	}
 	*w = (struct walk){.a = a, .pk = pk, .rep = rep, .expect = 1, .full = opts->full,
-			   .sigs = w->sigs};
+			   .sigs = w->sigs, .opts = opts};
+	if (vfy_runs_init(&w->runs) < 0) {
+		vfy_sigs_free(&w->sigs);
+		free(w);
+		snprintf(err, errlen, "%s: verify: out of memory", sbx_audit_path(a));
+		return -1;
+	}
 	/* One read transaction: a consistent snapshot while runs append. */
 	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: begin: %s", sbx_audit_path(a), sqlite3_errmsg(db));
@@ -502,7 +698,7 @@ int sbx_audit_verify_opts(struct sbx_audit *a, const unsigned char *pk,
 		sbx_mtree_root(&w->ckpt.tree, rep->root);
 		vfy_sigs_flush(&w->sigs, rep, &w->oom);
 		check_last_sig(w);
-		vfy_ckpt_finish(&w->ckpt, rep, &w->oom);
+		finish_walk(w);
 		if (w->oom || merge(rep, &code) < 0 || sort_by_seq(rep) < 0)
 			snprintf(err, errlen, "%s: verify: out of memory", sbx_audit_path(a));
 		else
@@ -513,6 +709,7 @@ done:
 out:
 	vfy_ckpt_free(&w->ckpt);
 	vfy_sigs_free(&w->sigs);
+	vfy_runs_free(w->runs);
 	free(w);
 	sbx_verify_report_free(&code);
 	if (ret < 0)

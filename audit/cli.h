@@ -20,7 +20,7 @@
 #define EXIT_FAIL 1       /* findings, not found, or the command failed */
 #define EXIT_USAGE 2      /* bad command line */
 #define EXIT_UNREADABLE 3 /* the log or the key cannot be read */
-#define EXIT_WARNINGS 2   /* verify: warnings only (shares 2 with usage, as the issue asks) */
+#define EXIT_WARNINGS 4   /* verify: warnings only, no tampering */
 
 struct cli {
 	const char *db;     /* --db, default SBX_LOCALSTATEDIR/lib/sbx/audit.db */

@@ -26,11 +26,13 @@ static void help(void)
 	       "of the last record, which covers every earlier one through the chain.\n"
 	       "\n"
 	       "  --full        also check every record's signature (two threads)\n"
-	       "  --state FILE  the last trusted checkpoint, kept by the auditor: the\n"
-	       "                log must still hold its records with its root, else\n"
-	       "                truncated, forked or log-replaced. Absent: created.\n"
-	       "                Updated to the newest valid checkpoint when no\n"
-	       "                tampering is found.\n"
+	       "  --state FILE  what the last verify saw, kept by the auditor: the\n"
+	       "                newest record (seq, chain value, signature) and the\n"
+	       "                newest checkpoint. The log must still hold both,\n"
+	       "                else truncated, rolled-back, forked, checkpoint-\n"
+	       "                missing or log-replaced; a log that is missing,\n"
+	       "                empty or unreadable is truncated too. Absent:\n"
+	       "                created. Updated when no tampering is found.\n"
 	       "  --archive FILE\n"
 	       "                also the archive that " PROG " rotate moved older\n"
 	       "                records to: it must verify, and end where the log\n"
@@ -42,16 +44,13 @@ static void help(void)
 	       "                kind, severity, what, expected, actual}]}\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
 	       "\n"
-	       "Text: \"OK: N records\" when clean, else one line per finding,\n"
-	       "\"seq N: KIND: what (expected E, actual A)\". Tampering kinds:\n"
-	       "record-modified, columns-mismatch, chain-broken, seq-gap,\n"
-	       "bad-signature, undecodable, code-modified, checkpoint-bad,\n"
-	       "checkpoint-mismatch, truncated, forked, log-replaced. Warnings:\n"
-	       "uncheckpointed-tail (records after the last checkpoint; write one\n"
-	       "with " PROG " checkpoint --write), time-backwards.\n"
+	       "Text: \"OK: N records (checkpoint at M)\" when clean (and \"; K runs in\n"
+	       "progress\" for STARTs whose END may still come), else one line per\n"
+	       "finding, \"seq N: KIND: what (expected E, actual A)\". Kinds: see\n"
+	       "sbx-audit(1) VERIFY FINDINGS.\n"
 	       "\n"
-	       "exit status: 0 clean, 1 tampering found, 2 warnings only (also: usage\n"
-	       "error), 3 the log, key or state file cannot be read.\n");
+	       "exit status: 0 clean, 1 tampering found, 2 usage error, 3 the log, key\n"
+	       "or state file cannot be read (without a state), 4 warnings only.\n");
 }
 
 /* Signatures made with another key all fail; say why up front. */
@@ -95,6 +94,7 @@ static void print_json(const struct sbx_verify_report *rep)
 	json_object_set_new(o, "records", json_integer((json_int_t)rep->n_records));
 	json_object_set_new(o, "checkpoints", json_integer((json_int_t)rep->n_checkpoints));
 	json_object_set_new(o, "checkpoint_size", json_integer((json_int_t)rep->latest_size));
+	json_object_set_new(o, "in_progress", json_integer((json_int_t)rep->n_in_progress));
 	json_object_set_new(o, "findings", arr);
 	out_json(o);
 }
@@ -106,7 +106,13 @@ static int report(const struct sbx_verify_report *rep, int json)
 	if (json) {
 		print_json(rep);
 	} else if (rep->n_findings == 0) {
-		printf("OK: %" PRIu64 " records\n", rep->n_records);
+		printf("OK: %" PRIu64 " records", rep->n_records);
+		if (rep->latest_size > 0)
+			printf(" (checkpoint at %" PRIu64, rep->latest_size);
+		if (rep->n_in_progress > 0)
+			printf("%s%" PRIu64 " run%s in progress", rep->latest_size ? "; " : " (",
+			       rep->n_in_progress, rep->n_in_progress == 1 ? "" : "s");
+		printf("%s\n", rep->latest_size || rep->n_in_progress ? ")" : "");
 	} else {
 		for (i = 0; i < rep->n_findings; i++) {
 			const struct sbx_finding *f = &rep->findings[i];
@@ -213,22 +219,51 @@ static int verify_archive(const char *path, const unsigned char *pk,
 	return 0;
 }
 
-/* Move the trusted checkpoint forward, only over a log found intact. */
+/* Move what the auditor trusts forward, only over a log found intact: the
+ * newest record walked, and the newest checkpoint (or the one the state
+ * had, when the log has no newer). */
 static void save_state(const char *path, const struct sbx_verify_report *rep,
-		       const struct sbx_checkpoint *old, int json)
+		       const struct state *old, int json)
 {
-	char err[SBX_ERR_LEN];
+	char err[SBX_ERR_LEN], *note = NULL;
 
-	if (n_tamper(rep) > 0 || rep->latest_note == NULL ||
-	    (old != NULL && rep->latest_size <= old->size))
+	if (n_tamper(rep) > 0 || !rep->have_head)
 		return;
-	if (state_write(path, rep->latest_note, err, sizeof(err)) < 0) {
+	if (rep->latest_note != NULL)
+		note = out_need(strdup(rep->latest_note));
+	else if (old != NULL && old->note != NULL)
+		note = out_need(strndup(old->note, old->note_len));
+	if (state_write(path, rep->head_seq, rep->head_chain, rep->head_sig, note, err,
+			sizeof(err)) < 0) {
 		cli_err("state: %s", err);
+		free(note);
 		return;
 	}
+	free(note);
 	if (!json)
-		cli_err("state: %s now holds the checkpoint of %" PRIu64 " records", path,
-			rep->latest_size);
+		cli_err("state: %s now holds record %" PRIu64 " and the checkpoint of %" PRIu64
+			" records", path, rep->head_seq, rep->latest_size);
+}
+
+/*
+ * A log that cannot be opened, when a state says what it held: that is
+ * the log removed, emptied or replaced by something else, so a finding
+ * (truncated at seq 1: nothing of what was seen is left), not "cannot read".
+ */
+static int log_gone(const char *db, const char *why, const struct state *st, int json)
+{
+	struct sbx_verify_report rep = {0};
+	char what[512], e[80];
+
+	snprintf(what, sizeof(what), "the log %s cannot be read (%s) but the state has seen %"
+		 PRIu64 " records", db, why, st->have_head ? st->head_seq : 0);
+	add_finding(&rep, 1, SBX_FIND_TRUNCATED, "", what);
+	snprintf(e, sizeof(e), "%" PRIu64 " records", st->have_head ? st->head_seq : 0);
+	snprintf(rep.findings[0].expected, sizeof(rep.findings[0].expected), "%s", e);
+	snprintf(rep.findings[0].actual, sizeof(rep.findings[0].actual), "no log");
+	report(&rep, json);
+	sbx_verify_report_free(&rep);
+	return EXIT_FAIL;
 }
 
 int cmd_verify(struct cli *c, int argc, char **argv)
@@ -244,11 +279,13 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
 	struct sbx_verify_report rep;
 	struct sbx_audit *a;
-	char err[SBX_ERR_LEN], state[SBX_NOTE_MAX];
+	static char state[STATE_MAX];
+	char err[SBX_ERR_LEN];
 	struct sbx_verify_opts vo = {0};
 	struct sbx_checkpoint old;
+	struct state st = {0};
 	const char *state_path = NULL, *archive = NULL;
-	int json = 0, opt, rc, have_old = 0;
+	int json = 0, opt, rc, have_old = 0, have_state = 0;
 
 	while ((opt = getopt_long(argc, argv, ":hjfs:", opts, NULL)) != -1) {
 		switch (opt) {
@@ -280,23 +317,36 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		return EXIT_UNREADABLE;
 	}
 	if (state_path != NULL) {
-		long n = state_read(state_path, state, sizeof(state), err, sizeof(err));
+		int n = state_read(state_path, state, sizeof(state), &st, err, sizeof(err));
 		if (n < 0) {
 			cli_err("%s", err);
 			return EXIT_UNREADABLE;
 		}
-		if (n > 0) {
-			vo.state_note = state;
-			vo.state_len = (size_t)n;
-			have_old = sbx_checkpoint_open(state, (size_t)n, pk, &old, NULL, 0) == 0;
+		have_state = n > 0;
+		if (st.note != NULL) {
+			vo.state_note = st.note;
+			vo.state_len = st.note_len;
+			have_old = sbx_checkpoint_open(st.note, st.note_len, pk, &old, NULL, 0) == 0;
+		}
+		if (st.have_head) {
+			vo.have_head = 1;
+			vo.head_seq = st.head_seq;
+			memcpy(vo.head_chain, st.head_chain, 32);
+			memcpy(vo.head_sig, st.head_sig, crypto_sign_BYTES);
 		}
 	}
-	if (cli_open_log(c, &a) < 0)
+	if (have_state) {
+		if (sbx_audit_open(c->db, 1, &a, err, sizeof(err)) < 0)
+			return log_gone(c->db, err, &st, json);
+	} else if (cli_open_log(c, &a) < 0) {
 		return EXIT_UNREADABLE;
+	}
 	check_meta_key(a, c->pubkey, pk);
 	if (sbx_audit_verify_opts(a, pk, &vo, &rep, err, sizeof(err)) < 0) {
-		cli_err("%s", err);
 		sbx_audit_close(a);
+		if (have_state)
+			return log_gone(c->db, err, &st, json);
+		cli_err("%s", err);
 		return EXIT_UNREADABLE;
 	}
 	if (archive != NULL &&
@@ -311,7 +361,7 @@ int cmd_verify(struct cli *c, int argc, char **argv)
 		cli_err("state: %s covers records rotated out of the log; not checked or updated "
 			"without --archive", state_path);
 	else if (state_path != NULL)
-		save_state(state_path, &rep, have_old ? &old : NULL, json);
+		save_state(state_path, &rep, have_state ? &st : NULL, json);
 	sbx_verify_report_free(&rep);
 	sbx_audit_close(a);
 	return rc;

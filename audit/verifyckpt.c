@@ -154,7 +154,41 @@ void vfy_ckpt_leaf(struct vfy_ckpt *c, int64_t seq, const unsigned char leaf[32]
 	}
 }
 
-void vfy_ckpt_finish(struct vfy_ckpt *c, struct sbx_verify_report *rep, int *oom)
+void vfy_ckpt_ref(struct vfy_ckpt *c, const struct vfy_row *row, uint64_t base,
+		  struct sbx_verify_report *rep, int *oom)
+{
+	size_t lo = 0, hi = c->n;
+	char e[80];
+
+	if (!row->has_after || row->after_size < base)
+		return; /* before a rotation's base: in the archive */
+	if (row->after_size == base && base > 0) {
+		if (sodium_memcmp(row->after_root, rep->base_root, 32) != 0)
+			vfy_add(rep, oom, row->seq, SBX_FIND_CHECKPOINT_MISSING, NULL, NULL,
+				"the START names a checkpoint of %" PRIu64 " records that is not the "
+				"rotation base's", row->after_size);
+		return;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->cps[mid].size < row->after_size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	snprintf(e, sizeof(e), "checkpoint of %" PRIu64 " records", row->after_size);
+	if (lo == c->n || c->cps[lo].size != row->after_size)
+		vfy_add(rep, oom, row->seq, SBX_FIND_CHECKPOINT_MISSING, e, "none stored",
+			"the START names the kept checkpoint of %" PRIu64 " records, which the log "
+			"no longer holds (checkpoint rows deleted)", row->after_size);
+	else if (sodium_memcmp(c->cps[lo].root, row->after_root, 32) != 0)
+		vfy_add(rep, oom, row->seq, SBX_FIND_CHECKPOINT_MISSING, e, "another root",
+			"the START names a checkpoint of %" PRIu64 " records with another root than "
+			"the stored one (checkpoint rows replaced)", row->after_size);
+}
+
+void vfy_ckpt_finish(struct vfy_ckpt *c, struct sbx_verify_report *rep, int *oom,
+		     uint64_t tail_ok)
 {
 	char e[80], g[80];
 	uint64_t n = c->tree.size;
@@ -172,13 +206,21 @@ void vfy_ckpt_finish(struct vfy_ckpt *c, struct sbx_verify_report *rep, int *oom
 			"the saved checkpoint (--state) covers %" PRIu64 " records but the log has %"
 			PRIu64 " (tail cut, or rolled back to an older copy)", c->state.size, n);
 	}
-	if (n > c->last_good) {
+	if (c->have_state && c->state_seen && c->state.size > c->last_good &&
+	    c->state.size > rep->base_seq) {
+		snprintf(e, sizeof(e), "checkpoint of %" PRIu64 " records", c->state.size);
+		snprintf(g, sizeof(g), "newest of %" PRIu64 " records", c->last_good);
+		vfy_add(rep, oom, (int64_t)c->state.size, SBX_FIND_CHECKPOINT_MISSING, e, g,
+			"the state saw a checkpoint of %" PRIu64 " records, which the log no longer "
+			"holds (checkpoint rows deleted)", c->state.size);
+	}
+	if (n > c->last_good + tail_ok) {
 		snprintf(e, sizeof(e), "%" PRIu64 " records checkpointed", n);
 		snprintf(g, sizeof(g), "%" PRIu64 " records checkpointed", c->last_good);
 		vfy_add(rep, oom, (int64_t)c->last_good + 1, SBX_FIND_UNCHECKPOINTED_TAIL, e, g,
 			"%" PRIu64 " records after the last valid checkpoint are covered only by the "
-			"chain and the last signature (their removal would not be detected)",
-			n - c->last_good);
+			"chain and the last signature (their removal would not be detected)%s",
+			n - c->last_good, tail_ok ? "; runs in progress among them do not count" : "");
 	}
 	if (c->last_good > 0) {
 		rep->latest_size = c->last_good;

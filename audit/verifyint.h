@@ -50,6 +50,17 @@ struct vfy_row {
 	int64_t realtime_ns;
 	char boot_id[40];
 	char origin[SBX_ORIGIN_MAX + 1];
+	/* decoded: what the walk's cross-record checks use */
+	int kind;
+	char run_id[SBX_ID_LEN + 1];
+	unsigned char code_sha256[32];
+	uint64_t wall_limit_ms;
+	int has_after;                /* START: after_checkpoint */
+	uint64_t after_size;
+	unsigned char after_root[32];
+	int has_base;                 /* ROTATE: base_seq, base_chain */
+	uint64_t base_seq;
+	unsigned char base_chain[32];
 };
 
 /* Consecutive records in seq order. */
@@ -106,9 +117,36 @@ int vfy_ckpt_base(struct vfy_ckpt *c, struct sbx_audit *a, const unsigned char *
 /* One more leaf (the walk's seq-th record, leaf as recomputed). */
 void vfy_ckpt_leaf(struct vfy_ckpt *c, int64_t seq, const unsigned char leaf[32],
 		   struct sbx_verify_report *rep, int *oom);
-/* After the walk: truncation, --state, tail warning, rep->latest_note. */
-void vfy_ckpt_finish(struct vfy_ckpt *c, struct sbx_verify_report *rep, int *oom);
+/* A START's after_checkpoint: that kept checkpoint must be stored (or
+ * lie before the base of a rotated log, in its archive). */
+void vfy_ckpt_ref(struct vfy_ckpt *c, const struct vfy_row *row, uint64_t base,
+		  struct sbx_verify_report *rep, int *oom);
+/* After the walk: truncation, --state, rep->latest_note, and the tail
+ * warning unless the records after the last checkpoint are tail_ok runs
+ * in progress. */
+void vfy_ckpt_finish(struct vfy_ckpt *c, struct sbx_verify_report *rep, int *oom,
+		     uint64_t tail_ok);
 void vfy_ckpt_free(struct vfy_ckpt *c);
+
+/* Across records (verifyruns.c): START/END pairing and the STARTs' code. */
+struct vfy_runs;
+int vfy_runs_init(struct vfy_runs **out);
+/* One decoded record, in seq order: an END without its START is a finding. */
+void vfy_runs_row(struct vfy_runs *r, const struct vfy_row *row, struct sbx_verify_report *rep,
+		  int *oom);
+/* A record whose content is not known (its blob was altered): no pairing
+ * finding is made that it could explain. */
+void vfy_runs_unknown(struct vfy_runs *r, int64_t seq);
+/* After the walk: each START without END is incomplete when older than
+ * its wall-time limit allows at now_ns, else in progress (counted in
+ * rep->n_in_progress; *tail_in_progress counts those after seq tail_from). */
+void vfy_runs_finish(struct vfy_runs *r, int64_t now_ns, uint64_t tail_from,
+		     struct sbx_verify_report *rep, int *oom, uint64_t *tail_in_progress);
+/* The STARTs' code digests, sorted and unique: their count, then the
+ * i-th digest with the seq of its first START (NULL past the end). */
+size_t vfy_runs_codes(struct vfy_runs *r);
+const unsigned char *vfy_runs_code(const struct vfy_runs *r, size_t i, int64_t *seq);
+void vfy_runs_free(struct vfy_runs *r);
 
 /* Signatures checked later, in batches, on two threads. */
 struct vfy_sig_job {

@@ -211,6 +211,39 @@ static int take(sqlite3_stmt *st, int i, unsigned char *out, int want)
 	return n;
 }
 
+static void after_ckpt(size_t idx, const struct sbx_fval *v, void *ctx)
+{
+	struct vfy_row *row = ctx;
+
+	(void)idx;
+	row->has_after = 1;
+	row->after_size = v[0].u;
+	memcpy(row->after_root, v[1].p, 32);
+}
+
+/* What the walk checks across records (pairing, code, checkpoints, the
+ * rotation base), copied out of the decoded record. */
+static void take_facts(struct vfy_row *row, const struct sbx_record *rec)
+{
+	struct sbx_fval v, c;
+
+	row->kind = rec->kind;
+	memcpy(row->run_id, rec->run_id, sizeof(row->run_id));
+	memcpy(row->code_sha256, rec->code_sha256, 32);
+	row->wall_limit_ms = rec->limits.wall_ms;
+	row->has_after = row->has_base = 0;
+	if (rec->ext.len == 0)
+		return;
+	if (rec->kind == SBX_REC_START && sbx_rec_get(rec, SBX_F_AFTER_CKPT, &v) == 1)
+		sbx_rec_items(sbx_field_def(SBX_F_AFTER_CKPT), v.p, v.n, after_ckpt, row);
+	if (rec->kind == SBX_REC_ROTATE && sbx_rec_get(rec, SBX_F_BASE_SEQ, &v) == 1 &&
+	    sbx_rec_get(rec, SBX_F_BASE_CHAIN, &c) == 1) {
+		row->has_base = 1;
+		row->base_seq = v.u;
+		memcpy(row->base_chain, c.p, 32);
+	}
+}
+
 static void read_row(struct vfy_chunk *c, sqlite3_stmt *st)
 {
 	struct vfy_row *row = &c->rows[c->n];
@@ -244,6 +277,8 @@ static void read_row(struct vfy_chunk *c, sqlite3_stmt *st)
 	/* Decoded and compared even when the leaf does not match: whether the
 	 * blob counts as intact can depend on the chain, which the walk knows. */
 	row->decoded = 0;
+	row->kind = 0;
+	row->has_after = row->has_base = 0;
 	if (sbx_record_decode(blob, blen, &rec, why, sizeof(why)) < 0) {
 		vfy_add(&c->found, &c->oom, row->seq, SBX_FIND_UNDECODABLE, NULL, NULL, "%s", why);
 	} else {
@@ -251,6 +286,7 @@ static void read_row(struct vfy_chunk *c, sqlite3_stmt *st)
 		row->decoded = 1;
 		row->realtime_ns = rec.realtime_ns;
 		memcpy(row->boot_id, rec.boot_id, sizeof(row->boot_id));
+		take_facts(row, &rec);
 		sbx_record_free(&rec);
 	}
 	row->finding = c->found.n_findings > found_before ? (int)found_before : -1;

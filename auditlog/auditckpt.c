@@ -278,20 +278,37 @@ out:
 	return ret;
 }
 
+/* PRAGMA synchronous: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA; 2 if unknown. */
+static int sync_level(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int v = 2;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA synchronous", -1, &st, NULL) != SQLITE_OK)
+		return v;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
 int sbx_audit_checkpoint(struct sbx_audit *a, const unsigned char *sk, const char *origin,
 			 uint64_t every_records, uint64_t every_seconds, char *note,
 			 char *err, size_t errlen)
 {
 	sqlite3 *db = sbx_audit_db(a);
-	int rc;
+	int rc, sync_was;
 
 	if (origin == NULL || origin[0] == '\0' || strlen(origin) > SBX_ORIGIN_MAX) {
 		snprintf(err, errlen, "%s: checkpoint: origin must be 1..%d bytes",
 			 sbx_audit_path(a), SBX_ORIGIN_MAX);
 		return -1;
 	}
-	/* see the top of this file; set back to FULL on every path */
-	sqlite3_exec(db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+	/* see the top of this file; set back on every path (to what the
+	 * connection had: FULL for the writer, OFF for a bulk load) */
+	sync_was = sync_level(db);
+	if (sync_was > 1)
+		sqlite3_exec(db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 		db_fail(a, "begin transaction", err, errlen);
 		rc = -1;
@@ -308,7 +325,9 @@ int sbx_audit_checkpoint(struct sbx_audit *a, const unsigned char *sk, const cha
 		rc = -1;
 	}
 out:
-	sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+	if (sync_was > 1)
+		sqlite3_exec(db, sync_was == 2 ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=EXTRA",
+			     NULL, NULL, NULL);
 	return rc;
 }
 

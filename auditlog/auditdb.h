@@ -116,6 +116,13 @@ json_t *sbx_fval_json(const struct sbx_fval *v);
  * the log and its archive) in schema "main" or "arc". Returns 0 or -1. */
 int sbx_ckpt_table_create(sqlite3 *db, const char *schema);
 
+/* sbx_audit_append inside the caller's write transaction (BEGIN
+ * IMMEDIATE already taken, COMMIT the caller's): for a record that must
+ * commit with other changes (rotation's ROTATE record). */
+int sbx_audit_append_in_tx(struct sbx_audit *a, struct sbx_record *rec,
+			   const unsigned char *sk, const char *origin,
+			   unsigned char chain_out[32], char *err, size_t errlen);
+
 /* The SQLite handle of an open log, for read-only queries of sbx-audit. */
 sqlite3 *sbx_audit_db(struct sbx_audit *a);
 /* The path the log was opened with, for messages. */

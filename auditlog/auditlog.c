@@ -846,13 +846,10 @@ static int append_locked(struct sbx_audit *a, struct sbx_record *rec,
 	return 0;
 }
 
-int sbx_audit_append(struct sbx_audit *a, struct sbx_record *rec,
-		     const unsigned char *sk, const char *origin,
-		     unsigned char chain_out[32], char *err, size_t errlen)
+static int append_args(struct sbx_audit *a, const struct sbx_record *rec,
+			const unsigned char *sk, const char *origin, char *err, size_t errlen)
 {
-	struct signed_rec s = {0};
 	size_t olen;
-	int rc;
 
 	if (a == NULL || rec == NULL || sk == NULL) {
 		sbx_audit_seterr(err, errlen, "audit append: missing argument");
@@ -867,6 +864,34 @@ int sbx_audit_append(struct sbx_audit *a, struct sbx_record *rec,
 		sbx_audit_seterr(err, errlen, "%s: origin must be 1..%d bytes", a->path, SBX_ORIGIN_MAX);
 		return -1;
 	}
+	return 0;
+}
+
+int sbx_audit_append_in_tx(struct sbx_audit *a, struct sbx_record *rec,
+			   const unsigned char *sk, const char *origin,
+			   unsigned char chain_out[32], char *err, size_t errlen)
+{
+	struct signed_rec s = {0};
+	int rc;
+
+	if (append_args(a, rec, sk, origin, err, errlen) < 0)
+		return -1;
+	rc = append_locked(a, rec, sk, origin, &s, err, errlen);
+	free(s.blob);
+	if (rc == 0 && chain_out != NULL)
+		memcpy(chain_out, s.chain, 32);
+	return rc;
+}
+
+int sbx_audit_append(struct sbx_audit *a, struct sbx_record *rec,
+		     const unsigned char *sk, const char *origin,
+		     unsigned char chain_out[32], char *err, size_t errlen)
+{
+	struct signed_rec s = {0};
+	int rc;
+
+	if (append_args(a, rec, sk, origin, err, errlen) < 0)
+		return -1;
 	rc = sqlite3_exec(a->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return sql_fail(a, "begin transaction", err, errlen);

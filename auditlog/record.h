@@ -189,23 +189,40 @@ int sbx_audit_sig_ok(const unsigned char *pk, const char *origin,
  * from the stored chain value so that one edit yields one finding where
  * the evidence allows. It needs only the public key.
  */
+/*
+ * What verification can find, one table: X(SYMBOL, name, warning, what it
+ * means). Warnings (1) are suspicious, not proof of tampering: verify
+ * exits 4 when only they are found, 1 for any other kind (sbx-audit(1)).
+ */
+#define SBX_FINDING_KINDS(X)                                                                       \
+	X(RECORD_MODIFIED, "record-modified", 0, "a blob does not match its leaf hash")            \
+	X(COLUMNS_MISMATCH, "columns-mismatch", 0, "SQL columns differ from the decoded blob")     \
+	X(CHAIN_BROKEN, "chain-broken", 0, "the chain does not follow: records inserted, deleted or reordered") \
+	X(SEQ_GAP, "seq-gap", 0, "sequence numbers missing (seq = the first missing)")              \
+	X(BAD_SIGNATURE, "bad-signature", 0, "an Ed25519 record signature does not verify")        \
+	X(UNDECODABLE, "undecodable", 0, "a blob is not a valid canonical record")                  \
+	X(CODE_MODIFIED, "code-modified", 0, "a code text does not match its digest")               \
+	X(CODE_MISSING, "code-missing", 0, "a START's code digest has no code text")                \
+	X(INDEX_MISMATCH, "index-mismatch", 0, "the code search index does not cover the code table") \
+	X(END_WITHOUT_START, "end-without-start", 0, "an END whose run has no START before it")    \
+	X(CHECKPOINT_BAD, "checkpoint-bad", 0, "a stored checkpoint is malformed or its signature fails") \
+	X(CHECKPOINT_MISMATCH, "checkpoint-mismatch", 0, "the leaves no longer give a signed root") \
+	X(CHECKPOINT_MISSING, "checkpoint-missing", 0, "a checkpoint the chain or the state names is gone") \
+	X(TRUNCATED, "truncated", 0, "fewer records than a checkpoint, witness or state has seen") \
+	X(ROLLED_BACK, "rolled-back", 0, "a record the state has seen holds other values now")     \
+	X(FORKED, "forked", 0, "a saved or witnessed checkpoint's root is not this log's")         \
+	X(LOG_REPLACED, "log-replaced", 0, "the saved checkpoint is not signed by the log's key") \
+	X(ROTATION_UNSIGNED, "rotation-unsigned", 0, "the log's base has no signed ROTATE record") \
+	X(UNCHECKPOINTED_TAIL, "uncheckpointed-tail", 1, "records after the last checkpoint that are not runs in progress") \
+	X(INCOMPLETE, "incomplete", 1, "a START without END, older than its wall-time limit allows") \
+	X(TIME_BACKWARDS, "time-backwards", 1, "realtime went back between records of one boot")
+
 enum sbx_finding_kind {
-	SBX_FIND_RECORD_MODIFIED = 1, /* blob does not match its leaf hash */
-	SBX_FIND_COLUMNS_MISMATCH,    /* SQL columns differ from the decoded blob */
-	SBX_FIND_CHAIN_BROKEN,        /* chain does not follow: insert, delete, reorder */
-	SBX_FIND_SEQ_GAP,             /* seq numbers missing (seq = first missing) */
-	SBX_FIND_BAD_SIGNATURE,       /* Ed25519 signature does not verify */
-	SBX_FIND_UNDECODABLE,         /* blob is not a valid canonical record */
-	SBX_FIND_CODE_MODIFIED,       /* code table text does not match its digest */
-	/* checkpoints (checkpoint.h) */
-	SBX_FIND_CHECKPOINT_BAD,      /* stored checkpoint malformed or its signature fails */
-	SBX_FIND_CHECKPOINT_MISMATCH, /* the leaves no longer give the root a checkpoint signed */
-	SBX_FIND_TRUNCATED,           /* fewer records than a checkpoint covers (tail cut, rollback) */
-	SBX_FIND_FORKED,              /* the saved (--state) checkpoint's root is not this log's */
-	SBX_FIND_LOG_REPLACED,        /* the saved checkpoint is not signed by the log's key */
-	/* warnings: suspicious, not proof of tampering */
-	SBX_FIND_UNCHECKPOINTED_TAIL, /* records after the last checkpoint (seq = first) */
-	SBX_FIND_TIME_BACKWARDS,      /* realtime went back between records of one boot */
+	SBX_FIND_NONE = 0,
+#define SBX_FINDING_ENUM(sym, name, warn, doc) SBX_FIND_##sym,
+	SBX_FINDING_KINDS(SBX_FINDING_ENUM)
+#undef SBX_FINDING_ENUM
+	SBX_FIND_NKINDS
 };
 
 struct sbx_finding {
@@ -219,6 +236,7 @@ struct sbx_finding {
 struct sbx_verify_report {
 	uint64_t n_records;           /* rows walked */
 	uint64_t n_checkpoints;       /* stored checkpoints whose signature and root hold */
+	uint64_t n_in_progress;       /* STARTs without END still within their time */
 	char *latest_note;            /* newest such checkpoint's note (malloc'd), or NULL */
 	uint64_t latest_size;         /* its tree size */
 	/* Rotation (rotate.h): a live log starts after base_seq, from
@@ -227,15 +245,21 @@ struct sbx_verify_report {
 	 * chain value and the root over every leaf (base ones included). */
 	uint64_t base_seq, last_seq;
 	unsigned char base_chain[32], base_root[32], last_chain[32], root[32];
+	/* the newest record walked whose chain held: what verify --state pins */
+	int have_head;
+	uint64_t head_seq;
+	unsigned char head_chain[32], head_sig[crypto_sign_BYTES];
 	struct sbx_finding *findings; /* sorted by seq; malloc'd */
 	size_t n_findings;
 	size_t cap;
 };
 
-/* "record-modified", "columns-mismatch", ... */
+/* "record-modified", "columns-mismatch", ... from the table. */
 const char *sbx_finding_kind_name(enum sbx_finding_kind kind);
-/* 1 for the kinds that are warnings (verify exit 2), 0 for tampering. */
+/* 1 for the kinds that are warnings (verify exit 4), 0 for tampering. */
 int sbx_finding_is_warning(enum sbx_finding_kind kind);
+/* The table's description of kind. */
+const char *sbx_finding_kind_doc(enum sbx_finding_kind kind);
 
 struct sbx_verify_opts {
 	/* 0: check every link of the chain, every leaf and column, every
@@ -255,6 +279,15 @@ struct sbx_verify_opts {
 	/* Records per unit of work handed to a reader (0: 4096). Small values
 	 * only for tests of the boundaries between units. */
 	unsigned chunk_rows;
+	/* The newest record an earlier verify saw (--state): the log must
+	 * still hold record head_seq with this chain value and signature,
+	 * else truncated (fewer records) or rolled-back (other values). */
+	int have_head;
+	uint64_t head_seq;
+	unsigned char head_chain[32], head_sig[crypto_sign_BYTES];
+	/* The clock that tells a run in progress from an incomplete one
+	 * (ns since the epoch); 0: now. */
+	int64_t now_ns;
 };
 
 /*

@@ -95,7 +95,8 @@ void cli_usage_run(FILE *out)
 	      "\n"
 	      "Run CODE, the contents of FILE, or standard input (-) in the sandbox.\n"
 	      "Output is streamed as the program writes it; files it leaves in /out are\n"
-	      "returned as artifacts.\n"
+	      "returned as artifacts. With -c or FILE, a piped or redirected standard\n"
+	      "input is read to its end and is the program's (at most input_size).\n"
 	      "\n"
 	      "Code:\n"
 	      "  -c, --code CODE     the code itself (at most 4 MiB, like FILE and -)\n"
@@ -402,6 +403,7 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->work_fd = -1;
+	o->stdin_fd = -1;
 	prescan_json(argc, argv);
 	opterr = 0; /* our own messages, in our format */
 	optind = 1;

@@ -38,6 +38,7 @@ struct run_opts {
 	int input_fds[SBX_MAX_INPUTS];       /* sealed memfds */
 	char input_names[SBX_MAX_INPUTS][65]; /* their names under /in */
 	int work_fd;                          /* the session directory, or -1 */
+	int stdin_fd;                         /* sealed memfd of the standard input, or -1 */
 	/* set per attempt by the loop, never from the command line */
 	size_t code_len;         /* bytes of code; 0: strlen(code) */
 	const char *session;     /* helper --session, or NULL */

@@ -5,12 +5,87 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hint.h"
+#include "units.h"
+
 /* Longest "message" taken from the last stderr line (bytes). */
 #define LAST_LINE_MAX 512
 
-static json_t *make(const char *type, json_t *message, json_t *line, json_t *traceback)
+/* The limits an outcome can name: where the result keeps the value, how to
+ * say it, and the option of `sbx run` that can lower it. */
+enum unit { U_DURATION, U_SIZE, U_COUNT };
+static const struct {
+	const char *outcome, *limit_key, *what, *option;
+	enum unit unit;
+} lim[] = {
+	{"timeout", "wall_time_ms", "wall-time limit", "--timeout", U_DURATION},
+	{"cpu_limit", "cpu_time_ms", "CPU-time limit", NULL, U_DURATION},
+	{"memory_limit", "memory_bytes", "memory limit", "--memory", U_SIZE},
+	{"pids_limit", "pids", "process limit", "--pids", U_COUNT},
+	{"output_limit", "output_bytes", "output limit", NULL, U_SIZE},
+	{"file_size", "file_size_bytes", "file size limit", NULL, U_SIZE},
+	{NULL, "tmp_bytes", "/tmp size", NULL, U_SIZE},
+	{NULL, "shm_bytes", "/dev/shm size", NULL, U_SIZE},
+	{NULL, "out_bytes", "/out size", NULL, U_SIZE},
+};
+
+/* Was this limit lowered by the caller's option? */
+static bool asked(const struct run_opts *o, const char *option)
 {
-	return json_pack("{s:s,s:o,s:o,s:o}", "type", type, "message", message ? message : json_null(),
+	if (o == NULL || option == NULL)
+		return false;
+	if (strcmp(option, "--timeout") == 0)
+		return o->timeout_ms != 0;
+	if (strcmp(option, "--memory") == 0)
+		return o->memory_bytes != 0;
+	return strcmp(option, "--pids") == 0 && o->pids != 0;
+}
+
+bool result_limit_value(json_t *res, const struct run_opts *o, const char *limit_key, char *buf, size_t len)
+{
+	json_t *v = json_object_get(json_object_get(res, "limits"), limit_key);
+	const char *policy = json_string_value(json_object_get(res, "policy"));
+	char val[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(lim) / sizeof(lim[0]) && strcmp(lim[i].limit_key, limit_key) != 0; i++)
+		;
+	if (i == sizeof(lim) / sizeof(lim[0]) || !json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	if (lim[i].unit == U_DURATION)
+		sbx_format_duration_ms((uint64_t)json_integer_value(v), val, sizeof(val));
+	else if (lim[i].unit == U_SIZE)
+		sbx_format_size((uint64_t)json_integer_value(v), val, sizeof(val));
+	else
+		snprintf(val, sizeof(val), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	if (asked(o, lim[i].option))
+		snprintf(buf, len, "%s (%s)", val, lim[i].option);
+	else
+		snprintf(buf, len, "%s (policy %s)", val, policy ? policy : "?");
+	return true;
+}
+
+bool result_limit_message(json_t *res, const struct run_opts *o, char *buf, size_t len)
+{
+	const char *outcome = json_string_value(json_object_get(res, "outcome"));
+	char val[128];
+
+	for (size_t i = 0; outcome != NULL && i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].outcome != NULL && strcmp(outcome, lim[i].outcome) == 0) {
+			if (result_limit_value(res, o, lim[i].limit_key, val, sizeof(val)))
+				snprintf(buf, len, "%s of %s reached", lim[i].what, val);
+			else
+				snprintf(buf, len, "%s reached", lim[i].what);
+			return true;
+		}
+	return false;
+}
+
+static json_t *make(const char *code, const char *type, json_t *message, json_t *line, json_t *traceback,
+		    json_t *hint)
+{
+	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "code", code, "type", type,
+			 "message", message ? message : json_null(), "hint", hint ? hint : json_null(),
 			 "line", line ? line : json_null(), "traceback", traceback ? traceback : json_null());
 }
 
@@ -40,68 +115,57 @@ static json_t *last_line(const char *s)
 	return json_stringn(begin, n);
 }
 
-static json_t *limit_message(json_t *res)
+/* A hint for a traceback sbx recognises, or NULL. */
+static json_t *traceback_hint(json_t *tb)
 {
-	static const struct {
-		const char *outcome, *limit_key, *what, *unit;
-	} lim[] = {
-		{"timeout", "wall_time_ms", "wall-time limit", "ms"},
-		{"cpu_limit", "cpu_time_ms", "CPU-time limit", "ms"},
-		{"memory_limit", "memory_bytes", "memory limit", "bytes"},
-		{"pids_limit", "pids", "process limit", "processes"},
-		{"output_limit", "output_bytes", "output limit", "bytes"},
-		{"file_size", "file_size_bytes", "file size limit", "bytes"},
-	};
-	const char *outcome = json_string_value(json_object_get(res, "outcome"));
-	json_t *limits = json_object_get(res, "limits");
-	char buf[128];
-	size_t i;
+	const char *type = json_string_value(json_object_get(tb, "type"));
+	const char *msg = json_string_value(json_object_get(tb, "message"));
+	char mod[128], buf[512];
+	const char *q;
 
-	for (i = 0; outcome != NULL && i < sizeof(lim) / sizeof(lim[0]); i++)
-		if (strcmp(outcome, lim[i].outcome) == 0) {
-			json_t *v = json_object_get(limits, lim[i].limit_key);
-
-			if (json_is_integer(v))
-				snprintf(buf, sizeof(buf), "%s of %" JSON_INTEGER_FORMAT " %s reached", lim[i].what,
-					 json_integer_value(v), lim[i].unit);
-			else
-				snprintf(buf, sizeof(buf), "%s reached", lim[i].what);
-			return json_string(buf);
-		}
-	return NULL;
+	/* "No module named 'polars'" (Python's import system) */
+	if (type == NULL || msg == NULL || strcmp(type, "ModuleNotFoundError") != 0 ||
+	    strncmp(msg, "No module named '", 17) != 0 || (q = strchr(msg + 17, '\'')) == NULL ||
+	    (size_t)(q - msg - 17) >= sizeof(mod))
+		return NULL;
+	memcpy(mod, msg + 17, (size_t)(q - msg - 17));
+	mod[q - msg - 17] = '\0';
+	return hint_missing_module(mod, buf, sizeof(buf)) ? json_string(buf) : NULL;
 }
 
-json_t *result_error(json_t *res)
+json_t *result_error(json_t *res, const struct run_opts *o)
 {
 	const char *outcome = json_string_value(json_object_get(res, "outcome"));
 	json_t *tb = json_object_get(res, "traceback");
 	json_t *old = json_object_get(res, "error");
-	json_t *msg;
+	const char *tbtext = json_string_value(json_object_get(tb, "text"));
+	char buf[256];
 
 	if (outcome == NULL || strcmp(outcome, "ok") == 0)
 		return json_null();
 	if (strcmp(outcome, "sandbox_error") == 0)
-		return make("sandbox_error", json_is_string(old) ? json_incref(old) : NULL, NULL, NULL);
+		return make("sandbox_error", "sandbox_error", json_is_string(old) ? json_incref(old) : NULL, NULL,
+			    NULL, NULL);
+	/* a limit leads, the traceback says where the program was */
+	if (result_limit_message(res, o, buf, sizeof(buf)))
+		return make(outcome, outcome, json_string(buf), NULL, tbtext ? json_string(tbtext) : NULL, NULL);
 	if (json_is_object(tb) && json_is_string(json_object_get(tb, "type")))
-		return make(json_string_value(json_object_get(tb, "type")),
+		return make(outcome, json_string_value(json_object_get(tb, "type")),
 			    json_incref(json_object_get(tb, "message")), json_incref(json_object_get(tb, "line")),
-			    json_incref(json_object_get(tb, "text")));
-	msg = limit_message(res);
-	if (msg == NULL && strcmp(outcome, "signal") == 0) {
+			    json_incref(json_object_get(tb, "text")), traceback_hint(tb));
+	if (strcmp(outcome, "signal") == 0) {
 		const char *name = json_string_value(json_object_get(res, "signal_name"));
-		char buf[64];
 
 		snprintf(buf, sizeof(buf), "killed by signal SIG%s", name ? name : "?");
-		msg = json_string(buf);
+		return make(outcome, outcome, json_string(buf), NULL, NULL, NULL);
 	}
-	if (msg == NULL)
-		msg = last_line(json_string_value(json_object_get(res, "stderr")));
-	return make(outcome, msg, NULL, NULL);
+	return make(outcome, outcome, last_line(json_string_value(json_object_get(res, "stderr"))), NULL, NULL,
+		    NULL);
 }
 
-int result_set_error(json_t *res)
+int result_set_error(json_t *res, const struct run_opts *o)
 {
-	json_t *e = result_error(res);
+	json_t *e = result_error(res, o);
 
 	return e == NULL ? -1 : json_object_set_new(res, "error", e);
 }

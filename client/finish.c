@@ -60,6 +60,77 @@ static void annotate_artifacts(struct run_state *rs, json_t *root)
 		cli_warn("artifact", "more than %d artifacts; the rest were dropped", MAX_ARTIFACTS);
 }
 
+/* A byte count as people read it: "512 bytes", "3.5K", "4.0M". */
+static void human(uint64_t n, char *buf, size_t len)
+{
+	if (n >= (1ULL << 30))
+		snprintf(buf, len, "%.1fG", (double)n / (1 << 30));
+	else if (n >= (1ULL << 20))
+		snprintf(buf, len, "%.1fM", (double)n / (1 << 20));
+	else if (n >= 1024)
+		snprintf(buf, len, "%.1fK", (double)n / 1024);
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+}
+
+static uint64_t u64_of(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/*
+ * Plain mode: one stderr line for everything sbx stopped, cut or did not
+ * keep, after the program's own output (--json carries the same in the
+ * result: outcome, error, stdout_truncated, artifacts_skipped, disk_full,
+ * limit). sbx(1) DIAGNOSTICS lists them.
+ */
+static void plain_notes(const struct run_state *rs, json_t *root)
+{
+	const struct run_opts *o = rs->o;
+	const char *outcome = json_string_value(json_object_get(root, "outcome"));
+	const char *limit = json_string_value(json_object_get(root, "limit"));
+	json_t *err = json_object_get(root, "error"), *full = json_object_get(root, "disk_full"), *m;
+	const char *hint = json_string_value(json_object_get(err, "hint"));
+	char msg[256], val[128], n1[32];
+	size_t i;
+
+	if (outcome == NULL)
+		return;
+	if (result_limit_message(root, o, msg, sizeof(msg)))
+		fprintf(stderr, "sbx: stopped: %s\n", msg);
+	else if (strcmp(outcome, "signal") == 0 && json_is_string(json_object_get(root, "signal_name")))
+		fprintf(stderr, "sbx: the program was killed by signal SIG%s\n",
+			json_string_value(json_object_get(root, "signal_name")));
+	if (json_is_true(json_object_get(root, "stdout_truncated")) ||
+	    json_is_true(json_object_get(root, "stderr_truncated"))) {
+		uint64_t total = u64_of(root, "stdout_bytes") + u64_of(root, "stderr_bytes");
+		uint64_t kept = json_string_length(json_object_get(root, "stdout")) +
+				json_string_length(json_object_get(root, "stderr"));
+		human(total > kept ? total - kept : 0, n1, sizeof(n1));
+		if (result_limit_value(root, o, "output_bytes", val, sizeof(val)))
+			fprintf(stderr, "sbx: output cut at %s; %s not shown\n", val, n1);
+	}
+	json_array_foreach(full, i, m) {
+		static const struct { const char *mount, *key; } caps[] = {
+			{"/tmp", "tmp_bytes"}, {"/dev/shm", "shm_bytes"}, {"/out", "out_bytes"}};
+		for (size_t k = 0; k < sizeof(caps) / sizeof(caps[0]); k++)
+			if (json_is_string(m) && strcmp(json_string_value(m), caps[k].mount) == 0 &&
+			    result_limit_value(root, o, caps[k].key, val, sizeof(val)))
+				fprintf(stderr, "sbx: %s filled up at %s: the program got \"No space left on device\"\n",
+					caps[k].mount, val);
+	}
+	if (limit != NULL && strcmp(limit, "pids") == 0 && strcmp(outcome, "pids_limit") != 0 &&
+	    result_limit_value(root, o, "pids", val, sizeof(val)))
+		fprintf(stderr, "sbx: the process limit of %s refused to start a process or thread; "
+			"the program went on\n", val);
+	if (u64_of(root, "artifacts_skipped") > 0 && result_limit_value(root, o, "out_bytes", val, sizeof(val)))
+		fprintf(stderr, "sbx: %llu files in /out not returned (regular files only, within the artifact "
+			"count cap and out_size %s)\n", (unsigned long long)u64_of(root, "artifacts_skipped"), val);
+	if (hint != NULL)
+		fprintf(stderr, "sbx: hint: %s\n", hint);
+}
+
 static void print_json(json_t *root)
 {
 	char *text = json_dumps(root, JSON_INDENT(2));
@@ -115,7 +186,7 @@ int run_finish(struct run_state *rs)
 	if (rs->proto_err[0])
 		cli_warn("sbx-helper", "%s", rs->proto_err);
 	annotate_artifacts(rs, root);
-	if (result_set_error(root) < 0)
+	if (result_set_error(root, rs->o) < 0)
 		cli_die("result", "out of memory");
 	if (rs->keep != NULL)
 		*rs->keep = json_incref(root);
@@ -123,6 +194,8 @@ int run_finish(struct run_state *rs)
 		event_emit("result", json_pack("{s:O}", "result", root));
 	else if (rs->o->json)
 		print_json(root);
+	else
+		plain_notes(rs, root);
 	json_decref(root);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		cli_die("stdout", "%s", strerror(errno));

@@ -63,6 +63,44 @@ static int copy_file(const char *path, uint64_t *total)
 	return mfd;
 }
 
+void stdin_open(struct run_opts *o, uint64_t cap)
+{
+	char buf[65536];
+	uint64_t total = 0;
+	int mfd;
+
+	struct stat st;
+
+	/* pipes, sockets and files only: a terminal is the user's, and a
+	 * character device such as /dev/null or /dev/zero is no input */
+	if ((o->file != NULL && strcmp(o->file, "-") == 0) || fstat(0, &st) < 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISREG(st.st_mode)))
+		return;
+	mfd = memfd_create("sbx-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0)
+		cli_die("memfd_create", "%s", strerror(errno));
+	for (;;) {
+		ssize_t r = read(0, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EISDIR)
+			break; /* a directory on fd 0: nothing to pass */
+		if (r < 0)
+			cli_die("stdin", "cannot read: %s", strerror(errno));
+		if (r == 0)
+			break;
+		total += (uint64_t)r;
+		if (total > cap)
+			cli_die("stdin", "more than input_size (%llu bytes) of the policy: the standard input "
+				"is passed to the program; redirect it from /dev/null to run without it",
+				(unsigned long long)cap);
+		write_all(mfd, buf, (size_t)r, "stdin");
+	}
+	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		cli_die("memfd", "cannot seal stdin: %s", strerror(errno));
+	o->stdin_fd = mfd;
+}
+
 void inputs_open(struct run_opts *o)
 {
 	uint64_t total = 0;

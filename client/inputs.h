@@ -16,4 +16,14 @@
  */
 void inputs_open(struct run_opts *o);
 
+/*
+ * sbx run -c CODE or FILE: when the standard input is a pipe, a socket or
+ * a regular file (not a terminal, not a device such as /dev/null), read
+ * it to its end into a sealed memfd (o->stdin_fd) that becomes the
+ * program's standard input; at most cap bytes (the policy's input_size,
+ * which the helper checks again), else exit 125 naming the cap. With "-"
+ * (the code is read from stdin) or a terminal, nothing is read.
+ */
+void stdin_open(struct run_opts *o, uint64_t cap);
+
 #endif

@@ -20,6 +20,7 @@
 #include "dryrun.h"
 #include "inputs.h"
 #include "policies.h"
+#include "policy.h"
 #include "session.h"
 
 /* With 0, 1 or 2 closed, the next open() would take its place and the
@@ -93,6 +94,11 @@ int main(int argc, char **argv)
 	if (cli_parse_run(argc - 1, argv + 1, &o) == 1)
 		return 0;
 	inputs_open(&o);
+	if (!o.dry_run) {
+		struct sbx_limits l;
+		policy_limits(o.policy, &l);
+		stdin_open(&o, l.input_bytes);
+	}
 	if (o.work_session) {
 		o.work_fd = session_open(o.work_session);
 		/* recorded as the run's session; the retry loop uses its own id */

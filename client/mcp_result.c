@@ -252,17 +252,37 @@ static void add_artifact(json_t *content, const char *id, json_t *a, int dirfd, 
 	add_text(content, note);
 }
 
-/* The first block: what went wrong, the traceback when there is one (the
- * result's "error" object, sbx(1) The result), else "type: message". */
+static void add_labelled(json_t *content, const char *label, const char *msg)
+{
+	size_t len = strlen(msg) + strlen(label) + 3;
+	char *line = malloc(len);
+
+	if (line == NULL)
+		return;
+	snprintf(line, len, "%s: %s", label, msg);
+	add_text(content, line);
+	free(line);
+}
+
+/* The first block: what went wrong (the result's "error" object, sbx(1)
+ * The result): a limit that stopped the program as "timeout: wall-time
+ * limit of 30s (policy default) reached", then the traceback of where it
+ * was; else the traceback when there is one, else "type: message". A
+ * hint follows as its own block. */
 static void add_error(json_t *content, json_t *r, const char *tbtext)
 {
 	json_t *err = json_object_get(r, "error");
-	const char *type = str(err, "type"), *msg = str(err, "message");
+	const char *type = str(err, "type"), *msg = str(err, "message"), *code = str(err, "code");
+	const char *hint = str(err, "hint");
 	char *line;
 	size_t len;
 
 	if (json_is_string(err) && json_string_length(err) > 0) { /* the form before error objects */
 		add_text(content, json_string_value(err));
+	} else if (code != NULL && type != NULL && strcmp(code, type) == 0 && msg != NULL && msg[0] != '\0' &&
+		   tbtext != NULL && tbtext[0] != '\0') {
+		add_labelled(content, type, msg);
+		add_text(content, tbtext);
 	} else if (tbtext != NULL && tbtext[0] != '\0') {
 		add_text(content, tbtext);
 	} else if (msg != NULL && msg[0] != '\0') {
@@ -276,6 +296,8 @@ static void add_error(json_t *content, json_t *r, const char *tbtext)
 		add_text(content, line);
 		free(line);
 	}
+	if (hint != NULL && hint[0] != '\0')
+		add_labelled(content, "hint", hint);
 }
 
 json_t *mcp_tool_result(json_t *r, int dirfd)

@@ -86,21 +86,13 @@ static void user_name(char *out, size_t len)
 		snprintf(out, len, "uid%u", (unsigned)getuid());
 }
 
-static void fmt_ms(uint64_t ms, char *buf, size_t len)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, len, "%llus", (unsigned long long)(ms / 1000));
-	else
-		snprintf(buf, len, "%llums", (unsigned long long)ms);
-}
-
 static json_t *limits_json(const struct sbx_limits *l)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "wall_time_ms",
+	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "wall_time_ms",
 			 (json_int_t)l->wall_ms, "cpu_time_ms", (json_int_t)l->cpu_ms, "memory_bytes",
 			 (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids, "cpus",
 			 (double)l->cpus_milli / 1000.0, "tmp_bytes", (json_int_t)l->tmp_bytes, "out_bytes",
-			 (json_int_t)l->out_bytes, "input_bytes", (json_int_t)l->input_bytes, "output_bytes",
+			 (json_int_t)l->out_bytes, "shm_bytes", (json_int_t)l->shm_bytes, "input_bytes", (json_int_t)l->input_bytes, "output_bytes",
 			 (json_int_t)l->output_bytes, "file_size_bytes", (json_int_t)l->file_size_bytes,
 			 "open_files", (json_int_t)l->open_files, "max_attempts", (json_int_t)l->max_attempts);
 }
@@ -123,13 +115,36 @@ static void default_policy(char *out, size_t len)
 	free(c);
 }
 
+void policy_limits(const char *name, struct sbx_limits *out)
+{
+	struct sbx_policy *p = calloc(1, sizeof(*p));
+	char dflt[SBX_NAME_MAX + 1], path[PATH_MAX], err[SBX_ERR_LEN], *text;
+	size_t n;
+
+	if (p == NULL)
+		cli_die("policy", "out of memory");
+	sbx_policy_defaults(p);
+	*out = p->limits;
+	if (name == NULL) {
+		default_policy(dflt, sizeof(dflt));
+		name = dflt;
+	}
+	snprintf(path, sizeof(path), "%s/sbx/policies.d/%s.policy", SBX_SYSCONFDIR, name);
+	if (sbx_valid_name(name) && read_text(path, &text, &n) == 0) {
+		if (sbx_policy_parse(path, text, n, p, err, sizeof(err)) == 0)
+			*out = p->limits;
+		free(text);
+	}
+	free(p);
+}
+
 static void print_row(const struct sbx_policy *p, bool dflt)
 {
 	const struct sbx_limits *l = &p->limits;
 	char w[24], c[24], m[24], t[24], o[24], in[24], out[24];
 
-	fmt_ms(l->wall_ms, w, sizeof(w));
-	fmt_ms(l->cpu_ms, c, sizeof(c));
+	sbx_format_duration_ms(l->wall_ms, w, sizeof(w));
+	sbx_format_duration_ms(l->cpu_ms, c, sizeof(c));
 	sbx_format_size(l->memory_bytes, m, sizeof(m));
 	sbx_format_size(l->tmp_bytes, t, sizeof(t));
 	sbx_format_size(l->out_bytes, o, sizeof(o));

@@ -13,4 +13,10 @@
  */
 int policies_main(int argc, char **argv);
 
+/* The policy NAME's limits (NULL: sbx.conf's default policy), as the
+ * client can read them; the built-in defaults when it cannot (the helper
+ * decides at run time in any case). */
+struct sbx_limits;
+void policy_limits(const char *name, struct sbx_limits *out);
+
 #endif

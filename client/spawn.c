@@ -90,6 +90,8 @@ static void build_argv(const struct run_opts *o, struct argv_buf *a)
 		add(a, "--allow");
 		add(a, o->allow[i]);
 	}
+	if (o->stdin_fd >= 0)
+		add_num(a, "--stdin-fd", (uint64_t)(HELPER_INPUT_FD0 + o->n_inputs + (o->work_fd >= 0)));
 	if (o->dry_run)
 		add(a, "--dry-run");
 }
@@ -119,7 +121,7 @@ static void exec_child(const struct run_opts *o, const struct argv_buf *a, int j
 	int c = fcntl(code_fd, F_DUPFD_CLOEXEC, FD_PARK);
 	int s = fcntl(sock, F_DUPFD_CLOEXEC, FD_PARK);
 	int k = fcntl(ctl, F_DUPFD_CLOEXEC, FD_PARK);
-	int extra[SBX_MAX_INPUTS + 1], nx = 0;
+	int extra[SBX_MAX_INPUTS + 2], nx = 0;
 	int e;
 
 	signals_child_reset(old);
@@ -129,6 +131,8 @@ static void exec_child(const struct run_opts *o, const struct argv_buf *a, int j
 		if ((extra[nx++] = fcntl(o->input_fds[i], F_DUPFD_CLOEXEC, FD_PARK)) < 0)
 			goto fail;
 	if (o->work_fd >= 0 && (extra[nx++] = fcntl(o->work_fd, F_DUPFD_CLOEXEC, FD_PARK)) < 0)
+		goto fail;
+	if (o->stdin_fd >= 0 && (extra[nx++] = fcntl(o->stdin_fd, F_DUPFD_CLOEXEC, FD_PARK)) < 0)
 		goto fail;
 	if (json && (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0))
 		goto fail;

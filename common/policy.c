@@ -49,7 +49,7 @@ void sbx_policy_defaults(struct sbx_policy *p)
 	p->limits = (struct sbx_limits){
 		.wall_ms = 30000, .cpu_ms = 30000, .memory_bytes = 512ULL << 20,
 		.pids = 64, .cpus_milli = 1000, .tmp_bytes = 64ULL << 20,
-		.out_bytes = 64ULL << 20, .output_bytes = 1ULL << 20,
+		.out_bytes = 64ULL << 20, .shm_bytes = 64ULL << 20, .output_bytes = 1ULL << 20,
 		.file_size_bytes = 64ULL << 20, .open_files = 256, .max_attempts = 5,
 		.input_bytes = 64ULL << 20,
 	};
@@ -170,6 +170,37 @@ static int split_list(struct parse_ctx *c, const char *key, const char *value,
 	return 1;
 }
 
+/* A variable name as sh(1) takes it: [A-Za-z_][A-Za-z0-9_]*, n bytes. */
+static bool env_name(const char *s, size_t n)
+{
+	if (n == 0 || isdigit((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* Space-separated KEY=VALUE entries into fixed slots of 256 bytes. */
+static int env_list(struct parse_ctx *c, const char *key, const char *value, char (*slots)[256], size_t max,
+		    size_t *n)
+{
+	char buf[LINE_MAX_LEN + 1];
+	char *tok, *save = NULL;
+
+	strlcpy(buf, value, sizeof(buf));
+	*n = 0;
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(tok, '=');
+		if (eq == NULL || !env_name(tok, (size_t)(eq - tok)))
+			return fail(c, "%s: '%s' is not KEY=VALUE", key, tok);
+		if (*n == max || strlen(tok) >= 256)
+			return fail(c, "%s: too many or too long entries at '%s'", key, tok);
+		strlcpy(slots[(*n)++], tok, 256);
+	}
+	return 1;
+}
+
 static int set_size(struct parse_ctx *c, const char *name, const char *v, uint64_t *dst)
 {
 	if (sbx_parse_size(v, dst) < 0 || *dst == 0)
@@ -215,6 +246,8 @@ static int limits_key(struct parse_ctx *c, const char *name, const char *v)
 		return set_size(c, name, v, &l->tmp_bytes);
 	if (strcmp(name, "out_size") == 0)
 		return set_size(c, name, v, &l->out_bytes);
+	if (strcmp(name, "shm_size") == 0)
+		return set_size(c, name, v, &l->shm_bytes);
 	if (strcmp(name, "output") == 0)
 		return set_size(c, name, v, &l->output_bytes);
 	if (strcmp(name, "file_size") == 0)
@@ -301,22 +334,9 @@ static int policy_handler(void *user, const char *section, const char *name, con
 		return 1;
 	}
 	if (strcmp(section, "env") == 0) {
-		char buf[LINE_MAX_LEN + 1];
-		char *tok, *save = NULL;
-
 		if (strcmp(name, "set") != 0)
 			return fail(c, "unknown key '%s' in [%s]", name, section);
-		strlcpy(buf, value, sizeof(buf));
-		p->n_env = 0;
-		for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-			char *eq = strchr(tok, '=');
-			if (eq == NULL || eq == tok)
-				return fail(c, "set: '%s' is not KEY=VALUE", tok);
-			if (p->n_env == SBX_MAX_ENV || strlen(tok) >= sizeof(p->env[0]))
-				return fail(c, "set: too many or too long entries at '%s'", tok);
-			strlcpy(p->env[p->n_env++], tok, sizeof(p->env[0]));
-		}
-		return 1;
+		return env_list(c, name, value, p->env, SBX_MAX_ENV, &p->n_env);
 	}
 	return fail(c, "unknown section [%s]", section);
 }
@@ -447,6 +467,19 @@ static int config_handler(void *user, const char *section, const char *name, con
 				return fail(c, "command: '%s' must start with an absolute path", value);
 			return ok;
 		}
+		if (strcmp(name, "env") == 0)
+			return env_list(c, name, value, l->env, SBX_MAX_LANG_ENV, &l->n_env);
+		if (strcmp(name, "search_path") == 0) {
+			const char *eq = strchr(value, '=');
+			bool ok = eq != NULL && env_name(value, (size_t)(eq - value)) && eq[1] == '/' &&
+				  strpbrk(value, " \t") == NULL && strstr(value, "::") == NULL &&
+				  strstr(value, "/..") == NULL && value[strlen(value) - 1] != ':';
+			for (const char *d = eq ? strchr(eq, ':') : NULL; ok && d != NULL; d = strchr(d + 1, ':'))
+				ok = d[1] == '/';
+			if (!ok || strlcpy(l->search_path, value, sizeof(l->search_path)) >= sizeof(l->search_path))
+				return fail(c, "search_path: '%s' is not VAR=/DIR[:/DIR...]", value);
+			return 1;
+		}
 		if (strcmp(name, "extension") == 0) {
 			if (value[0] != '.' || strlen(value) >= sizeof(l->extension) || strchr(value, '/'))
 				return fail(c, "extension: '%s' is not a suffix like .py", value);
@@ -541,6 +574,7 @@ int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, cha
 		{"cpus (thousandths)", &eff->cpus_milli, req->cpus_milli},
 		{"tmp_size (bytes)", &eff->tmp_bytes, req->tmp_bytes},
 		{"out_size (bytes)", &eff->out_bytes, req->out_bytes},
+		{"shm_size (bytes)", &eff->shm_bytes, req->shm_bytes},
 		{"output (bytes)", &eff->output_bytes, req->output_bytes},
 		{"file_size (bytes)", &eff->file_size_bytes, req->file_size_bytes},
 		{"open_files", &eff->open_files, req->open_files},

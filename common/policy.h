@@ -34,6 +34,7 @@ struct sbx_limits {
 	uint64_t open_files;      /* RLIMIT_NOFILE */
 	uint64_t max_attempts;    /* cap for the client's retry loop */
 	uint64_t input_bytes;     /* input files under /in, all together (not in the signed record) */
+	uint64_t shm_bytes;       /* size of the /dev/shm tmpfs (POSIX shared memory, semaphores) */
 };
 
 /* [network] mode; sbx_net_mode_name() is the one table of their names. */
@@ -83,19 +84,24 @@ struct sbx_policy {
 	unsigned char sha256[32];   /* digest of the file as read */
 };
 
+#define SBX_MAX_LANG_ENV 8
+
 struct sbx_language {
 	char name[SBX_NAME_MAX + 1];
 	char argv[SBX_MAX_ARGV][SBX_PATH_LEN]; /* interpreter command line; the code path is appended */
 	size_t argc;
 	char extension[16];                  /* default file name suffix, e.g. ".py" */
+	char env[SBX_MAX_LANG_ENV][256];     /* "KEY=VALUE" defaults; a policy's [env] replaces them */
+	size_t n_env;
+	char search_path[256];               /* "VAR=DIR:DIR", put in front of the policy's VAR, or "" */
 };
 
 struct sbx_config {
 	char cgroup_root[SBX_PATH_LEN]; /* v2: delegated subtree; v1: name of the sbx/ subtree */
 	char default_policy[SBX_NAME_MAX + 1];
 	char audit_origin[128];         /* origin line of signatures; default: host name */
-	uint64_t checkpoint_records;    /* checkpoint after this many records; 0: never by count */
-	uint64_t checkpoint_seconds;    /* or this many seconds since the last; 0: never by time */
+	uint64_t checkpoint_records;    /* obsolete, ignored: a checkpoint follows every run */
+	uint64_t checkpoint_seconds;    /* obsolete, ignored */
 	struct sbx_language langs[SBX_MAX_LANGS];
 	size_t n_langs;
 };
@@ -125,7 +131,7 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 
 /* Same for sbx.conf. Sections: [sbx] (cgroup_root, default_policy,
  * audit_origin, checkpoint_records, checkpoint_seconds) and
- * [language.NAME] (command, extension). */
+ * [language.NAME] (command, extension, env, search_path). */
 int sbx_config_parse(const char *file, const char *text, size_t len,
 		     struct sbx_config *c, char *err, size_t errlen);
 

@@ -154,3 +154,11 @@ void sbx_format_size(uint64_t bytes, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
 }
+
+void sbx_format_duration_ms(uint64_t ms, char *buf, size_t len)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%llus", (unsigned long long)(ms / 1000));
+	else
+		snprintf(buf, len, "%llums", (unsigned long long)ms);
+}

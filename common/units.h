@@ -40,4 +40,7 @@ int sbx_parse_uint(const char *s, uint64_t max, uint64_t *out);
  */
 void sbx_format_size(uint64_t bytes, char *buf, size_t len);
 
+/* ms as a policy writes it: "30s" for whole seconds, else "500ms". */
+void sbx_format_duration_ms(uint64_t ms, char *buf, size_t len);
+
 #endif

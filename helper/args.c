@@ -50,7 +50,8 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 	unsigned seen = 0;
 	int i;
 
-	r->code_fd = r->result_fd = r->control_fd = r->work_fd = r->work_tree = r->image_tree = -1;
+	r->code_fd = r->result_fd = r->control_fd = r->work_fd = r->work_tree = r->stdin_fd = -1;
+	r->image_tree = -1;
 	r->attempt = 1;
 	if (argc < 2 || strcmp(argv[1], "run") != 0) {
 		snprintf(err, errlen, "usage: sbx-helper run --lang NAME --code-fd N --result-fd N "
@@ -62,7 +63,7 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 						   "--result-fd", "--control-fd", "--timeout", "--memory",
 						   "--pids", "--session", "--attempt", "--parent",
 						   "--input-fd", "--input-name", "--work-fd", "--dry-run",
-						   "--allow"};
+						   "--allow", "--stdin-fd"};
 		/* --input-fd and --input-name repeat, in pairs; --allow repeats */
 		const unsigned repeatable = (1u << 12) | (1u << 13) | (1u << 16);
 		const char *a = argv[i], *v;
@@ -183,6 +184,7 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 			r->egress.n_want++;
 			break;
 		}
+		case 17: if (parse_fd(v, &r->stdin_fd) < 0) goto bad; break;
 		}
 		continue;
 bad:
@@ -199,7 +201,7 @@ bad:
 	}
 	{
 		/* every fd named once: one fd under two names would be closed twice */
-		int fds[3 + SBX_MAX_INPUTS + 1];
+		int fds[3 + SBX_MAX_INPUTS + 2];
 		size_t n = 0;
 
 		fds[n++] = r->code_fd;
@@ -209,6 +211,8 @@ bad:
 			fds[n++] = r->inputs[j].fd;
 		if (r->work_fd >= 0)
 			fds[n++] = r->work_fd;
+		if (r->stdin_fd >= 0)
+			fds[n++] = r->stdin_fd;
 		for (size_t a = 0; a < n; a++)
 			for (size_t b = a + 1; b < n; b++)
 				if (fds[a] == fds[b]) {

@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "helper.h"
+#include "paths.h"
+#include "runenv.h"
 
 static void line(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -70,6 +73,7 @@ void dry_run_print(const struct run *r)
 	     (unsigned long long)(l->cpus_milli % 1000));
 	line("tmp_bytes", "%llu", (unsigned long long)l->tmp_bytes);
 	line("out_bytes", "%llu", (unsigned long long)l->out_bytes);
+	line("shm_bytes", "%llu", (unsigned long long)l->shm_bytes);
 	line("input_bytes", "%llu", (unsigned long long)l->input_bytes);
 	line("output_bytes", "%llu", (unsigned long long)l->output_bytes);
 	line("file_size_bytes", "%llu", (unsigned long long)l->file_size_bytes);
@@ -92,8 +96,13 @@ void dry_run_print(const struct run *r)
 	line("mount", "/etc tmpfs ro (passwd, group, hosts, hostname, nsswitch.conf, resolv.conf)");
 	line("mount", "/proc proc nosuid,nodev,noexec");
 	line("mount", "/dev tmpfs ro,nosuid,noexec (null zero full random urandom)");
-	line("mount", "/tmp tmpfs rw,nosuid,nodev size=%llu", (unsigned long long)l->tmp_bytes);
-	line("mount", "/out tmpfs rw,nosuid,nodev,noexec size=%llu", (unsigned long long)l->out_bytes);
+	line("mount", "/dev/shm tmpfs rw,nosuid,nodev,noexec size=%llu nr_inodes=%llu",
+	     (unsigned long long)l->shm_bytes, tmpfs_inodes(l->shm_bytes));
+	line("mount", "/tmp tmpfs rw,nosuid,nodev size=%llu nr_inodes=%llu", (unsigned long long)l->tmp_bytes,
+	     tmpfs_inodes(l->tmp_bytes));
+	line("mount", "/out tmpfs rw,nosuid,nodev,noexec size=%llu nr_inodes=%llu", (unsigned long long)l->out_bytes,
+	     tmpfs_inodes(l->out_bytes));
+	line("mount", "/sbx bind ro,nosuid,nodev,noexec (%s)", SBX_DATADIR "/sbx/sandbox");
 	line("mount", "%s tmpfs ro,nosuid,nodev,noexec size=%zu", r->code_path, r->code_len);
 	if (r->n_inputs > 0)
 		line("mount", "/in tmpfs ro,nosuid,nodev,noexec size=%llu (%zu files)",
@@ -103,8 +112,22 @@ void dry_run_print(const struct run *r)
 	if (r->work_tree >= 0)
 		line("mount", "/work session rw,nosuid,nodev (%s)", r->session[0] ? r->session : "session");
 	line("cwd", "%s", r->work_tree >= 0 ? "/work" : "/tmp");
-	for (size_t i = 0; i < p->n_env; i++)
-		line("env", "%s", p->env[i]);
+	{
+		static struct sbx_runenv env;
+		cpu_set_t set;
+		unsigned n = run_cpu_set(r, &set);
+		char list[256] = "";
+
+		for (int c = 0, k = 0; c < CPU_SETSIZE && k < CPU_COUNT(&set); c++)
+			if (CPU_ISSET(c, &set)) {
+				size_t at = strlen(list);
+				snprintf(list + at, sizeof(list) - at, "%s%d", k++ ? "," : "", c);
+			}
+		line("cpu_affinity", "%u (%s)", n, list[0] ? list : "not set");
+		sbx_runenv_build(&env, p, r->lang, n);
+		for (size_t i = 0; i < env.n; i++)
+			line("env", "%s", env.entry[i]);
+	}
 	fflush(stdout);
 	_exit(ferror(stdout) ? SBX_EXIT_FAILURE : 0);
 }

@@ -17,6 +17,7 @@
  */
 #ifndef SBX_HELPER_H
 #define SBX_HELPER_H
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +53,7 @@ struct run {
 	char code_name[65];
 	int code_fd, result_fd, control_fd;
 	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
+	int stdin_fd;       /* --stdin-fd: sealed memfd, the payload's stdin; -1: /dev/null */
 	struct sbx_limits request;  /* zero fields: not asked */
 	char session[65];
 	uint32_t attempt;
@@ -71,7 +73,9 @@ struct run {
 	char image_digest[72];  /* the image's content digest, "sha256:..."; "" without an image */
 	char *code;
 	size_t code_len;
-	uint64_t inputs_bytes;  /* sum of the inputs' sizes */
+	uint64_t inputs_bytes;  /* sum of the inputs' sizes, and stdin's */
+	uint64_t stdin_size;    /* bytes of --stdin-fd */
+	unsigned char stdin_sha256[32]; /* set by the recorder for START (stdin_hashed) */
 	int work_tree;          /* detached copy of the session directory's mount (open_tree), or -1 */
 	unsigned char code_sha256[32];
 	char run_id[SBX_ID_LEN + 1];
@@ -79,6 +83,7 @@ struct run {
 	/* a failure before the sandbox ran; recorded as sandbox_error */
 	char error[HELPER_ERR_LEN];
 	bool policy_loaded;
+	bool stdin_hashed;
 	uid_t sbx_uid;       /* the recorder's account, _sbx */
 	gid_t sbx_gid;
 };
@@ -96,6 +101,7 @@ struct run_end {
 };
 #define DISK_FULL_TMP 1u
 #define DISK_FULL_OUT 2u
+#define DISK_FULL_SHM 4u
 #define RUN_END_MAGIC 0x53425845u
 
 /* recorder -> supervisor messages (one byte each on the control socket) */
@@ -183,6 +189,16 @@ int setup_mounts(const struct run *r, char *err, size_t errlen);
 /* Create the new root's directories for path (the last one an empty file
  * with as_file), never through a symlink. */
 int make_path(const char *path, bool as_file, char *err, size_t errlen);
+/* mounts.c: the inode cap (nr_inodes) of a writable tmpfs of size bytes. */
+unsigned long long tmpfs_inodes(uint64_t size);
+
+/* cpus.c: fill set with the CPUs run r may use (ceil of its cpus limit,
+ * at most those of the helper's own affinity mask) and return how many;
+ * set stays empty when the mask cannot be read (the count is then
+ * ceil(cpus) and only the cgroup quota applies). Deterministic in the run
+ * id, so a dry run shows the same. */
+#include <sched.h>
+unsigned run_cpu_set(const struct run *r, cpu_set_t *set);
 
 /* seccomp.c */
 int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen);

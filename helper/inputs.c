@@ -63,13 +63,26 @@ int check_inputs(struct run *r, char *err, size_t errlen)
 		}
 		total += in->size;
 	}
+	if (r->stdin_fd >= 0 && total != UINT64_MAX) {
+		struct stat st;
+		int seals = fcntl(r->stdin_fd, F_GET_SEALS);
+
+		if (fstat(r->stdin_fd, &st) < 0 || !S_ISREG(st.st_mode) || seals < 0 ||
+		    (seals & SEALS_NEEDED) != SEALS_NEEDED) {
+			snprintf(err, errlen, "--stdin-fd %d: not a memfd sealed against writing, shrinking and growing",
+				 r->stdin_fd);
+			return -1;
+		}
+		r->stdin_size = (uint64_t)st.st_size;
+		total = r->stdin_size > r->limits.input_bytes - total ? UINT64_MAX : total + r->stdin_size;
+	}
 	r->inputs_bytes = total;
 	if (total > r->limits.input_bytes) {
 		char a[32];
 
 		sbx_format_size(r->limits.input_bytes, a, sizeof(a));
-		snprintf(err, errlen, "input files: more than input_size %s (%llu bytes) of policy '%s'",
-			 a, (unsigned long long)r->limits.input_bytes, r->policy.name);
+		snprintf(err, errlen, "input files%s: more than input_size %s (%llu bytes) of policy '%s'",
+			 r->stdin_fd >= 0 ? " and standard input" : "", a, (unsigned long long)r->limits.input_bytes, r->policy.name);
 		return -1;
 	}
 	return 0;

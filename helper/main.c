@@ -33,6 +33,18 @@
 
 /* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
 #define WALL_GRACE_MS 500
+/*
+ * The pids limit (sbx.policy(5) pids): the kernel refuses a fork, clone or
+ * thread start past pids.max with EAGAIN, and a program may handle that
+ * and carry on (a pool that starts fewer workers, a loop that stops
+ * starting threads). A fork bomb instead keeps hitting the limit, at its
+ * own pace: a bomb of Python processes a few hundred times a second, a
+ * bash one at bash's retry back-off. So the run is stopped (pids_limit)
+ * once PIDS_REFUSED starts were refused in all; a program that met the
+ * limit fewer times keeps its own outcome, and the result names the limit
+ * ("pids").
+ */
+#define PIDS_REFUSED 50
 
 static int64_t now_ns(clockid_t c)
 {
@@ -55,7 +67,7 @@ struct sup {
 	struct cgroup *cg;
 	pid_t child;
 	int pipe_w[2];       /* write ends of the payload's stdout/stderr pipes, until the sandbox has them */
-	int pidfd, sync, outdir, tmpdir; /* outdir, tmpdir: O_PATH fds of the sandbox's /out and /tmp */
+	int pidfd, sync, outdir, tmpdir, shmdir; /* O_PATH fds of the sandbox's /out, /tmp, /dev/shm */
 	struct run_end end;
 	bool have_status;
 	int status;
@@ -241,6 +253,10 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 		s->tmpdir = fd;
 		return true;
 	}
+	if (buf[0] == 'S' && fd >= 0 && s->shmdir < 0) {
+		s->shmdir = fd;
+		return true;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (buf[0] == 'X' && n == 1 + (int)sizeof(int)) {
@@ -320,7 +336,7 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 		cgroup_usage(s->cg, &u);
 		if (u.cpu_ms >= l->cpu_ms)
 			kill_sandbox(s, "cpu");
-		if (u.pids_max_hits > 0)
+		if (u.pids_max_hits >= PIDS_REFUSED)
 			kill_sandbox(s, "pids");
 		if (u.oom_kills > 0)
 			kill_sandbox(s, "memory");
@@ -393,31 +409,38 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 	return code;
 }
 
-/* Which of the size-capped tmpfs mounts /tmp and /out the sandbox left
- * without a free block or inode: the program met ENOSPC there (or stopped
- * just short of it). Read once every sandboxed process is dead, through
- * the O_PATH fds the sandbox init passed before the payload started, so
- * a killed run is covered too. A full mount does not end the run: the
- * program sees ENOSPC and its outcome stays its own. When no other limit
- * fired, the limit field (result JSON and the audit END record) names the
- * cap it ran into. */
+/* Which of the size-capped tmpfs mounts /tmp, /dev/shm and /out the
+ * sandbox left without a free block or inode: the program met ENOSPC there
+ * (or stopped just short of it). Read once every sandboxed process is dead,
+ * through the O_PATH fds the sandbox init passed before the payload
+ * started, so a killed run is covered too. A full mount does not end the
+ * run: the program sees ENOSPC and its outcome stays its own. When no
+ * other limit fired, the limit field (result JSON and the audit END
+ * record) names the cap it ran into: tmp_size, shm_size, out_size, two of
+ * them as tmp+out_size, tmp+shm_size, shm+out_size, all three as
+ * tmp+shm+out (the record's limit field holds 15 bytes). */
 static void note_disk_full(struct sup *s)
 {
-	static const char *const names[] = {"", "tmp_size", "out_size", "tmp+out_size"};
-	const int fds[] = {s->tmpdir, s->outdir};
-	const uint8_t bits[] = {DISK_FULL_TMP, DISK_FULL_OUT};
+	static const char *const names[] = {"",         "tmp_size",     "out_size",     "tmp+out_size",
+					    "shm_size", "tmp+shm_size", "shm+out_size", "tmp+shm+out"};
+	int *const mnt[] = {&s->tmpdir, &s->outdir, &s->shmdir};
+	const uint8_t bits[] = {DISK_FULL_TMP, DISK_FULL_OUT, DISK_FULL_SHM};
 	struct run_end *e = &s->end;
 	struct statfs sf;
 
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0 && fstatfs(fds[i], &sf) == 0 && sf.f_type == TMPFS_MAGIC &&
-		    (sf.f_bavail == 0 || sf.f_ffree == 0))
+	for (int i = 0; i < 3; i++) {
+		int *fd = mnt[i];
+		if (*fd < 0)
+			continue;
+		if (fstatfs(*fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC && (sf.f_bavail == 0 || sf.f_ffree == 0))
 			e->disk_full |= bits[i];
-	if (s->tmpdir >= 0)
-		close(s->tmpdir);
-	s->tmpdir = -1;
+		if (fd != &s->outdir) { /* that one stays open for the collector */
+			close(*fd);
+			*fd = -1;
+		}
+	}
 	if (e->limit[0] == '\0' && e->disk_full)
-		strlcpy(e->limit, names[e->disk_full & 3], sizeof(e->limit));
+		strlcpy(e->limit, names[e->disk_full & 7], sizeof(e->limit));
 }
 
 static void start_collector(struct sup *s)
@@ -460,8 +483,9 @@ static void prepare(struct run *r, int argc, char **argv)
 	reset_oom_score();
 	if (parse_args(argc, argv, r, err, sizeof(err)) < 0)
 		die("%s", err);
-	int keep[3 + SBX_MAX_INPUTS + 2] = {r->code_fd, r->result_fd, r->control_fd};
-	keep_fds(keep, 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2));
+	int keep[4 + SBX_MAX_INPUTS + 2] = {r->code_fd, r->result_fd, r->control_fd, r->stdin_fd};
+	size_t nk = r->stdin_fd >= 0 ? 4 : 3;
+	keep_fds(keep, nk + run_extra_fds(r, keep + nk, SBX_MAX_INPUTS + 2));
 	if (raise_rlimits(err, sizeof(err)) < 0 || lookup_caller(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	pw = getpwnam("_sbx");
@@ -530,7 +554,7 @@ int main(int argc, char **argv)
 	TEST_HOOK_INIT();
 	s->r = &run;
 	egress_init(&run);
-	s->pidfd = s->sync = s->outdir = s->tmpdir = s->art = -1;
+	s->pidfd = s->sync = s->outdir = s->tmpdir = s->shmdir = s->art = -1;
 	s->pipe_w[0] = s->pipe_w[1] = -1;
 	prepare(&run, argc, argv);
 	TEST_HOOK("supervisor-prepared");
@@ -577,6 +601,10 @@ int main(int argc, char **argv)
 	close(f.err_w);
 	s->pipe_w[0] = s->pipe_w[1] = -1;
 	close_run_extra_fds(&run); /* the sandbox child has its copies */
+	if (run.stdin_fd >= 0) {
+		close(run.stdin_fd);
+		run.stdin_fd = -1;
+	}
 	s->sync = sv[0];
 	if (map_ids(&run, s->child, err, sizeof(err)) < 0 ||
 	    cgroup_attach(s->cg, s->child, err, sizeof(err)) < 0) {
@@ -599,6 +627,9 @@ int main(int argc, char **argv)
 	s->end.wall_ms = mono_ms() - start;
 	cgroup_usage(s->cg, &u);
 	code = classify(s, &u, err);
+	/* refused starts the program lived with (fewer than PIDS_REFUSED) */
+	if (s->end.limit[0] == '\0' && u.pids_max_hits > 0)
+		strlcpy(s->end.limit, "pids", sizeof(s->end.limit));
 	note_disk_full(s);
 	s->end.cpu_ms = u.cpu_ms;
 	s->end.memory_peak_bytes = u.memory_peak_bytes;

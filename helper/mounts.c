@@ -3,8 +3,9 @@
  * The sandbox's filesystem, built in its own mount namespace by the cloned
  * child while it still holds capabilities in its user namespace (but no
  * privilege over the host's mounts). A tmpfs becomes the new root; host
- * paths are bound read-only; /tmp, /out and /code are fresh tmpfs, /in a
- * read-only tmpfs of the input files, /work the session directory; then
+ * paths are bound read-only; /tmp, /dev/shm, /out and /code are fresh
+ * tmpfs, /in a read-only tmpfs of the input files, /work the session
+ * directory; then
  * pivot_root(2) (the "pivot_root(".", ".")" form from its man page) and
  * the old root is detached. Every mount is nosuid; nodev except /dev.
  */
@@ -18,9 +19,11 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/mount.h>
 #include <bsd/string.h>
 
 #include "helper.h"
+#include "paths.h"
 
 #define NEWROOT "/tmp"
 
@@ -126,6 +129,23 @@ fail:
 	return -1;
 }
 
+/*
+ * The writable tmpfs mounts (/tmp, /dev/shm, /out) hold at most one file or
+ * directory per TMPFS_BYTES_PER_INODE of their size (at least
+ * TMPFS_MIN_INODES), so a flood of empty files meets ENOSPC, reported in
+ * disk_full like a full mount, instead of the memory limit through the
+ * inodes' kernel memory (tmpfs(5) nr_inodes; sbx.policy(5) tmp_size).
+ */
+#define TMPFS_BYTES_PER_INODE 4096u
+#define TMPFS_MIN_INODES 1024u
+
+unsigned long long tmpfs_inodes(uint64_t size)
+{
+	uint64_t n = size / TMPFS_BYTES_PER_INODE;
+
+	return n < TMPFS_MIN_INODES ? TMPFS_MIN_INODES : (unsigned long long)n;
+}
+
 static int tmpfs(const char *where, unsigned long flags, const char *opts, char *err, size_t errlen)
 {
 	if (make_path(where, false, err, errlen) < 0)
@@ -180,12 +200,12 @@ static int make_etc(const struct run *r, char *err, size_t errlen)
 	       put_file("/etc/resolv.conf", "", 0, 0644, err, errlen) < 0 ? -1 : 0;
 }
 
-static int make_dev(char *err, size_t errlen)
+static int make_dev(const struct run *r, char *err, size_t errlen)
 {
 	static const char *const devs[] = {"null", "zero", "full", "random", "urandom"};
 	static const char *const links[][2] = {{"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"},
 					       {"/proc/self/fd/1", "stdout"}, {"/proc/self/fd/2", "stderr"}};
-	char src[64], dst[PATH_MAX];
+	char src[64], opts[128], dst[PATH_MAX];
 
 	if (tmpfs("/dev", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k,nr_inodes=64", err, errlen) < 0)
 		return -1;
@@ -208,6 +228,14 @@ static int make_dev(char *err, size_t errlen)
 			return -1;
 		}
 	}
+	/* POSIX shared memory and named semaphores (shm_open(3), sem_open(3):
+	 * multiprocessing's locks and queues) live here. A fresh tmpfs in the
+	 * run's mount namespace: nothing of the host's or another run's, gone
+	 * with the run; its pages are charged to the run's memory cgroup. */
+	snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=%llu", (unsigned long long)r->limits.shm_bytes,
+		 tmpfs_inodes(r->limits.shm_bytes));
+	if (tmpfs("/dev/shm", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts, err, errlen) < 0)
+		return -1;
 	if (mount(NULL, NEWROOT "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) < 0) {
 		snprintf(err, errlen, "mounts: /dev read-only: %s", strerror(errno));
 		return -1;
@@ -231,16 +259,55 @@ static int make_code(const struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* sbx's own files for the payload's interpreters (sbx.conf(5): the Python
+ * start-up hook in /sbx/python): the install's data directory, a path
+ * compiled in and root-owned like the helper. Cloned (open_tree(2))
+ * before the new root hides the host's /tmp, where a test install lives,
+ * and attached read-only once the new root is built. */
+static int support_tree(char *err, size_t errlen)
+{
+	static const char src[] = SBX_DATADIR "/sbx/sandbox";
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					      MOUNT_ATTR_NOEXEC,
+				  .propagation = MS_PRIVATE};
+	int t = (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+
+	if (t < 0 || syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {
+		snprintf(err, errlen, "mounts: /sbx from %s: %s%s", src, strerror(errno),
+			 errno == ENOENT ? " (sbx is not completely installed)" : "");
+		if (t >= 0)
+			close(t);
+		return -1;
+	}
+	return t;
+}
+
+static int attach_support(int tree, char *err, size_t errlen)
+{
+	if (make_path("/sbx", false, err, errlen) < 0)
+		return -1;
+	if (syscall(SYS_move_mount, tree, "", AT_FDCWD, NEWROOT "/sbx", MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		snprintf(err, errlen, "mounts: /sbx: %s", strerror(errno));
+		return -1;
+	}
+	close(tree);
+	return 0;
+}
+
 int setup_mounts(const struct run *r, char *err, size_t errlen)
 {
 	const struct sbx_policy *p = &r->policy;
 	char opts[128];
+	int support;
 
 	/* nothing we mount may propagate back to the host */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
 		snprintf(err, errlen, "mounts: making / private: %s", strerror(errno));
 		return -1;
 	}
+	support = support_tree(err, errlen);
+	if (support < 0)
+		return -1;
 	if (mount("tmpfs", NEWROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m,nr_inodes=4096") < 0) {
 		snprintf(err, errlen, "mounts: new root: %s", strerror(errno));
 		return -1;
@@ -259,14 +326,17 @@ int setup_mounts(const struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "mounts: /proc: %s", strerror(errno));
 		return -1;
 	}
-	if (make_dev(err, errlen) < 0)
+	if (make_dev(r, err, errlen) < 0)
 		return -1;
-	snprintf(opts, sizeof(opts), "mode=1777,size=%llu", (unsigned long long)r->limits.tmp_bytes);
+	snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=%llu", (unsigned long long)r->limits.tmp_bytes,
+		 tmpfs_inodes(r->limits.tmp_bytes));
 	if (tmpfs("/tmp", MS_NOSUID | MS_NODEV, opts, err, errlen) < 0)
 		return -1;
-	snprintf(opts, sizeof(opts), "mode=0755,uid=%u,gid=%u,size=%llu,nr_inodes=4096", (unsigned)r->uid,
-		 (unsigned)r->gid, (unsigned long long)r->limits.out_bytes);
+	snprintf(opts, sizeof(opts), "mode=0755,uid=%u,gid=%u,size=%llu,nr_inodes=%llu", (unsigned)r->uid,
+		 (unsigned)r->gid, (unsigned long long)r->limits.out_bytes, tmpfs_inodes(r->limits.out_bytes));
 	if (tmpfs("/out", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts, err, errlen) < 0)
+		return -1;
+	if (attach_support(support, err, errlen) < 0)
 		return -1;
 	if (make_code(r, err, errlen) < 0 || mount_inputs(r, NEWROOT "/in", err, errlen) < 0 ||
 	    mount_work(r, NEWROOT "/work", err, errlen) < 0)

@@ -27,10 +27,13 @@
 #include <sched.h>
 
 #include "helper.h"
+#include "paths.h"
 #include "proto.h"
+#include "runenv.h"
 #include "testhook.h"
 
 static volatile pid_t payload_pid;
+static unsigned run_cpus; /* CPUs the run may use (cpus.c) */
 
 static _Noreturn void fail(int sync, const char *msg)
 {
@@ -136,10 +139,9 @@ static void set_limit(int res, rlim_t v)
 static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds *f)
 {
 	const struct sbx_limits *l = &r->limits;
-	char *envp[SBX_MAX_ENV + 1];
+	static struct sbx_runenv env;
 	sigset_t none;
 	int devnull;
-	size_t i;
 
 	/* ignored signals stay ignored across execve(2) */
 	for (int s = 1; s < NSIG; s++)
@@ -148,7 +150,11 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	/* stdin: the caller's, read to its end into a sealed memfd by the
+	 * client (sbx(1)), from its start for every attempt; else /dev/null */
+	devnull = r->stdin_fd >= 0 ? r->stdin_fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (r->stdin_fd >= 0)
+		(void)lseek(r->stdin_fd, 0, SEEK_SET);
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(f->out_w, 1) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
 	close_range(3, ~0U, 0);
@@ -160,13 +166,11 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 		struct rlimit cpu = {l->cpu_ms / 1000 + 1, l->cpu_ms / 1000 + 2};
 		setrlimit(RLIMIT_CPU, &cpu);
 	}
-	for (i = 0; i < r->policy.n_env; i++)
-		envp[i] = (char *)r->policy.env[i];
-	envp[i] = NULL;
+	sbx_runenv_build(&env, &r->policy, r->lang, run_cpus);
 	/* a session's files are where the payload starts */
 	if (chdir(r->work_tree >= 0 ? "/work" : "/tmp") < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
-	execve(r->argv[0], r->argv, envp);
+	execve(r->argv[0], r->argv, env.envp);
 	int e = errno;
 	dprintf(2, "sbx: cannot execute %s: %s", r->argv[0], strerror(e));
 	if (r->policy.image[0] && e == ENOENT)
@@ -230,8 +234,9 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	/* nothing of the caller's (terminal included) reaches the sandbox */
 	{
-		int keep[3 + SBX_MAX_INPUTS + 2 + 1] = {f->sync, f->out_w, f->err_w};
-		size_t nk = 3 + run_extra_fds(r, keep + 3, SBX_MAX_INPUTS + 2);
+		int keep[4 + SBX_MAX_INPUTS + 2 + 1] = {f->sync, f->out_w, f->err_w, r->stdin_fd};
+		size_t nk = r->stdin_fd >= 0 ? 4 : 3;
+		nk += run_extra_fds(r, keep + nk, SBX_MAX_INPUTS + 2);
 		nk += egress_keep_fd(r, keep + nk);
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
@@ -284,13 +289,27 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 		fail(f->sync, err);
 	}
 	close(outdir);
-	/* and /tmp's, so it can tell whether the payload filled it (fstatfs) */
-	outdir = open("/tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (outdir < 0 || send_fd(f->sync, "T", 1, outdir) < 0) {
-		snprintf(err, sizeof(err), "passing /tmp: %s", strerror(errno));
-		fail(f->sync, err);
+	/* and /tmp's and /dev/shm's, so it can tell whether the payload
+	 * filled them (fstatfs) */
+	{
+		static const char *const scratch[][2] = {{"/tmp", "T"}, {"/dev/shm", "S"}};
+		for (size_t i = 0; i < sizeof(scratch) / sizeof(scratch[0]); i++) {
+			outdir = open(scratch[i][0], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (outdir < 0 || send_fd(f->sync, scratch[i][1], 1, outdir) < 0) {
+				snprintf(err, sizeof(err), "passing %s: %s", scratch[i][0], strerror(errno));
+				fail(f->sync, err);
+			}
+			close(outdir);
+		}
 	}
-	close(outdir);
+	{
+		cpu_set_t cpus;
+		run_cpus = run_cpu_set(r, &cpus);
+		if (CPU_COUNT(&cpus) > 0 && sched_setaffinity(0, sizeof(cpus), &cpus) < 0) {
+			snprintf(err, sizeof(err), "CPU affinity: %s", strerror(errno));
+			fail(f->sync, err);
+		}
+	}
 	if (drop_privileges(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
 	TEST_HOOK("sandbox-dropped");

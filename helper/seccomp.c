@@ -34,6 +34,9 @@ static const char *const denied[] = {
 	"quotactl_fd", "nfsservctl", "uselib", "ustat", "sysfs", "_sysctl", "lookup_dcookie",
 	/* file handles bypass path permissions (the "shocker" escape) */
 	"open_by_handle_at", "name_to_handle_at",
+	/* the run's CPUs are fixed before the filter (cpus.c): a payload could
+	 * only widen its affinity mask back to the host's */
+	"sched_setaffinity",
 };
 
 /* The strict profile adds calls an interpreter rarely needs whose kernel

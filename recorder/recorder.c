@@ -369,17 +369,18 @@ static void excerpt(const struct stream *st, char *out, size_t outlen)
 
 static json_t *limits_json(const struct sbx_limits *l)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
 			 "wall_time_ms", (json_int_t)l->wall_ms, "cpu_time_ms", (json_int_t)l->cpu_ms,
 			 "memory_bytes", (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids,
 			 "cpus", (double)l->cpus_milli / 1000.0, "tmp_bytes", (json_int_t)l->tmp_bytes,
+			 "shm_bytes", (json_int_t)l->shm_bytes,
 			 "out_bytes", (json_int_t)l->out_bytes, "output_bytes", (json_int_t)l->output_bytes,
 			 "file_size_bytes", (json_int_t)l->file_size_bytes, "open_files", (json_int_t)l->open_files,
 			 "max_attempts", (json_int_t)l->max_attempts, "input_bytes", (json_int_t)l->input_bytes);
 }
 
-/* [{name, size, sha256}] of the input files. Only once the supervisor has
- * checked them (sealed memfds: pread cannot block or see changes). */
+/* [{name, size, sha256}] of the input files, once the supervisor has
+ * checked them. */
 static json_t *inputs_json(const struct run *r)
 {
 	json_t *a = json_array();
@@ -392,6 +393,18 @@ static json_t *inputs_json(const struct run *r)
 						   (json_int_t)r->inputs[i].size, "sha256", r->inputs[i].hashed ? sha : ""));
 	}
 	return a;
+}
+
+/* {size, sha256} of the standard input passed to the program, as START
+ * recorded it, or null (/dev/null). */
+static json_t *stdin_json(const struct run *r)
+{
+	char sha[65];
+
+	if (!r->stdin_hashed)
+		return json_null();
+	hex(r->stdin_sha256, 32, sha);
+	return json_pack("{s:I,s:s}", "size", (json_int_t)r->stdin_size, "sha256", sha);
 }
 
 static json_t *result_json(struct rec *c, json_t *traceback)
@@ -426,11 +439,14 @@ static json_t *result_json(struct rec *c, json_t *traceback)
 	if (j == NULL)
 		return NULL;
 	json_object_set_new(j, "inputs", inputs_json(c->r));
+	json_object_set_new(j, "stdin", stdin_json(c->r));
 	json_object_set_new(j, "limit", e->limit[0] ? json_string(e->limit) : json_null());
 	{
 		json_t *full = json_array();
 		if (e->disk_full & DISK_FULL_TMP)
 			json_array_append_new(full, json_string("/tmp"));
+		if (e->disk_full & DISK_FULL_SHM)
+			json_array_append_new(full, json_string("/dev/shm"));
 		if (e->disk_full & DISK_FULL_OUT)
 			json_array_append_new(full, json_string("/out"));
 		json_object_set_new(j, "disk_full", full);
@@ -539,11 +555,10 @@ void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
 		syslog(LOG_ERR, "run=%s END record not written: %s", r->run_id, err);
 		_exit(1);
 	}
-	/* After END, not inside it: a failed checkpoint costs only its own
-	 * freshness (verify warns about the tail), never the run's record. */
-	if ((r->conf.checkpoint_records || r->conf.checkpoint_seconds) &&
-	    sbx_audit_checkpoint(c.log, c.sk, c.origin, r->conf.checkpoint_records,
-				 r->conf.checkpoint_seconds, NULL, err, sizeof(err)) < 0)
+	/* After every END, so that every finished run can be proven; after it,
+	 * not inside it: a failed checkpoint costs only its own freshness
+	 * (verify warns about the tail), never the run's record. */
+	if (sbx_audit_checkpoint(c.log, c.sk, c.origin, 0, 0, NULL, err, sizeof(err)) < 0)
 		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", r->run_id, err);
 	sodium_memzero(c.sk, sizeof(c.sk));
 	c.end_seq = end.seq;

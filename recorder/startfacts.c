@@ -21,26 +21,36 @@
 
 /* Sealed memfds (the supervisor checked the seals): pread cannot block,
  * and what is hashed is what the sandbox will read. */
-static int hash_input(struct run_input *in, char *err, size_t errlen)
+static int hash_sealed(int fd, uint64_t size, const char *what, unsigned char out[32], char *err, size_t errlen)
 {
 	crypto_hash_sha256_state st;
 	unsigned char buf[65536];
 	uint64_t off = 0;
 
 	crypto_hash_sha256_init(&st);
-	while (off < in->size) {
-		ssize_t n = pread(in->fd, buf, sizeof(buf), (off_t)off);
+	while (off < size) {
+		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			snprintf(err, errlen, "input %s: read at byte %llu: %s", in->name,
-				 (unsigned long long)off, n < 0 ? strerror(errno) : "file shorter than its size");
+			snprintf(err, errlen, "%s: read at byte %llu: %s", what, (unsigned long long)off,
+				 n < 0 ? strerror(errno) : "file shorter than its size");
 			return -1;
 		}
 		crypto_hash_sha256_update(&st, buf, (unsigned long long)n);
 		off += (uint64_t)n;
 	}
-	crypto_hash_sha256_final(&st, in->sha256);
+	crypto_hash_sha256_final(&st, out);
+	return 0;
+}
+
+static int hash_input(struct run_input *in, char *err, size_t errlen)
+{
+	char what[80];
+
+	snprintf(what, sizeof(what), "input %s", in->name);
+	if (hash_sealed(in->fd, in->size, what, in->sha256, err, errlen) < 0)
+		return -1;
 	in->hashed = true;
 	return 0;
 }
@@ -72,6 +82,17 @@ int start_fields(struct sbx_record *rec, struct run *r, struct run_env *env, cha
 		if (hash_input(in, err, errlen) < 0 ||
 		    sbx_rec_add_item(rec, SBX_F_INPUTS, v, 3, err, errlen) < 0)
 			return -1;
+	}
+	/* the standard input the client passed (sbx(1)) */
+	if (r->stdin_fd >= 0) {
+		struct sbx_fval v[2] = {
+			{.type = SBX_FT_U64, .u = r->stdin_size},
+			{.type = SBX_FT_DIGEST, .p = r->stdin_sha256, .n = 32},
+		};
+		if (hash_sealed(r->stdin_fd, r->stdin_size, "stdin", r->stdin_sha256, err, errlen) < 0 ||
+		    sbx_rec_add_item(rec, SBX_F_STDIN, v, 2, err, errlen) < 0)
+			return -1;
+		r->stdin_hashed = true;
 	}
 	return 0;
 }

@@ -10,7 +10,8 @@
 # rlimits (RLIMIT_NOFILE, RLIMIT_FSIZE, RLIMIT_CPU, RLIMIT_AS, RLIMIT_STACK,
 # RLIMIT_CORE; soft ones too low are raised, hard ones too low refuse the
 # run in one line). Nothing may load the attacker's library as root or in
-# the sandbox, the payload sees only the policy's environment and limits,
+# the sandbox, the payload sees only the policy's environment (with what sbx.conf and the
+# CPU count add) and limits,
 # SQLite puts nothing in the attacker's temp directory, and the audit log
 # stays verifiable.
 #
@@ -65,7 +66,9 @@ run_as sbxtest env ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD="$T/evil.so"
 	GCONV_PATH="$T/gconv" CHARSET=EVIL MALLOC_CHECK_=3 SQLITE_TMPDIR="$T/sqltmp" TMPDIR="$T/sqltmp" \
 	LC_ALL=xx_XX.UTF-8 LOCPATH="$T/locale" FOO=leak "$SBX" run -c 'import os; print(" ".join(sorted(os.environ)))' \
 	>"$T/out" 2>"$T/err"
-policy_env="HOME LANG MPLBACKEND MPLCONFIGDIR PATH PYTHONHASHSEED"
+# the policy's [env], what sbx.conf adds for Python (search_path, env) and
+# the CPU-count variables (common/runenv.h), nothing else
+policy_env="BLIS_NUM_THREADS HOME LANG MKL_NUM_THREADS MPLBACKEND MPLCONFIGDIR NUMEXPR_NUM_THREADS OMP_NUM_THREADS OPENBLAS_NUM_THREADS PATH PIP_DISABLE_PIP_VERSION_CHECK PIP_NO_INDEX PIP_RETRIES PYTHONHASHSEED PYTHONPATH PYTHON_CPU_COUNT"
 check "client with a hostile environment: the run still works" [ "$(wc -l < "$T/out")" = 1 ]
 check "no root or sandboxed process loaded the preload (only the client did)" \
 	sh -c '! grep -Eq "euid=0|sbx-helper|python" "$1"' _ "$mark"

@@ -7,8 +7,10 @@
 # perf_event_open, the denied calls again through the i386 `int 0x80` and
 # x32 ABIs, and namespace creation (clone3 and clone with CLONE_NEWUSER,
 # unshare) while glibc threads keep working. Two concurrent sandboxes must
-# not share SysV shm/msg/sem or POSIX message queues, and /dev/shm does not
-# exist inside.
+# not share SysV shm/msg/sem, POSIX message queues or /dev/shm: each run
+# has its own /dev/shm (a fresh size-capped tmpfs, where POSIX shared
+# memory and named semaphores live), which neither the host nor another
+# run sees.
 #
 # flock(2) on read-only host files: the sandbox binds /usr etc. read-only,
 # and an advisory lock taken on such an inode IS visible to the host and to
@@ -34,6 +36,9 @@
 #   (the kernel keeps them per user namespace), so test 7 held.
 # - CLONE_NEWIPC dropped from clone_sandbox() (main.c): the second sandbox
 #   and the host saw the first one's SysV objects: tests 9 and 10 failed.
+# - the /dev/shm tmpfs not mounted in make_dev() (mounts.c), the host's
+#   /dev/shm bound there instead: sandbox B and the host saw A's file:
+#   tests 9 and 11 failed.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
 plan 14
@@ -74,6 +79,7 @@ A=ipc-a-$$; L=lock-$$
 bin_payload "$T/$A.sh" kobj ipc-create "$key" 4
 sed -i "1i echo x > /dev/shm/sbx-escape-$$ 2>/dev/null && echo shm-file-created" "$T/$A.sh"
 bin_payload "$T/b.sh" kobj ipc-check "$key"
+sed -i "1i ! ls -A /dev/shm | grep -q . || echo shm-file-seen" "$T/b.sh"
 bin_payload "$T/$L.sh" kobj lock /usr/lib/os-release 60
 (run_as sbxtest "$SBX" run --lang sh --timeout 10s "$T/$A.sh" > "$T/a" 2>"$T/a.err") &
 apid=$!
@@ -91,7 +97,8 @@ diag "A: $(cat "$T/a")" "B: $(cat "$T/b")" "advisory lock on a read-only host fi
 check "sandbox A created its SysV objects and mqueue in its own namespace" grep -q "created shm=[0-9]* msg=[0-9]* sem=[0-9]* mq=[0-9]" "$T/a"
 check "sandbox B sees none of them" [ "$(cat "$T/b")" = "shm ENOENT msg ENOENT sem ENOENT mq ENOENT" ]
 check "the host sees none of them (ipcs)" [ "$host_ipc" = 0 ]
-check "/dev/shm does not exist inside; nothing reached the host's" sh -c '! grep -q shm-file-created "$1" && [ ! -e /dev/shm/sbx-escape-$2 ]' _ "$T/a" $$
+check "/dev/shm: A wrote its own; B saw an empty one; nothing reached the host's" \
+	sh -c 'grep -q shm-file-created "$1" && [ ! -e /dev/shm/sbx-escape-$2 ]' _ "$T/a" $$
 aid=$(ids_for "$A.sh")
 check "A and B audited (ok)" [ "$(end_outcome "$aid") $(end_outcome "$bid")" = "ok ok" ]
 wait $lpid

@@ -11,7 +11,8 @@
 #   30: a leak of even one of the three objects per run would show as
 #   >= 240 MiB, far above the 64 MiB allowed for other activity on the
 #   host. SBX_ESCAPE_FILL_RUNS=1000 runs the issue's count.
-# - A shell fork bomb is stopped by pids.max, and none of its processes is
+# - A shell fork bomb that goes on forking is stopped at the pids limit
+#   (pids_limit: 50 refused starts), and none of its processes is
 #   left on the host (found by a marker in their command line).
 # - A double-forked orphan that ignores SIGTERM/SIGHUP/SIGINT and leaves
 #   its session dies when the payload exits normally (pid 1 of the
@@ -24,6 +25,10 @@
 #   six copies of the captured output (capture buffer, UTF-8 sanitised
 #   copy, JSON string, json_dumps text, the result frame): bounded by the
 #   cap, not by the flood; the bound asserted is 8 x cap + 16 MiB.
+# - The CPU affinity mask (ceil(cpus) CPUs, sbx.policy(5) cpus) cannot be
+#   widened from inside: os.sched_setaffinity, the raw system call from a
+#   thread, taskset(1) on the payload and on pid 1 all fail, and the mask a
+#   child process starts with is still the run's.
 #
 # Defences checked by removing them:
 # - CLONE_NEWIPC dropped from clone_sandbox() (main.c): the SysV segments
@@ -36,9 +41,12 @@
 #   ran to the wall limit (exit 124, 921 MB written), tests 10 and 11
 #   failed; the recorder's memory stayed bounded (test 12 passed) because
 #   it still stores no more than the cap.
+# - "sched_setaffinity" dropped from the seccomp filter's denied list
+#   (helper/seccomp.c): every widening attempt succeeded and the mask held
+#   both CPUs of the host: test 13 failed.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
-plan 12
+plan 14
 POL=$P/etc/sbx/policies.d
 trap 'rm -rf "$T" "$POL/flood.policy"' EXIT
 shmem() { awk '/^Shmem:/ {print $2}' /proc/meminfo; }
@@ -70,8 +78,12 @@ check "the last fill run audited (ok)" [ "$(end_outcome "$(last_id)")" = ok ]
 # fork bomb in sh, with a marker in every command line
 mark=bomb$$
 # (the main shell sleeps instead of waiting: a payload that exits on its
-# own after its forks hit pids.max is recorded as what it exited with)
-printf 'b() { b | b & }\nb &\nexec sleep 30\n' > "$T/$mark.sh"; chmod 0644 "$T/$mark.sh"
+# own after its forks hit pids.max is recorded as what it exited with).
+# bash, not dash: dash exits when a fork fails, so a dash bomb dies out by
+# itself after a few dozen refused forks and is then a program that met
+# the limit and carried on (tests/integration/42-cpus-threads.t); bash
+# retries the fork, as a bomb that goes on does.
+printf 'bash -c "b() { b | b & }; b" %s &\nexec sleep 30\n' "$mark" > "$T/$mark.sh"; chmod 0644 "$T/$mark.sh"
 sbx_run run --json --lang sh --timeout 20s "$T/$mark.sh"
 diag "fork bomb: $(jget outcome) after $(jget wall_ms) ms, pids_peak $(jget pids_peak)"
 check "sh fork bomb: outcome pids_limit well before the wall limit" [ "$(jget outcome)" = pids_limit -a "$(jget wall_ms)" -lt 15000 ]
@@ -138,4 +150,37 @@ case ${SBX_MAKEFLAGS:-} in
 *) check "output flood: helper memory bounded by the cap, not the flood (VmHWM < 8 x cap + 16 MiB)" \
 	[ "$fprocs" -ge 1 -a "$fpeak" -lt $(( (8 * 8 + 16) * 1024 )) ] ;;
 esac
+
+# the CPU affinity mask cannot be widened from inside
+cat > "$T/affinity.py" <<'PY'
+import ctypes, os, subprocess, threading
+allcpus = set(range(64))
+r = []
+def attempt(f):
+    try:
+        f(); r.append("widened")
+    except OSError as e:
+        r.append(os.strerror(e.errno))
+attempt(lambda: os.sched_setaffinity(0, allcpus))
+libc = ctypes.CDLL(None, use_errno=True)
+def raw():
+    mask = ctypes.c_uint64(0xffffffffffffffff)
+    tid = threading.get_native_id()
+    if libc.syscall(203, tid, 8, ctypes.byref(mask)) != 0:  # SYS_sched_setaffinity, x86_64
+        raise OSError(ctypes.get_errno(), "raw")
+t = threading.Thread(target=lambda: attempt(raw)); t.start(); t.join()
+for pid in ("self", "1"):
+    p = subprocess.run(["taskset", "-p", "ffff", str(os.getpid()) if pid == "self" else pid],
+                       capture_output=True, text=True)
+    r.append("taskset " + pid + (" widened" if p.returncode == 0 else " refused"))
+child = subprocess.run(["python3", "-c", "import os; print(len(os.sched_getaffinity(0)))"],
+                       capture_output=True, text=True).stdout.strip()
+print(r, len(os.sched_getaffinity(0)), child)
+PY
+chmod 0644 "$T/affinity.py"
+sbx_run run --json "$T/affinity.py"
+diag "affinity: $(jget stdout)"
+check "sched_setaffinity (directly, raw from a thread) and taskset on the payload and pid 1 are refused" \
+	[ "$(jget stdout)" = "['Operation not permitted', 'Operation not permitted', 'taskset self refused', 'taskset 1 refused'] 1 1" ]
+check "the affinity run is audited (ok)" [ "$(end_outcome "$(jget id)")" = ok ]
 finish

@@ -105,8 +105,11 @@ egress_sbx run --json --policy eg-in "$T/in.py"
 jget stdout >> "$T/res"
 diag "$(cat "$T/res" "$T/err")" "$(grep -E '^(bytes|sent)' "$T/srv.log")"
 check "sending past bytes_out ends the connection" sh -c '[ "$1" = ECONNRESET ] || [ "$1" = EPIPE ]' _ "$(res out)"
+# The largest count the service logged is the bytes_out connection's: the
+# others counted 2 bytes (the connections run) or 12 (the bytes_in run, whose
+# reset the service may or may not see while sending: "bytes" or "sent").
 check "the service received exactly 64 KiB (the limit), the 2 bytes before included" \
-	[ "$(awk '/^bytes/ {print $3}' "$T/srv.log" | tail -2 | head -1)" = 65536 ]
+	[ "$(awk '/^bytes/ && $3 > m {m = $3} END {print m + 0}' "$T/srv.log")" = 65536 ]
 check "receiving past bytes_in ends the connection" [ "$(awk '$1 == "in" {print $3}' "$T/res")" = ECONNRESET ]
 check "the payload received exactly 64 KiB before the reset" [ "$(awk '$1 == "in" {print $2}' "$T/res")" = 65536 ]
 both_ok() { audited "$id_out" ok && audited "$(jget id)" ok; }

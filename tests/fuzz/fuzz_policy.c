@@ -37,7 +37,7 @@ static void check_policy(const struct sbx_policy *p)
 		check_string(p->env[i], sizeof(p->env[i]));
 		REQUIRE(strchr(p->env[i], '=') != NULL && p->env[i][0] != '=');
 	}
-	REQUIRE(p->net == SBX_NET_NONE || p->net == SBX_NET_LOOPBACK);
+	REQUIRE(p->net == SBX_NET_NONE || p->net == SBX_NET_LOOPBACK || p->net == SBX_NET_ALLOW);
 	REQUIRE(p->seccomp == SBX_SECCOMP_DEFAULT || p->seccomp == SBX_SECCOMP_STRICT);
 	REQUIRE(p->image[0] == '\0' || sbx_valid_name(p->image));
 }
@@ -55,6 +55,13 @@ static void check_config(const struct sbx_config *c)
 		REQUIRE(sbx_valid_name(l->name));
 		REQUIRE(l->argc >= 1 && l->argc <= SBX_MAX_ARGV && l->argv[0][0] == '/');
 		REQUIRE(sbx_config_language(c, l->name) != NULL);
+		REQUIRE(l->n_env <= SBX_MAX_LANG_ENV);
+		for (size_t k = 0; k < l->n_env; k++) {
+			check_string(l->env[k], sizeof(l->env[k]));
+			REQUIRE(strchr(l->env[k], '=') != NULL && l->env[k][0] != '=');
+		}
+		check_string(l->search_path, sizeof(l->search_path));
+		REQUIRE(l->search_path[0] == '\0' || strstr(l->search_path, "=/") != NULL);
 	}
 }
 

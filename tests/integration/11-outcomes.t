@@ -58,7 +58,6 @@ done
 check "16 concurrent runs: every outcome right" [ "$bad" = 0 ]
 check "16 concurrent runs: 16 distinct run ids" [ "$(echo $ids | tr ' ' '\n' | sort -u | grep -c .)" = 16 ]
 check "16 concurrent runs: all 32 records audited" sh -c 'for id in $2; do "$1" show "$id" | grep -q "^END" || exit 1; done' _ "$AUDIT" "$ids"
-"$AUDIT" checkpoint --write --key "$P/var/lib/sbx/audit.key" >/dev/null # else the tail warns (exit 2)
 "$AUDIT" verify >"$T/v" 2>&1; vrc=$?
 check "16 concurrent runs: chain unbroken (verify OK)" [ "$vrc" = 0 ]
 check "16 concurrent runs: no cgroup left" no_cgroup_of $ids

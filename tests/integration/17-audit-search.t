@@ -137,7 +137,9 @@ check "export: unreadable cursor: exit 1, nothing written, file kept" \
 "$AUDIT" --db "$DB" --pubkey "$T/k.pub" checkpoint --write --key "$T/k" >/dev/null
 "$AUDIT" --db "$DB" --pubkey "$T/k.pub" verify >"$T/v" 2>&1; rc=$?
 diag "$(cat "$T/v")"
-check "verify of the indexed log: exit 0" [ "$rc" = 0 ]
+# the fixture's START without END is from long ago: incomplete, a warning
+check "verify of the indexed log: warnings only (exit 4), the incomplete run" \
+	sh -c "[ $rc = 4 ] && grep -q ': incomplete: ' '$T/v' && grep -q '(0 tampering, 1 warning)' '$T/v'"
 
 # A log from before search: no code_fts, no meta "search". Search scans the
 # code table; the next writer adds the index.

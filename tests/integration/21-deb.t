@@ -89,7 +89,7 @@ diag "$(cat "$T/err")"
 check "sbx run from the package: exit 0, outcome ok" [ "$rc:$(jget outcome)" = 0:ok ]
 check "... printed 42 3" [ "$(jget stdout)" = "42 3" ]
 id=$(jget id)
-check "sbx-audit verify and show the run" sh -c '/usr/bin/sbx-audit verify | grep -qx "OK: 2 records" && /usr/bin/sbx-audit show "$1" | grep -q "user *sbxtest"' _ "$id"
+check "sbx-audit verify and show the run" sh -c '/usr/bin/sbx-audit verify | grep -qx "OK: 2 records (checkpoint at 2)" && /usr/bin/sbx-audit show "$1" | grep -q "user *sbxtest"' _ "$id"
 
 # The pages in /usr/share/man, where mandoc -Tlint resolves references
 # (linted uncompressed: this mandoc reads only plain files).
@@ -120,14 +120,14 @@ ls /var/lib/sbx 2>/dev/null | grep -Ev '^audit\.(db|db-wal|db-shm|key|pub)$' >"$
 check "purge: /var/lib/sbx keeps audit.db, audit.key, audit.pub and nothing else" \
 	sh -c '[ -f /var/lib/sbx/audit.db ] && [ -f /var/lib/sbx/audit.key ] && [ -f /var/lib/sbx/audit.pub ] && ! [ -s "$1" ]' _ "$T/extra"
 check "purge: the kept log verifies with the kept public key" \
-	sh -c '"$1" --db /var/lib/sbx/audit.db --pubkey /var/lib/sbx/audit.pub verify | grep -qx "OK: 2 records"' _ "$AUDIT"
+	sh -c '"$1" --db /var/lib/sbx/audit.db --pubkey /var/lib/sbx/audit.pub verify | grep -qx "OK: 2 records (checkpoint at 2)"' _ "$AUDIT"
 
 # 6. reinstall over the kept log: the same key signs on
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" >"$T/apt" 2>&1; arc=$?
 check "reinstall after purge" [ "$arc" = 0 ]
 run_as sbxtest /usr/bin/sbx run -c 'print(1)' >/dev/null 2>&1
 /usr/bin/sbx-audit checkpoint --write >/dev/null # else the newest runs are an unsealed tail (exit 2)
-check "reinstall: the kept log and the new runs verify together" sh -c '/usr/bin/sbx-audit verify | grep -qx "OK: 4 records"'
+check "reinstall: the kept log and the new runs verify together" sh -c '/usr/bin/sbx-audit verify | grep -qx "OK: 4 records (checkpoint at 4)"'
 
 # 7. purge, asking for the log too
 SBX_PURGE_AUDIT_LOG=yes apt-get purge -y -q sbx >"$T/apt" 2>&1; arc=$?

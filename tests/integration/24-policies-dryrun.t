@@ -36,7 +36,7 @@ sbx_run run --dry-run --timeout 2s --memory 100M --pids 10 --input "$T/in.txt" -
 check "dry-run: exit 0" [ "$rc" = 0 ]
 check "dry-run: tightened limits" sh -c 'grep -qx "wall_time_ms: 2000" "$1" && grep -qx "memory_bytes: 104857600" "$1" && grep -qx "pids: 10" "$1"' _ "$T/out"
 check "dry-run: the policy's other limits" grep -qx "cpu_time_ms: 30000" "$T/out"
-check "dry-run: mounts, /in with the input" sh -c 'grep -qx "mount: /tmp tmpfs rw,nosuid,nodev size=67108864" "$1" && grep -qx "input: /in/in.txt 3" "$1"' _ "$T/out"
+check "dry-run: mounts, /in with the input" sh -c 'grep -qx "mount: /tmp tmpfs rw,nosuid,nodev size=67108864 nr_inodes=16384" "$1" && grep -qx "input: /in/in.txt 3" "$1"' _ "$T/out"
 check "dry-run: namespaces and seccomp" sh -c 'grep -qx "namespaces: user mount pid net ipc uts cgroup" "$1" && grep -qx "seccomp: default" "$1"' _ "$T/out"
 sbx_run run --dry-run --json --policy small -c pass
 check "dry-run --json: one object with the policy's limits" [ "$(jget dry_run) $(jget policy) $(jget wall_time_ms) $(jget network)" = "true small 5000 loopback" ]

@@ -25,6 +25,7 @@
 #include "../../client/artifacts.c"
 #include "../../client/errline.c"
 #include "../../client/errobj.c"
+#include "../../client/hint.c"
 #include "../../client/fail.c"
 #include "../../client/frames.c"
 #include "../../client/name.c"
@@ -492,13 +493,15 @@ static void test_inputs_memfds(void **state)
 
 /* ---- the result's error object ---- */
 
+static const struct run_opts *error_opts;
+
 static json_t *error_of(const char *result_json)
 {
 	json_t *res = json_loads(result_json, 0, NULL);
 	json_t *e;
 
 	assert_non_null(res);
-	assert_int_equal(result_set_error(res), 0);
+	assert_int_equal(result_set_error(res, error_opts), 0);
 	e = json_incref(json_object_get(res, "error"));
 	json_decref(res);
 	return e;
@@ -522,15 +525,43 @@ static void test_error_object(void **state)
 	assert_string_equal(json_string_value(json_object_get(e, "traceback")), "Traceback ...\nValueError: bad");
 	json_decref(e);
 
-	/* a limit names itself and its value */
-	e = error_of("{\"outcome\": \"timeout\", \"traceback\": null, \"limits\": {\"wall_time_ms\": 2000}}");
+	/* a limit names itself, its value and the policy it came from */
+	e = error_of("{\"outcome\": \"timeout\", \"traceback\": null, \"policy\": \"default\","
+		     " \"limits\": {\"wall_time_ms\": 2000}}");
+	assert_string_equal(json_string_value(json_object_get(e, "code")), "timeout");
 	assert_string_equal(json_string_value(json_object_get(e, "type")), "timeout");
-	assert_string_equal(json_string_value(json_object_get(e, "message")), "wall-time limit of 2000 ms reached");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "wall-time limit of 2s (policy default) reached");
 	assert_true(json_is_null(json_object_get(e, "line")));
 	assert_true(json_is_null(json_object_get(e, "traceback")));
+	assert_true(json_is_null(json_object_get(e, "hint")));
 	json_decref(e);
-	e = error_of("{\"outcome\": \"memory_limit\", \"limits\": {\"memory_bytes\": 1048576}}");
-	assert_string_equal(json_string_value(json_object_get(e, "message")), "memory limit of 1048576 bytes reached");
+	e = error_of("{\"outcome\": \"memory_limit\", \"policy\": \"lab\", \"limits\": {\"memory_bytes\": 1048576}}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "memory limit of 1M (policy lab) reached");
+	json_decref(e);
+	/* the interrupt's traceback stays, as where the program was stuck; the
+	 * limit leads, and --timeout is named when it set the limit */
+	{
+		struct run_opts o = {.timeout_ms = 1500};
+		error_opts = &o;
+		e = error_of("{\"outcome\": \"timeout\", \"policy\": \"default\", \"limits\": {\"wall_time_ms\": 1500},"
+			     " \"traceback\": {\"type\": \"KeyboardInterrupt\", \"message\": \"\", \"line\": 3,"
+			     " \"text\": \"Traceback ...\\nKeyboardInterrupt\"}}");
+		error_opts = NULL;
+	}
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "timeout");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "wall-time limit of 1500ms (--timeout) reached");
+	assert_string_equal(json_string_value(json_object_get(e, "traceback")), "Traceback ...\nKeyboardInterrupt");
+	json_decref(e);
+	e = error_of("{\"outcome\": \"output_limit\", \"policy\": \"default\", \"limits\": {\"output_bytes\": 1000}}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "output limit of 1000 (policy default) reached");
+	json_decref(e);
+	/* a missing module: the hint says why and what an administrator can do */
+	e = error_of("{\"outcome\": \"error\", \"traceback\": {\"type\": \"ModuleNotFoundError\","
+		     " \"message\": \"No module named 'zzsbxnotapackage.sub'\", \"line\": 1, \"text\": \"T\"}}");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "ModuleNotFoundError");
+	assert_non_null(strstr(json_string_value(json_object_get(e, "hint")), "the module 'zzsbxnotapackage' is not installed"));
+	assert_non_null(strstr(json_string_value(json_object_get(e, "hint")), "cannot be installed at run time"));
+	assert_non_null(strstr(json_string_value(json_object_get(e, "hint")), "no package python3-zzsbxnotapackage is known"));
 	json_decref(e);
 
 	e = error_of("{\"outcome\": \"signal\", \"signal_name\": \"SEGV\"}");
@@ -551,6 +582,40 @@ static void test_error_object(void **state)
 	assert_string_equal(json_string_value(json_object_get(e, "type")), "sandbox_error");
 	assert_string_equal(json_string_value(json_object_get(e, "message")), "cgroup: no space");
 	json_decref(e);
+}
+
+/* The Debian package lists: a stanza anywhere in any *_Packages file. */
+static void test_hint_debian(void **state)
+{
+	char dir[] = "/tmp/sbx-hint-XXXXXX", path[64], buf[512];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/deb_dists_main_binary-amd64_Packages", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("Package: python3-first\nVersion: 1\n\nPackage: python3-polars\nVersion: 2\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/other_Release", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("Package: python3-only-in-release\n", f);
+	fclose(f);
+	assert_true(hint_debian_has(dir, "python3-polars"));
+	assert_true(hint_debian_has(dir, "python3-first"));
+	assert_false(hint_debian_has(dir, "python3-pol"));
+	assert_false(hint_debian_has(dir, "python3-only-in-release"));
+	assert_false(hint_debian_has("/nonexistent", "python3-polars"));
+	assert_false(hint_missing_module("bad name", buf, sizeof(buf)));
+	assert_false(hint_missing_module("", buf, sizeof(buf)));
+	assert_true(hint_missing_module("Some_Mod.x", buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "python3-some-mod"));
+	snprintf(path, sizeof(path), "%s/deb_dists_main_binary-amd64_Packages", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/other_Release", dir);
+	unlink(path);
+	rmdir(dir);
 }
 
 /* ---- output shown on a terminal ---- */
@@ -656,7 +721,7 @@ int main(void)
 		cmocka_unit_test(test_errline),
 		cmocka_unit_test(test_cli_inputs_sessions),
 		cmocka_unit_test(test_inputs_memfds),
-		cmocka_unit_test(test_error_object),
+		cmocka_unit_test(test_error_object), cmocka_unit_test(test_hint_debian),
 		cmocka_unit_test(test_ttysafe),
 		cmocka_unit_test(test_ttyout_stalled),
 		cmocka_unit_test(test_ttyout_empty_add),

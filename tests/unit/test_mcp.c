@@ -291,6 +291,22 @@ static void test_result_error_object(void **state)
 	assert_int_equal(json_array_size(json_object_get(res, "content")), 2);
 	json_decref(res);
 
+	/* a limit with the traceback of where it stopped: the limit first */
+	res = mcp_tool_result(J("{\"outcome\":\"timeout\",\"stderr\":\"Traceback\\nKeyboardInterrupt\\n\","
+				"\"error\":{\"code\":\"timeout\",\"type\":\"timeout\",\"message\":\"wall-time limit of 2s (policy default) reached\","
+				"\"traceback\":\"Traceback\\nKeyboardInterrupt\"},\"traceback\":null}"), -1);
+	assert_string_equal(text_at(res, 0), "timeout: wall-time limit of 2s (policy default) reached");
+	assert_string_equal(text_at(res, 1), "Traceback\nKeyboardInterrupt");
+	json_decref(res);
+
+	/* a hint is its own block after the traceback */
+	res = mcp_tool_result(J("{\"outcome\":\"error\",\"stderr\":\"T\\n\",\"error\":{\"code\":\"error\","
+				"\"type\":\"ModuleNotFoundError\",\"message\":\"No module named 'x'\",\"hint\":\"install x\","
+				"\"traceback\":\"T\"},\"traceback\":null}"), -1);
+	assert_string_equal(text_at(res, 0), "T");
+	assert_string_equal(text_at(res, 1), "hint: install x");
+	json_decref(res);
+
 	/* the string form of older results */
 	res = mcp_tool_result(J("{\"outcome\":\"sandbox_error\",\"error\":\"sbx: --policy: no such policy\"}"), -1);
 	assert_string_equal(text_at(res, 0), "sbx: --policy: no such policy");

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "policy.h"
+#include "runenv.h"
 #include "units.h"
 
 static char err[SBX_ERR_LEN];
@@ -105,6 +106,7 @@ static void default_policy_file(void **state)
 	assert_int_equal(p.limits.out_bytes, 64ULL << 20);
 	assert_int_equal(p.limits.output_bytes, 1ULL << 20);
 	assert_int_equal(p.limits.input_bytes, 64ULL << 20);
+	assert_int_equal(p.limits.shm_bytes, 64ULL << 20);
 	assert_int_equal(p.net, SBX_NET_NONE);
 	assert_string_equal(p.ro[0], "/usr");
 	assert_true(p.n_env >= 3);
@@ -115,6 +117,9 @@ static void values(void **state)
 {
 	struct sbx_policy p;
 	(void)state;
+	assert_int_equal(parse("[limits]\nshm_size = 0\n", &p), -1);
+	assert_int_equal(parse("[limits]\nshm_size = 8M\n", &p), 0);
+	assert_int_equal(p.limits.shm_bytes, 8ULL << 20);
 	assert_int_equal(parse("[limits]\nmemory = 1G  # comment\ncpus = 0.5\npids = 10\n"
 			       "[network]\nmode = loopback\n[seccomp]\nprofile = strict\n"
 			       "[filesystem]\nro = /usr /opt/data\n[env]\nset = A=1 B=x=y\n", &p), 0);
@@ -296,6 +301,60 @@ static void config(void **state)
 	assert_non_null(strstr(err, "has no command"));
 }
 
+/* [language.NAME] env and search_path, and the environment composed from
+ * them, the policy and the CPU count (common/runenv.h). */
+static void language_env(void **state)
+{
+	static struct sbx_config c;
+	static struct sbx_runenv e;
+	struct sbx_policy p;
+	const char *t = "[language.python]\ncommand = /usr/bin/python3 -B\n"
+			"search_path = PYTHONPATH=/sbx/python:/work\nenv = PIP_NO_INDEX=1 A=lang\n";
+	size_t i;
+	(void)state;
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	const struct sbx_language *l = sbx_config_language(&c, "python");
+	assert_string_equal(l->search_path, "PYTHONPATH=/sbx/python:/work");
+	assert_int_equal(l->n_env, 2);
+	/* the policy's value of the search variable goes after sbx's; its
+	 * own A and OMP_NUM_THREADS win over the language's and the CPU count */
+	assert_int_equal(parse("[env]\nset = HOME=/tmp PYTHONPATH=/opt/lab A=policy OMP_NUM_THREADS=4\n", &p), 0);
+	sbx_runenv_build(&e, &p, l, 2);
+	assert_string_equal(e.envp[0], "HOME=/tmp");
+	assert_string_equal(e.envp[1], "PYTHONPATH=/sbx/python:/work:/opt/lab");
+	assert_string_equal(e.envp[2], "A=policy");
+	assert_string_equal(e.envp[3], "OMP_NUM_THREADS=4");
+	assert_string_equal(e.envp[4], "PIP_NO_INDEX=1");
+	for (i = 0; e.envp[i] != NULL; i++)
+		assert_null(strstr(e.envp[i], "OMP_NUM_THREADS=2"));
+	assert_int_equal(i, e.n);
+	assert_int_equal(e.n, 5 + sbx_n_cpu_vars - 1);
+	assert_string_equal(e.envp[5], "OPENBLAS_NUM_THREADS=2");
+	/* no policy value: the directories alone; an empty one adds no "" */
+	assert_int_equal(parse("[env]\nset = PYTHONPATH=\n", &p), 0);
+	sbx_runenv_build(&e, &p, l, 1);
+	assert_string_equal(e.envp[0], "PYTHONPATH=/sbx/python:/work");
+	assert_int_equal(parse("[env]\nset = HOME=/tmp\n", &p), 0);
+	sbx_runenv_build(&e, &p, l, 1);
+	assert_string_equal(e.envp[1], "PYTHONPATH=/sbx/python:/work");
+	sbx_runenv_build(&e, &p, NULL, 3);
+	assert_string_equal(e.envp[1], "OMP_NUM_THREADS=3");
+	/* rejects, each naming the key */
+	static const char *const bad[] = {
+		"search_path = /sbx/python", "search_path = PYTHONPATH=sbx", "search_path = PYTHONPATH=/a::/b",
+		"search_path = PYTHONPATH=/a:", "search_path = PYTHONPATH=/a:b", "search_path = 1X=/a",
+		"search_path = P=/a/../b", "env = NOEQUALS", "env = =x", "env = A-B=1",
+		"env = A=1 B=2 C=3 D=4 E=5 F=6 G=7 H=8 I=9",
+	};
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "[language.x]\ncommand = /bin/x\n%s\n", bad[i]);
+		assert_int_equal(sbx_config_parse("sbx.conf", text, strlen(text), &c, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "sbx.conf:3: "));
+	}
+	assert_int_equal(parse("[env]\nset = 9A=1\n", &p), -1);
+}
+
 /* The checkpoint triggers: defaults, 0 (off), and the rejects. */
 static void config_checkpoints(void **state)
 {
@@ -327,7 +386,7 @@ int main(void)
 		cmocka_unit_test(values), cmocka_unit_test(errors_name_file_and_line),
 		cmocka_unit_test(long_line_rejected), cmocka_unit_test(users_alone_restrict), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
 		cmocka_unit_test(config), cmocka_unit_test(input_size), cmocka_unit_test(allows),
-		cmocka_unit_test(config_checkpoints),
+		cmocka_unit_test(config_checkpoints), cmocka_unit_test(language_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Checks of the verifier that span records: every END has its START
+ * before it (an END without one means the START was removed), a START
+ * without END is a run in progress while its wall-time limit allows,
+ * else incomplete; and the code digests of the STARTs, which the code
+ * table must hold (code-missing, auditverify.c walks the table).
+ *
+ * Open runs are kept in an open-addressing hash table keyed by run id:
+ * an entry lives from START to END, so the table holds the runs in
+ * progress, not the log.
+ */
+#include "verifyint.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How long after its START a run may still end: its wall-time limit, the
+ * kill, the collector (30 s at most) and the recorder's flush, rounded up
+ * generously; a policy without a wall-time limit gets a day. */
+#define END_SLACK_NS (120LL * 1000000000)
+#define NO_LIMIT_NS (86400LL * 1000000000)
+
+struct open_run {
+	char id[SBX_ID_LEN + 1];      /* "" free; "\x01" a removed entry */
+	int64_t seq, realtime_ns;
+	uint64_t wall_ms;
+};
+
+struct code_ref {
+	unsigned char sha256[32];
+	int64_t seq;                  /* the first START that ran it */
+};
+
+struct vfy_runs {
+	struct open_run *t;
+	size_t cap, used;             /* used: live and removed entries */
+	struct code_ref *codes;
+	size_t n_codes, cap_codes;
+	int64_t undecodable;          /* seq of the newest record not known (undecodable or altered) */
+};
+
+int vfy_runs_init(struct vfy_runs **out)
+{
+	struct vfy_runs *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return -1;
+	r->cap = 256;
+	r->t = calloc(r->cap, sizeof(*r->t));
+	if (r->t == NULL) {
+		free(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
+void vfy_runs_free(struct vfy_runs *r)
+{
+	if (r == NULL)
+		return;
+	free(r->t);
+	free(r->codes);
+	free(r);
+}
+
+static size_t hash(const char *id)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *id; id++)
+		h = (h ^ (unsigned char)*id) * 1099511628211ULL;
+	return h;
+}
+
+/* The slot of id, or of the first free slot on its probe path. */
+static struct open_run *slot(struct vfy_runs *r, const char *id, int for_insert)
+{
+	size_t i = hash(id) & (r->cap - 1);
+	struct open_run *removed = NULL;
+
+	for (;; i = (i + 1) & (r->cap - 1)) {
+		struct open_run *e = &r->t[i];
+		if (e->id[0] == '\0')
+			return for_insert && removed ? removed : e;
+		if (e->id[0] == '\x01') {
+			if (removed == NULL)
+				removed = e;
+		} else if (strcmp(e->id, id) == 0) {
+			return e;
+		}
+	}
+}
+
+static int grow(struct vfy_runs *r)
+{
+	struct open_run *old = r->t;
+	size_t n = r->cap, i;
+
+	r->t = calloc(2 * n, sizeof(*r->t));
+	if (r->t == NULL) {
+		r->t = old;
+		return -1;
+	}
+	r->cap = 2 * n;
+	r->used = 0;
+	for (i = 0; i < n; i++) {
+		if (old[i].id[0] == '\0' || old[i].id[0] == '\x01')
+			continue;
+		*slot(r, old[i].id, 1) = old[i];
+		r->used++;
+	}
+	free(old);
+	return 0;
+}
+
+static void start(struct vfy_runs *r, const struct vfy_row *row, int *oom)
+{
+	struct open_run *e;
+
+	if (row->run_id[0] == '\0' || row->run_id[0] == '\x01')
+		return;
+	if (2 * (r->used + 1) > r->cap && grow(r) < 0) {
+		*oom = 1;
+		return;
+	}
+	e = slot(r, row->run_id, 1);
+	if (e->id[0] == '\0')
+		r->used++;
+	memcpy(e->id, row->run_id, sizeof(e->id));
+	e->seq = row->seq;
+	e->realtime_ns = row->realtime_ns;
+	e->wall_ms = row->wall_limit_ms;
+	if (r->n_codes == r->cap_codes) {
+		size_t nc = r->cap_codes ? 2 * r->cap_codes : 1024;
+		struct code_ref *g = realloc(r->codes, nc * sizeof(*g));
+		if (g == NULL) {
+			*oom = 1;
+			return;
+		}
+		r->codes = g;
+		r->cap_codes = nc;
+	}
+	memcpy(r->codes[r->n_codes].sha256, row->code_sha256, 32);
+	r->codes[r->n_codes++].seq = row->seq;
+}
+
+void vfy_runs_unknown(struct vfy_runs *r, int64_t seq)
+{
+	r->undecodable = seq;
+}
+
+void vfy_runs_row(struct vfy_runs *r, const struct vfy_row *row, struct sbx_verify_report *rep,
+		  int *oom)
+{
+	struct open_run *e;
+
+	if (!row->decoded) {
+		/* any START or END it was: pairing findings near it would only
+		 * repeat the undecodable one */
+		r->undecodable = row->seq;
+		return;
+	}
+	if (row->kind == SBX_REC_START) {
+		start(r, row, oom);
+		return;
+	}
+	if (row->kind != SBX_REC_END)
+		return;
+	e = slot(r, row->run_id, 0);
+	if (e->id[0] == '\0') {
+		char want[48];
+		if (r->undecodable != 0)
+			return; /* its START may be the record that did not decode */
+		snprintf(want, sizeof(want), "a START of run %.16s...", row->run_id);
+		vfy_add(rep, oom, row->seq, SBX_FIND_END_WITHOUT_START, want, "none",
+			"END of run %.32s has no START before it (its START was removed)", row->run_id);
+		return;
+	}
+	e->id[0] = '\x01';
+}
+
+void vfy_runs_finish(struct vfy_runs *r, int64_t now_ns, uint64_t tail_from,
+		     struct sbx_verify_report *rep, int *oom, uint64_t *tail_in_progress)
+{
+	size_t i;
+
+	*tail_in_progress = 0;
+	for (i = 0; i < r->cap; i++) {
+		const struct open_run *e = &r->t[i];
+		int64_t allowed;
+		if (e->id[0] == '\0' || e->id[0] == '\x01')
+			continue;
+		if (e->seq < r->undecodable)
+			continue; /* its END may be the record that did not decode */
+		allowed = e->wall_ms ? (int64_t)(e->wall_ms > INT64_MAX / 2000000 ? INT64_MAX / 2 :
+						 e->wall_ms * 1000000) : NO_LIMIT_NS;
+		if (now_ns - e->realtime_ns > allowed + END_SLACK_NS) {
+			vfy_add(rep, oom, e->seq, SBX_FIND_INCOMPLETE, "an END", "none",
+				"run %.32s started %.0f s ago and has no END (its wall-time limit is "
+				"%" PRIu64 " ms: the recorder died, or the END was never written)",
+				e->id, (double)(now_ns - e->realtime_ns) / 1e9, e->wall_ms);
+			continue;
+		}
+		rep->n_in_progress++;
+		if (e->seq > (int64_t)tail_from)
+			(*tail_in_progress)++;
+	}
+}
+
+static int cmp_code(const void *a, const void *b)
+{
+	const struct code_ref *x = a, *y = b;
+	int c = memcmp(x->sha256, y->sha256, 32);
+
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+size_t vfy_runs_codes(struct vfy_runs *r)
+{
+	size_t i, n = 0;
+
+	qsort(r->codes, r->n_codes, sizeof(*r->codes), cmp_code);
+	for (i = 0; i < r->n_codes; i++)
+		if (n == 0 || memcmp(r->codes[n - 1].sha256, r->codes[i].sha256, 32) != 0)
+			r->codes[n++] = r->codes[i];
+	r->n_codes = n;
+	return n;
+}
+
+const unsigned char *vfy_runs_code(const struct vfy_runs *r, size_t i, int64_t *seq)
+{
+	if (i >= r->n_codes)
+		return NULL;
+	*seq = r->codes[i].seq;
+	return r->codes[i].sha256;
+}
