@@ -9,7 +9,7 @@
 # rm while a run is using it (the run keeps it).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-image.sh"
-plan 42
+plan 44
 
 check "precondition: the host has numpy" /usr/bin/python3 -c 'import numpy'
 check "precondition: the host has no tabulate" sh -c "! /usr/bin/python3 -c 'import tabulate' 2>/dev/null"
@@ -23,10 +23,13 @@ sbx_run run --policy tiny -c 'import tabulate; print(tabulate.__version__)'
 check "a module only the image has imports" sh -c "[ $rc = 0 ] && grep -Eq '^[0-9]+\\.[0-9]' '$T/out'"
 sbx_run run --policy tiny -c 'import numpy'
 check "a module only the host has does not" sh -c "[ $rc = 1 ] && grep -q \"ModuleNotFoundError: No module named 'numpy'\" '$T/err'"
+check "... the hint names the image and the package to rebuild it with" \
+	grep -q "^sbx: hint: the module 'numpy' is not in the image 'tiny' this policy runs with.*Debian package python3-numpy added to its --packages (sbx-image show tiny" "$T/err"
 sbx_run run -c 'import numpy, sys; print("host ok")'
 check "without the image key the host's /usr, as before" sh -c "[ $rc = 0 ] && grep -q 'host ok' '$T/out'"
 sbx_run run -c 'import tabulate'
 check "... where tabulate is missing" [ "$rc" = 1 ]
+check "... and the hint speaks of the host's Python, not an image" sh -c "grep -q \"^sbx: hint: the module 'tabulate' is not installed in the sandbox\" '$T/err' && ! grep -q 'image' '$T/err'"
 
 cat >"$T/probe.py" <<'PY'
 import hashlib, os
