@@ -18,11 +18,18 @@ RUNSTATEDIR   ?= /run
 DESTDIR       ?=
 
 CC      ?= cc
-PKGS     = libseccomp libcap sqlite3 libbsd libsodium inih jansson
+PKGS     = libseccomp libcap sqlite3 libbsd libmd libsodium inih jansson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
 # sbx-image hashes images with OpenSSL's libcrypto (never linked by the helper)
 CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
+# What each program links (make check-linkage asserts the helper's list):
+# the setuid helper never SQLite, jansson or libsodium (the recorder
+# links inih for policy.c's sbx_valid_name, which imgstamp.c uses).
+HELPER_PKGS   = libseccomp libcap libbsd libmd inih
+RECORDER_PKGS = sqlite3 libsodium jansson libbsd inih
+HELPER_LIBS   = $(shell pkg-config --libs $(HELPER_PKGS))
+RECORDER_LIBS = $(shell pkg-config --libs $(RECORDER_PKGS))
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
 HARDEN   = -fstack-protector-strong -fPIE
@@ -40,12 +47,12 @@ LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
 B = build
 # Libraries by who links them (HACKING.md): libsbxcommon.a is what the
 # setuid helper may link; libsbxlog.a is the audit-log format and writer
-# (recorder, sbx-audit); recorder/ is the audit-log side of a run
-# (still linked into sbx-helper until it becomes its own program).
-COMMON_SRC   = $(wildcard common/*.c)
+# (sbx-recorder, sbx-audit); recorder/ is sbx-recorder, the audit-log side
+# of a run, exec'd by the helper as _sbx.
+COMMON_SRC   = $(filter-out common/testhook.c,$(wildcard common/*.c))
 AUDITLOG_SRC = $(wildcard auditlog/*.c)
 RECORDER_SRC = $(wildcard recorder/*.c)
-HELPER_SRC   = $(filter-out helper/testhook.c,$(wildcard helper/*.c))
+HELPER_SRC   = $(wildcard helper/*.c)
 CLIENT_SRC   = $(wildcard client/*.c)
 RELAY_SRC    = $(wildcard relay/*.c)
 AUDIT_SRC    = $(wildcard audit/*.c)
@@ -63,19 +70,20 @@ IMAGE_OBJ    = $(IMAGE_SRC:%.c=$(B)/%.o)
 UNIT_BIN     = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 LIBCOMMON    = $(B)/libsbxcommon.a
 LIBLOG       = $(B)/libsbxlog.a
-# The escape tests' attacker programs, and a helper with pause points at
-# each privileged phase (helper/testhook.h) built from the same sources
-# with -DSBX_TEST_HOOKS. Neither is installed by `make install`.
-HOOKED_OBJ = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(RECORDER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/helper/testhook.o \
-	     $(B)/image/dpkgdb.o
+# The escape tests' attacker programs, and a helper and recorder with
+# pause points at each privileged phase (common/testhook.h) built from the
+# same sources with -DSBX_TEST_HOOKS (the hooked helper execs the hooked
+# recorder). None of them is installed by `make install`.
+HOOKED_HELPER_OBJ   = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/common/testhook.o
+HOOKED_RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/common/testhook.o $(B)/image/dpkgdb.o
 ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
 ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
-PROGS = $(B)/sbx-helper $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay $(B)/sbx-image
+PROGS = $(B)/sbx-helper $(B)/sbx-recorder $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay $(B)/sbx-image
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
-.PHONY: deps all check check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint ci FORCE
+.PHONY: deps all check check-linkage check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint ci FORCE
 all: $(PROGS) $(TOOLS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
@@ -97,27 +105,52 @@ $(LIBLOG): $(AUDITLOG_OBJ)
 # For the unit tests only: archives, so a test pulls in just what it uses.
 $(B)/libsbxaudit.a: $(filter-out $(B)/audit/main.o,$(AUDIT_OBJ))
 	rm -f $@ && ar rcs $@ $^
-$(B)/libsbxrecorder.a: $(RECORDER_OBJ)
+$(B)/libsbxrecorder.a: $(filter-out $(B)/recorder/main.o,$(RECORDER_OBJ))
+	rm -f $@ && ar rcs $@ $^
+$(B)/libsbxclient.a: $(filter-out $(B)/client/main.o,$(CLIENT_OBJ))
 	rm -f $@ && ar rcs $@ $^
 $(B)/libsbximage.a: $(filter-out $(B)/image/main.o,$(IMAGE_OBJ))
 	rm -f $@ && ar rcs $@ $^
 
-# image/dpkgdb.o: the recorder (as _sbx) reads the dpkg database of a run's
-# tree with it, as sbx-image does of an image's (recorder/environment.c)
-$(B)/sbx-helper: $(HELPER_OBJ) $(RECORDER_OBJ) $(B)/image/dpkgdb.o $(LIBLOG) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# The setuid program: helper/ and libsbxcommon.a, nothing else of the tree.
+$(B)/sbx-helper: $(HELPER_OBJ) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS)
+# Its unprivileged partner: recorder/, the audit log, common/.
+# image/dpkgdb.o: the recorder reads the dpkg database of a run's tree
+# with it, as sbx-image does of an image's (recorder/environment.c)
+$(B)/sbx-recorder: $(RECORDER_OBJ) $(B)/image/dpkgdb.o $(LIBLOG) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(RECORDER_LIBS)
 $(B)/hooked/%.o: %.c $(B)/paths.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSBX_TEST_HOOKS -c -o $@ $<
-$(B)/sbx-helper-hooked: $(HOOKED_OBJ) $(LIBLOG) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/sbx-helper-hooked: $(HOOKED_HELPER_OBJ) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS)
+$(B)/sbx-recorder-hooked: $(HOOKED_RECORDER_OBJ) $(LIBLOG) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(RECORDER_LIBS)
+
+# What the setuid binary links and contains: exactly these shared
+# libraries, and not one symbol of SQLite (sqlite3_), jansson (json_) or
+# libsodium (crypto_, sodium_), defined or undefined.
+HELPER_NEEDED = libbsd.so.0 libc.so.6 libcap.so.2 libinih.so.1 libmd.so.0 libseccomp.so.2
+check-linkage: $(B)/sbx-helper $(B)/sbx-helper-hooked
+	@for h in $(B)/sbx-helper $(B)/sbx-helper-hooked; do \
+	  got=$$(readelf -d $$h | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^lib[at]san\|^libubsan\|^libstdc\|^libm\.\|^libgcc\|^libdl\|^libpthread\|^librt' | sort | tr '\n' ' '); \
+	  want=$$(echo $(HELPER_NEEDED) | tr ' ' '\n' | sort | tr '\n' ' '); \
+	  if [ "$$got" != "$$want" ]; then echo "check-linkage: $$h NEEDED: $$got; want: $$want"; exit 1; fi; \
+	  if nm -a $$h 2>/dev/null | grep -E ' (sqlite3_|json_|crypto_|sodium_)' | grep -q .; then \
+	    echo "check-linkage: $$h has SQLite, jansson or libsodium symbols:"; \
+	    nm -a $$h | grep -E ' (sqlite3_|json_|crypto_|sodium_)' | head; exit 1; fi; \
+	  if nm -D $$h 2>/dev/null | grep -E ' (sqlite3_|json_|crypto_|sodium_)' | grep -q .; then \
+	    echo "check-linkage: $$h imports SQLite, jansson or libsodium symbols"; exit 1; fi; \
+	done
+	@echo "check-linkage: $(B)/sbx-helper needs only $(HELPER_NEEDED)"
 # Attacker programs run natively even in a SANITIZE=1 build: the sanitizers
 # are for sbx's own code, and inside the sandbox LeakSanitizer cannot stop
 # the world (ptrace is denied) and fails the program at exit.
 $(B)/tests/escape/%: tests/escape/bin/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -fsanitize=% -MMD -MP,$(CFLAGS)) $(filter-out -fsanitize=%,$(LDFLAGS)) -o $@ $<
-escape-bins: $(B)/sbx-helper-hooked $(ESCAPE_BIN)
+escape-bins: $(B)/sbx-helper-hooked $(B)/sbx-recorder-hooked $(ESCAPE_BIN)
 
 $(B)/sbx: $(CLIENT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -133,7 +166,7 @@ $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 
 # Unit tests link the objects they test (test_client still #includes
 # client sources: HACKING.md).
-UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbximage.a $(LIBLOG) $(LIBCOMMON)
+UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbxclient.a $(B)/libsbximage.a $(LIBLOG) $(LIBCOMMON)
 $(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $(CRYPTO_LIBS) $$(pkg-config --libs cmocka)
@@ -159,7 +192,7 @@ check-vm: all
 	SBX_SRCDIR=$(CURDIR) prove -v tests/integration/10-cgroup-v2-vm.t
 
 # Everything, in one prove run (unit tests print TAP through cmocka).
-check: all $(UNIT_BIN) check-setup
+check: all $(UNIT_BIN) check-linkage check-setup
 	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t tests/escape/*.t
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang and run one after
@@ -281,6 +314,7 @@ install-files: all install-man install-completion install-systemd
 	install -d $(DESTDIR)$(SBINDIR)
 	install -m 0755 $(B)/sbx-image $(DESTDIR)$(SBINDIR)/
 	install -m 0755 $(B)/sbx-helper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
+	install -m 0755 $(B)/sbx-recorder $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-recorder
 	install -m 0755 $(B)/sbx-relay $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-relay
 	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PREFIX)/share/sbx/sbx-postinst
 	# what the sandbox sees read-only at /sbx (sbx.conf(5))

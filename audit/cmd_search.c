@@ -13,6 +13,7 @@
 
 #include "auditdb.h"
 #include "auditwhen.h"
+#include "outcome.h"
 #include "runs.h"
 #include "policy.h"
 #include "units.h"
@@ -28,8 +29,8 @@ static void help(void)
 	       "  --uid N             run by this numeric uid\n"
 	       "  --policy NAME       under this policy\n"
 	       "  --language NAME     in this language\n"
-	       "  --outcome NAME      ok error timeout cpu_limit memory_limit pids_limit\n"
-	       "                      output_limit signal sandbox_error, or incomplete (no END)\n"
+	       "  --outcome NAME      one of: %s\n"
+	       "                      (incomplete: START without END)\n"
 	       "  --failed            finished with an outcome other than ok\n"
 	       "  --success           finished with outcome ok\n"
 	       "  --since WHEN        started at or after WHEN\n"
@@ -45,7 +46,8 @@ static void help(void)
 	       "  --db PATH, --pubkey PATH   as for every command\n"
 	       "\n"
 	       SBX_WHEN_HELP
-	       "exit status: 0 one or more runs, 1 none, 2 usage, 3 log unreadable\n");
+	       "exit status: 0 one or more runs, 1 none, 2 usage, 3 log unreadable\n",
+	       sbx_outcome_names(true));
 }
 
 static int bad(const char *opt, const char *val, const char *why)
@@ -148,9 +150,11 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			rc = nonempty("--language", f.language = optarg);
 			break;
 		case O_OUTCOME:
-			if (!runs_outcome_ok(optarg))
-				return bad("--outcome", optarg, "not an outcome (ok error timeout cpu_limit "
-					   "memory_limit pids_limit output_limit signal sandbox_error incomplete)");
+			if (!runs_outcome_ok(optarg)) {
+				char why[256];
+				snprintf(why, sizeof(why), "not an outcome (%s)", sbx_outcome_names(true));
+				return bad("--outcome", optarg, why);
+			}
 			f.outcome = optarg;
 			break;
 		case O_FAILED:

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* Crash-safe, no-follow writing of key files (see keyfile.h). */
 #include "keyfile.h"
+#include "fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,20 +20,6 @@ static int fail(char *err, size_t errlen, const char *path, const char *what)
 	snprintf(err, errlen, "%s: %s%s%s", path, what, what[0] ? ": " : "", strerror(e));
 	errno = e;
 	return -1;
-}
-
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 static int sync_dir(const char *path)
@@ -65,7 +52,7 @@ int keyfile_write(const char *path, const void *data, size_t len, mode_t mode,
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return fail(err, errlen, tmp, "create");
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0 ||
+	if (sbx_write_all(fd, data, len) < 0 || fsync(fd) < 0 ||
 	    ((uid != (uid_t)-1 || gid != (gid_t)-1) && fchown(fd, uid, gid) < 0) ||
 	    fchmod(fd, mode) < 0) {
 		e = errno;

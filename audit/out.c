@@ -48,7 +48,7 @@ char *out_esc(const char *s, size_t n, int multiline)
 
 	while (i < n) {
 		unsigned char c = p[i];
-		size_t k = sbx_audit_utf8_seq(p + i, n - i);
+		size_t k = sbx_utf8_seq(p + i, n - i);
 
 		if (k == 0) {
 			fprintf(m, "\\x%02x", c);
@@ -98,7 +98,7 @@ json_t *out_json_str(const char *s, size_t n)
 
 	if (j != NULL)
 		return j;
-	clean = out_need(sbx_audit_utf8_clean(s, n));
+	clean = out_need(sbx_utf8_sanitize(s, n));
 	j = json_string(clean);
 	free(clean);
 	return out_need(j);

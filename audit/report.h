@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "outcome.h"
+
 enum rcell_type { RC_NULL = 0, RC_INT, RC_TEXT };
 
 struct rcell {
@@ -55,10 +57,12 @@ struct ropts {
 	int64_t failed_max;         /* rows of the failed list (-1: all) */
 };
 
-/* The outcomes broken down in --by tables, in column order. */
-extern const char *const report_outcomes[];
-extern const size_t report_n_outcomes;
+/* The --by tables break runs down by outcome in the order of the outcome
+ * table (outcome.h), then "other". */
 extern const char *const report_by_names[BY_N];
+/* The HTML chart's colour of an outcome (its row's; another for names
+ * not in the table). */
+const char *report_color(const char *outcome);
 
 struct report {
 	struct rtable *t;

@@ -15,16 +15,30 @@
 #include <time.h>
 
 #include "auditdb.h"
+#include "outcome.h"
 
-static const struct {
-	const char *outcome, *color;
-} palette[] = {
-	{"ok", "#2e7d32"}, {"error", "#c62828"}, {"timeout", "#ef6c00"},
-	{"cpu_limit", "#6a1b9a"}, {"memory_limit", "#1565c0"}, {"pids_limit", "#00838f"},
-	{"output_limit", "#795548"}, {"signal", "#ad1457"}, {"sandbox_error", "#424242"},
-	{"incomplete", "#9e9e9e"}, {NULL, "#fbc02d"}, /* anything else */
-};
-#define NPAL (sizeof(palette) / sizeof(palette[0]))
+/* One colour per outcome (the outcome table's), then anything else. */
+#define NPAL (SBX_OUTCOME_N + 1)
+static const char *pal_color(size_t i)
+{
+	return i < SBX_OUTCOME_N ? sbx_outcome_defs[i].color : "#fbc02d";
+}
+
+static size_t pal_index(const char *outcome)
+{
+	const struct sbx_outcome_def *o = sbx_outcome_by_name(outcome);
+
+	return o != NULL ? (size_t)o->id : NPAL - 1;
+}
+
+const char *report_color(const char *outcome)
+{
+	return pal_color(pal_index(outcome));
+}
+static const char *pal_name(size_t i)
+{
+	return i < SBX_OUTCOME_N ? sbx_outcome_defs[i].name : "other";
+}
 
 static void html_bytes(FILE *f, const char *s, size_t n)
 {
@@ -59,15 +73,6 @@ static void html_cell(FILE *f, const struct rcell *c)
 		html_bytes(f, s, n);
 }
 
-static size_t pal_index(const char *outcome)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < NPAL; i++)
-		if (strcmp(palette[i].outcome, outcome) == 0)
-			return i;
-	return NPAL - 1;
-}
 
 /* Stacked bars: one per day that has runs, one segment per outcome. */
 static void chart(FILE *f, const struct rtable *t)
@@ -124,10 +129,9 @@ static void chart(FILE *f, const struct rtable *t)
 			h = (double)counts[i][p] * H / (double)max;
 			y -= h;
 			fprintf(f, "<rect x=\"%d\" y=\"%.2f\" width=\"%d\" height=\"%.2f\" fill=\"%s\">"
-				"<title>", LEFT + (int)i * bw, y, bw > 3 ? bw - 1 : bw, h, palette[p].color);
+				"<title>", LEFT + (int)i * bw, y, bw > 3 ? bw - 1 : bw, h, pal_color(p));
 			html_str(f, days[i]);
-			fprintf(f, " %s: %" PRId64 "</title></rect>\n",
-				palette[p].outcome ? palette[p].outcome : "other", counts[i][p]);
+			fprintf(f, " %s: %" PRId64 "</title></rect>\n", pal_name(p), counts[i][p]);
 		}
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"ax\">", LEFT, TOP + H + 16);
@@ -142,8 +146,7 @@ static void chart(FILE *f, const struct rtable *t)
 	fputs("</svg>\n<p class=\"legend\">", f);
 	for (i = 0; i < NPAL; i++)
 		if (present[i])
-			fprintf(f, "<span><i style=\"background:%s\"></i>%s</span> ", palette[i].color,
-				palette[i].outcome ? palette[i].outcome : "other");
+			fprintf(f, "<span><i style=\"background:%s\"></i>%s</span> ", pal_color(i), pal_name(i));
 	fputs("</p>\n", f);
 	free(days);
 	free(counts);

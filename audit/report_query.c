@@ -25,11 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const report_outcomes[] = {
-	"ok", "error", "timeout", "cpu_limit", "memory_limit", "pids_limit",
-	"output_limit", "signal", "sandbox_error", "incomplete",
-};
-const size_t report_n_outcomes = sizeof(report_outcomes) / sizeof(report_outcomes[0]);
 const char *const report_by_names[BY_N] = {"user", "policy", "outcome", "language", "day", "hour"};
 
 /* ?1 since (ns), ?2 until (ns, exclusive), ?3 JSON array of the START seqs
@@ -233,12 +228,13 @@ static char *breakdown(const char *n, const char *o)
 	FILE *m = out_need(open_memstream(&buf, &len));
 
 	fprintf(m, "coalesce(sum(%s), 0) AS runs", n);
-	for (i = 0; i < report_n_outcomes; i++)
+	/* names from the outcome table: [a-z_] only, safe in SQL */
+	for (i = 0; i < SBX_OUTCOME_N; i++)
 		fprintf(m, ", coalesce(sum(CASE WHEN %s = '%s' THEN %s ELSE 0 END), 0) AS %s", o,
-			report_outcomes[i], n, report_outcomes[i]);
+			sbx_outcome_defs[i].name, n, sbx_outcome_defs[i].name);
 	fprintf(m, ", coalesce(sum(CASE WHEN %s IN (", o);
-	for (i = 0; i < report_n_outcomes; i++)
-		fprintf(m, "%s'%s'", i ? "," : "", report_outcomes[i]);
+	for (i = 0; i < SBX_OUTCOME_N; i++)
+		fprintf(m, "%s'%s'", i ? "," : "", sbx_outcome_defs[i].name);
 	fprintf(m, ") THEN 0 ELSE %s END), 0) AS other", n);
 	if (fclose(m) != 0)
 		out_need(NULL);

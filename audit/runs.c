@@ -17,11 +17,7 @@
 
 #include "auditdb.h"
 #include "cli.h"
-
-static const char *const outcomes[] = {
-	"ok", "error", "timeout", "cpu_limit", "memory_limit", "pids_limit",
-	"output_limit", "signal", "sandbox_error", "incomplete",
-};
+#include "outcome.h"
 
 static const char *const colnames[RC_NCOLS] = {
 	"id", "start_seq", "end_seq", "time", "end_time", "uid", "user", "host",
@@ -32,12 +28,7 @@ static const char *const colnames[RC_NCOLS] = {
 
 int runs_outcome_ok(const char *s)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
-		if (strcmp(s, outcomes[i]) == 0)
-			return 1;
-	return 0;
+	return sbx_outcome_by_name(s) != NULL;
 }
 
 int runs_parse_format(const char *s, enum run_format *f)
@@ -399,7 +390,7 @@ static void csv_cell(sqlite3_stmt *st, int i)
 		return;
 	}
 	t = text(st, i, &n);
-	clean = out_need(sbx_audit_utf8_clean(t, n));
+	clean = out_need(sbx_utf8_sanitize(t, n));
 	csv_text(clean);
 	free(clean);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "auditdb.h"
+#include "limitjson.h"
 
 static void set(json_t *o, const char *k, json_t *v)
 {
@@ -39,22 +40,17 @@ static json_t *argv_json(const struct sbx_record *r)
 	return a;
 }
 
-static json_t *limits_json(const struct sbx_limits *l)
+/* The limits under the result's keys (one vocabulary, limitjson.h);
+ * input_size is an extension field of version 2 records (older ones do
+ * not say it: 0). */
+static json_t *limits_json(const struct sbx_record *r)
 {
-	json_t *o = out_need(json_object());
+	struct sbx_limits l = r->limits;
+	struct sbx_fval v;
 
-	set(o, "wall_ms", u64(l->wall_ms));
-	set(o, "cpu_ms", u64(l->cpu_ms));
-	set(o, "memory_bytes", u64(l->memory_bytes));
-	set(o, "pids", u64(l->pids));
-	set(o, "cpus_milli", u64(l->cpus_milli));
-	set(o, "tmp_bytes", u64(l->tmp_bytes));
-	set(o, "out_bytes", u64(l->out_bytes));
-	set(o, "output_bytes", u64(l->output_bytes));
-	set(o, "file_size_bytes", u64(l->file_size_bytes));
-	set(o, "open_files", u64(l->open_files));
-	set(o, "max_attempts", u64(l->max_attempts));
-	return o;
+	if (sbx_rec_get(r, SBX_F_INPUT_LIMIT, &v) == 1)
+		l.input_bytes = v.u;
+	return out_need(sbx_limits_json(&l));
 }
 
 static json_t *artifacts_json(const struct sbx_record *r)
@@ -115,7 +111,7 @@ static json_t *record_json(const struct shown *s)
 	set(o, "user", str(r->user));
 	set(o, "policy", str(r->policy));
 	set(o, "policy_sha256", out_json_hex(r->policy_sha256, 32));
-	set(o, "limits", limits_json(&r->limits));
+	set(o, "limits", limits_json(r));
 	set(o, "language", str(r->language));
 	set(o, "argv", argv_json(r));
 	set(o, "code_sha256", out_json_hex(r->code_sha256, 32));
@@ -129,6 +125,7 @@ static json_t *record_json(const struct shown *s)
 	/* version 2: every extension field, by the record-field table */
 	if (sbx_rext_json(r, o) < 0)
 		out_need(NULL);
+	json_object_del(o, sbx_field_def(SBX_F_INPUT_LIMIT)->key); /* it is in limits */
 	return o;
 }
 

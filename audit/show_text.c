@@ -2,6 +2,8 @@
 /* sbx-audit show: the human-readable form. Every string is escaped. */
 #include "show.h"
 
+#include "limit.h"
+
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -42,18 +44,33 @@ static void argv_line(const struct sbx_record *r)
 	fputc('\n', stdout);
 }
 
-static void limits(const struct sbx_limits *l)
+/* Every limit as a policy writes it (limit.h), six to a line; input_size
+ * from its version 2 field (older records do not say it). */
+static void limits(const struct sbx_record *r)
 {
-	field("limits");
-	printf("wall %" PRIu64 " ms, cpu %" PRIu64 " ms, memory %" PRIu64 " B, pids %" PRIu64
-	       ", cpus %" PRIu64 ".%03" PRIu64 "\n",
-	       l->wall_ms, l->cpu_ms, l->memory_bytes, l->pids,
-	       l->cpus_milli / 1000, l->cpus_milli % 1000);
-	field("");
-	printf("tmp %" PRIu64 " B, out %" PRIu64 " B, output %" PRIu64 " B, file size %" PRIu64
-	       " B, open files %" PRIu64 ", max attempts %" PRIu64 "\n",
-	       l->tmp_bytes, l->out_bytes, l->output_bytes, l->file_size_bytes,
-	       l->open_files, l->max_attempts);
+	struct sbx_limits l = r->limits;
+	struct sbx_fval v;
+	int have_input = sbx_rec_get(r, SBX_F_INPUT_LIMIT, &v) == 1;
+	int k = 0;
+
+	if (have_input)
+		l.input_bytes = v.u;
+	for (size_t i = 0; i < SBX_LIMIT_N; i++) {
+		const struct sbx_limit_def *d = &sbx_limit_defs[i];
+		char val[32];
+
+		if (d->id == SBX_LIMIT_INPUT_SIZE && !have_input)
+			continue;
+		if (k % 6 == 0) {
+			if (k > 0)
+				fputc('\n', stdout);
+			field(k == 0 ? "limits" : "");
+		}
+		sbx_limit_format(d, sbx_limit_get(&l, d->id), val, sizeof(val));
+		printf("%s%s %s", k % 6 ? ", " : "", d->key, val);
+		k++;
+	}
+	fputc('\n', stdout);
 }
 
 static void common(const struct sbx_record *r)
@@ -71,7 +88,7 @@ static void common(const struct sbx_record *r)
 	fputs("  sha256 ", stdout);
 	hex(r->policy_sha256, 32);
 	fputc('\n', stdout);
-	limits(&r->limits);
+	limits(r);
 	field("language");
 	out_str(stdout, r->language);
 	fputc('\n', stdout);

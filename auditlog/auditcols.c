@@ -157,7 +157,7 @@ static json_t *jstr(const char *s)
 		return j;
 	/* Artifact names are whatever the payload created: keep the column
 	 * valid JSON by replacing bytes that are not UTF-8. */
-	clean = sbx_audit_utf8_clean(s, strlen(s));
+	clean = sbx_utf8_sanitize(s, strlen(s));
 	if (clean == NULL)
 		return NULL;
 	j = json_string(clean);

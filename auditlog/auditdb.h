@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "record.h"
+#include "textutil.h"
 
 /* meta "format": 2 once a writer of record version 2 opened the log (its
  * records may be version 2, which older readers cannot decode); 1 is read. */
@@ -83,20 +84,9 @@ void sbx_cols_free(struct sbx_cols *c);
  * -1 if the time cannot be represented. */
 int sbx_iso_time(int64_t realtime_ns, char *buf, size_t len);
 
-/*
- * UTF-8: length of the valid sequence starting at s (n bytes available),
- * or 0 if the bytes there are not valid UTF-8 (overlongs and surrogates
- * included).
- */
-size_t sbx_audit_utf8_seq(const unsigned char *s, size_t n);
-/*
- * Copy of s (n bytes) with every byte that does not start a valid sequence,
- * and every NUL, replaced by U+FFFD (one per byte); NUL-terminated and
- * malloc'd; NULL when out of memory. Part of log format 1 (the artifacts
- * column is built with it), so it must never change; textutil.h's
- * sbx_utf8_sanitize is free to evolve, this one is not.
- */
-char *sbx_audit_utf8_clean(const char *s, size_t n);
+/* UTF-8 validation and cleaning: sbx_utf8_seq and sbx_utf8_sanitize
+ * (textutil.h; part of log format 1, the artifacts column is built with
+ * it). */
 
 /*
  * Extension fields as JSON (recjson.c), from the record-field table:

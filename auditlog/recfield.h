@@ -113,6 +113,9 @@ extern const struct sbx_subfield sbx_sub_ckpt[];    /* size, root */
 	  "audit", "the standard input handed to the payload")                                  \
 	X(WORKDIR, 12, "session dir", "session_dir", SBX_FT_OBJ, SBX_KBIT(START), NULL, 0,       \
 	  sbx_sub_workdir, "audit", "the session directory mounted at /work (its identity)")    \
+	X(INPUT_LIMIT, 13, "input limit", "input_bytes", SBX_FT_U64, SBX_KBIT(START) |        \
+	  SBX_KBIT(END), NULL, 0, NULL, "audit", "the policy's input_size limit in bytes, the "   \
+	  "limit version 1's fixed fields lack (show --json puts it in limits)")                \
 	X(SBX_VERSION, 20, "sbx version", "sbx_version", SBX_FT_STR, SBX_KBIT(START) |           \
 	  SBX_KBIT(REFUSED) | SBX_KBIT(ROTATE), NULL, 64, NULL, "audit",                        \
 	  "the version of sbx that wrote the record")                                           \

@@ -39,7 +39,7 @@ static json_t *str_json(const unsigned char *p, size_t n)
 
 	if (j != NULL)
 		return j;
-	clean = sbx_audit_utf8_clean((const char *)p, n);
+	clean = sbx_utf8_sanitize((const char *)p, n);
 	if (clean == NULL)
 		return NULL;
 	j = json_string(clean);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Audit records: what one START or END record holds, its canonical binary
- * encoding (the bytes that are hashed and signed), and the SQLite log.
- * Format: ../shared/DESIGN.md "Audit log".
+ * Audit records: what one record holds (its kinds and extension fields:
+ * recfield.h), its canonical binary encoding (the bytes that are hashed
+ * and signed), and the SQLite log. Written by sbx-recorder (as _sbx),
+ * read by sbx-audit. Format: ../shared/DESIGN.md "Audit log".
  */
 #ifndef SBX_RECORD_H
 #define SBX_RECORD_H
@@ -11,9 +12,8 @@
 #include <sodium.h>
 
 #include "policy.h"
+#include "proto.h" /* SBX_ID_LEN */
 #include "recfield.h"
-
-#define SBX_ID_LEN 32 /* run id: 16 random bytes, lower-case hex */
 
 struct sbx_artifact {
 	char name[256];
@@ -48,10 +48,11 @@ struct sbx_record {
 	uint32_t attempt;
 	char parent_id[SBX_ID_LEN + 1];  /* record id of the previous attempt, or "" */
 	/* END only */
-	char outcome[16];                /* ok error timeout cpu_limit memory_limit pids_limit output_limit signal sandbox_error */
+	char outcome[16];                /* a name of the outcome table (common/outcome.h) */
 	int32_t exit_code;               /* -1 if killed by a signal */
 	int32_t signal;                  /* 0 if none */
-	char limit[16];                  /* which limit fired: wall cpu memory pids output "" */
+	char limit[16];                  /* the policy key of the limit that fired (common/limit.h),
+					  * tmp_size/out_size/tmp+out_size for a full tmpfs, or "" */
 	uint64_t wall_ms, cpu_ms, memory_peak_bytes;
 	uint64_t stdout_bytes, stderr_bytes; /* bytes the payload wrote, captured or not */
 	unsigned char stdout_sha256[32], stderr_sha256[32]; /* over the captured bytes */
@@ -112,9 +113,11 @@ int sbx_key_load_public(const char *path, unsigned char *pk, char *err, size_t e
  *   never contains NUL); argv is argv_len bytes, NUL-separated.
  *
  *   every kind: seq, kind, run_id, boot_id, realtime_ns, boottime_ns, host,
- *     uid, gid, user, policy, policy_sha256, limits (wall_ms, cpu_ms,
- *     memory_bytes, pids, cpus_milli, tmp_bytes, out_bytes, output_bytes,
- *     file_size_bytes, open_files, max_attempts), language, argv,
+ *     uid, gid, user, policy, policy_sha256, limits (struct sbx_limits'
+ *     wall_ms, cpu_ms, memory_bytes, pids, cpus_milli, tmp_bytes,
+ *     out_bytes, output_bytes, file_size_bytes, open_files, max_attempts:
+ *     input_bytes, added later, is the extension field input_bytes),
+ *     language, argv,
  *     code_sha256, session, attempt, parent_id
  *   kinds with SBX_KF_END_FIELDS (END), then: outcome, exit_code, signal,
  *     limit, wall_ms, cpu_ms, memory_peak_bytes, stdout_bytes,

@@ -13,10 +13,8 @@
 
 /* The helper's own bounds (helper/args.c); checking them here gives the
  * caller a message naming the option instead of a refused run. */
-#define TIMEOUT_MAX_MS (1ULL << 40)
-#define MEMORY_MIN     (1ULL << 20)
-#define MEMORY_MAX     (1ULL << 50)
-#define PIDS_MAX       (1ULL << 22)
+/* The bounds are the helper's argv bounds (proto.h SBX_ARG_*), checked here
+ * first so the caller hears about them in its own units. */
 
 void cli_usage(FILE *out)
 {
@@ -304,7 +302,7 @@ static void parse_loop_duration(const char *opt, const char *v, uint64_t *ms)
 		cli_die(opt, "'%s' is not a duration (examples: 2s, 500ms)", v);
 	if (*ms == 0)
 		cli_die(opt, "'%s' is not more than 0 ms", v);
-	if (*ms > TIMEOUT_MAX_MS)
+	if (*ms > SBX_ARG_TIMEOUT_MAX)
 		cli_die(opt, "'%s' is too long", v);
 }
 
@@ -326,20 +324,20 @@ static void parse_value(int c, const char *v, struct run_opts *o)
 			cli_die("--timeout", "'%s' is not a duration (examples: 2s, 500ms)", v);
 		if (o->timeout_ms == 0)
 			cli_die("--timeout", "'%s' is not more than 0 ms", v);
-		if (o->timeout_ms > TIMEOUT_MAX_MS)
+		if (o->timeout_ms > SBX_ARG_TIMEOUT_MAX)
 			cli_die("--timeout", "'%s' is too long", v);
 		break;
 	case OPT_MEMORY:
 		if (sbx_parse_size(v, &o->memory_bytes) < 0)
 			cli_die("--memory", "'%s' is not a size (examples: 256M, 1G)", v);
-		if (o->memory_bytes < MEMORY_MIN)
+		if (o->memory_bytes < SBX_ARG_MEMORY_MIN)
 			cli_die("--memory", "'%s' is below the minimum of 1M", v);
-		if (o->memory_bytes > MEMORY_MAX)
+		if (o->memory_bytes > SBX_ARG_MEMORY_MAX)
 			cli_die("--memory", "'%s' is too large", v);
 		break;
 	case OPT_PIDS:
-		if (sbx_parse_uint(v, PIDS_MAX, &o->pids) < 0 || o->pids == 0)
-			cli_die("--pids", "'%s' is not a number from 1 to %llu", v, (unsigned long long)PIDS_MAX);
+		if (sbx_parse_uint(v, SBX_ARG_PIDS_MAX, &o->pids) < 0 || o->pids == 0)
+			cli_die("--pids", "'%s' is not a number from 1 to %llu", v, (unsigned long long)SBX_ARG_PIDS_MAX);
 		break;
 	case OPT_ARTIFACTS:
 		if (v[0] == '\0')

@@ -11,18 +11,12 @@
 
 #include "fail.h"
 #include "proto.h"
+#include "fdio.h"
 
-static void write_all(int fd, const char *p, size_t n)
+static void put(int fd, const char *p, size_t n)
 {
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			cli_die("memfd", "cannot write the code: %s", strerror(errno));
-		p += w;
-		n -= (size_t)w;
-	}
+	if (sbx_write_all(fd, p, n) < 0)
+		cli_die("memfd", "cannot write the code: %s", strerror(errno));
 }
 
 /* Copies in to the memfd; reading one byte past the limit tells "exactly
@@ -43,7 +37,7 @@ static void copy_capped(int in, int mfd, const char *what)
 		total += (size_t)r;
 		if (total > SBX_CODE_MAX)
 			cli_die(what, "code is larger than %u bytes (4 MiB)", SBX_CODE_MAX);
-		write_all(mfd, buf, (size_t)r);
+		put(mfd, buf, (size_t)r);
 	}
 }
 
@@ -57,7 +51,7 @@ int code_memfd(const struct run_opts *o)
 		size_t n = o->code_len ? o->code_len : strlen(o->code);
 		if (n > SBX_CODE_MAX)
 			cli_die("-c", "code is larger than %u bytes (4 MiB)", SBX_CODE_MAX);
-		write_all(mfd, o->code, n);
+		put(mfd, o->code, n);
 	} else if (strcmp(o->file, "-") == 0) {
 		copy_capped(STDIN_FILENO, mfd, "standard input");
 	} else {

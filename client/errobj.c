@@ -6,79 +6,75 @@
 #include <string.h>
 
 #include "hint.h"
-#include "units.h"
+#include "limit.h"
+#include "outcome.h"
 
 /* Longest "message" taken from the last stderr line (bytes). */
 #define LAST_LINE_MAX 512
 
-/* The limits an outcome can name: where the result keeps the value, how to
- * say it, and the option of `sbx run` that can lower it. */
-enum unit { U_DURATION, U_SIZE, U_COUNT };
-static const struct {
-	const char *outcome, *limit_key, *what, *option;
-	enum unit unit;
-} lim[] = {
-	{"timeout", "wall_time_ms", "wall-time limit", "--timeout", U_DURATION},
-	{"cpu_limit", "cpu_time_ms", "CPU-time limit", NULL, U_DURATION},
-	{"memory_limit", "memory_bytes", "memory limit", "--memory", U_SIZE},
-	{"pids_limit", "pids", "process limit", "--pids", U_COUNT},
-	{"output_limit", "output_bytes", "output limit", NULL, U_SIZE},
-	{"file_size", "file_size_bytes", "file size limit", NULL, U_SIZE},
-	{NULL, "tmp_bytes", "/tmp size", NULL, U_SIZE},
-	{NULL, "shm_bytes", "/dev/shm size", NULL, U_SIZE},
-	{NULL, "out_bytes", "/out size", NULL, U_SIZE},
-};
-
-/* Was this limit lowered by the caller's option? */
-static bool asked(const struct run_opts *o, const char *option)
+/* The option of `sbx run` that lowered limit id in this run, or NULL (the
+ * policy's value). */
+static const char *asked(const struct run_opts *o, enum sbx_limit id)
 {
-	if (o == NULL || option == NULL)
-		return false;
-	if (strcmp(option, "--timeout") == 0)
-		return o->timeout_ms != 0;
-	if (strcmp(option, "--memory") == 0)
-		return o->memory_bytes != 0;
-	return strcmp(option, "--pids") == 0 && o->pids != 0;
+	if (o == NULL)
+		return NULL;
+	switch (id) {
+	case SBX_LIMIT_WALL_TIME: return o->timeout_ms != 0 ? "--timeout" : NULL;
+	case SBX_LIMIT_MEMORY: return o->memory_bytes != 0 ? "--memory" : NULL;
+	case SBX_LIMIT_PIDS: return o->pids != 0 ? "--pids" : NULL;
+	default: return NULL;
+	}
 }
 
-bool result_limit_value(json_t *res, const struct run_opts *o, const char *limit_key, char *buf, size_t len)
+/* The limits table's row whose JSON key is json, or NULL. */
+static const struct sbx_limit_def *limit_by_json(const char *json)
 {
-	json_t *v = json_object_get(json_object_get(res, "limits"), limit_key);
-	const char *policy = json_string_value(json_object_get(res, "policy"));
-	char val[32];
-	size_t i;
+	for (size_t i = 0; i < SBX_LIMIT_N; i++)
+		if (strcmp(sbx_limit_defs[i].json, json) == 0)
+			return &sbx_limit_defs[i];
+	return NULL;
+}
 
-	for (i = 0; i < sizeof(lim) / sizeof(lim[0]) && strcmp(lim[i].limit_key, limit_key) != 0; i++)
-		;
-	if (i == sizeof(lim) / sizeof(lim[0]) || !json_is_integer(v) || json_integer_value(v) < 0)
+static bool limit_value(json_t *res, const struct run_opts *o, const struct sbx_limit_def *d, char *buf, size_t len)
+{
+	json_t *v = json_object_get(json_object_get(res, "limits"), d->json);
+	const char *policy = json_string_value(json_object_get(res, "policy"));
+	const char *option = asked(o, d->id);
+	char val[32];
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
 		return false;
-	if (lim[i].unit == U_DURATION)
-		sbx_format_duration_ms((uint64_t)json_integer_value(v), val, sizeof(val));
-	else if (lim[i].unit == U_SIZE)
-		sbx_format_size((uint64_t)json_integer_value(v), val, sizeof(val));
-	else
-		snprintf(val, sizeof(val), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-	if (asked(o, lim[i].option))
-		snprintf(buf, len, "%s (%s)", val, lim[i].option);
+	sbx_limit_format(d, (uint64_t)json_integer_value(v), val, sizeof(val));
+	if (option != NULL)
+		snprintf(buf, len, "%s (%s)", val, option);
 	else
 		snprintf(buf, len, "%s (policy %s)", val, policy ? policy : "?");
 	return true;
 }
 
+bool result_limit_value(json_t *res, const struct run_opts *o, const char *limit_key, char *buf, size_t len)
+{
+	const struct sbx_limit_def *d = limit_by_json(limit_key);
+
+	return d != NULL && limit_value(res, o, d, buf, len);
+}
+
+/* The limit of the result's outcome (outcome and limit tables). */
 bool result_limit_message(json_t *res, const struct run_opts *o, char *buf, size_t len)
 {
-	const char *outcome = json_string_value(json_object_get(res, "outcome"));
+	const char *name = json_string_value(json_object_get(res, "outcome"));
+	const struct sbx_outcome_def *oc = name ? sbx_outcome_by_name(name) : NULL;
+	const struct sbx_limit_def *d;
 	char val[128];
 
-	for (size_t i = 0; outcome != NULL && i < sizeof(lim) / sizeof(lim[0]); i++)
-		if (lim[i].outcome != NULL && strcmp(outcome, lim[i].outcome) == 0) {
-			if (result_limit_value(res, o, lim[i].limit_key, val, sizeof(val)))
-				snprintf(buf, len, "%s of %s reached", lim[i].what, val);
-			else
-				snprintf(buf, len, "%s reached", lim[i].what);
-			return true;
-		}
-	return false;
+	if (oc == NULL || oc->limit == SBX_LIMIT_NONE)
+		return false;
+	d = &sbx_limit_defs[oc->limit];
+	if (limit_value(res, o, d, val, sizeof(val)))
+		snprintf(buf, len, "%s of %s reached", d->what, val);
+	else
+		snprintf(buf, len, "%s reached", d->what);
+	return true;
 }
 
 static json_t *make(const char *code, const char *type, json_t *message, json_t *line, json_t *traceback,

@@ -144,8 +144,8 @@ static void print_json(json_t *root)
 /* Why there is no result, best source first: the helper's own words. */
 static void no_result_reason(const struct run_state *rs, char *buf, size_t len)
 {
-	if (rs->el.have)
-		snprintf(buf, len, "%s", rs->el.last);
+	if (rs->message[0])
+		snprintf(buf, len, "%s", rs->message);
 	else if (rs->proto_err[0])
 		snprintf(buf, len, "sbx-helper: %s", rs->proto_err);
 	else if (WIFSIGNALED(rs->status))
@@ -176,10 +176,12 @@ int run_finish(struct run_state *rs)
 		no_result_reason(rs, why, sizeof(why));
 		if (rs->o->json)
 			cli_print_json_error(why);
-		/* In plain mode the helper's own error line is already on our
-		 * stderr; add ours only when it cannot have written one. */
-		else if (rs->proto_err[0] || !WIFEXITED(rs->status) ||
-			 WEXITSTATUS(rs->status) != SBX_EXIT_FAILURE)
+		/* In plain mode the helper's own message is already on our
+		 * stderr; add ours when it sent none, or ours says more. A
+		 * usage error (before the helper checked the socket) went to
+		 * our stderr from the helper directly, with exit status 125. */
+		else if (rs->proto_err[0] || (rs->message[0] == '\0' && (!WIFEXITED(rs->status) ||
+									 WEXITSTATUS(rs->status) != SBX_EXIT_FAILURE)))
 			fprintf(stderr, "sbx: %s\n", why);
 		return SBX_EXIT_FAILURE;
 	}

@@ -15,14 +15,8 @@
 
 #include "proto.h"
 #include "signals.h"
+#include "clock.h"
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static _Noreturn void exec_fixer(const char *cmd, int in_r, int out_w)
 {
@@ -89,7 +83,7 @@ int fixer_run(const char *cmd, const char *in, size_t in_len, uint64_t timeout_m
 {
 	int inp[2], outp[2], st = 0, over = 0;
 	size_t cap = 1 << 16, sent = 0;
-	long long start = mono_ms(), deadline = start + (long long)timeout_ms;
+	long long start = sbx_mono_ms(), deadline = start + (long long)timeout_ms;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
@@ -123,7 +117,7 @@ int fixer_run(const char *cmd, const char *in, size_t in_len, uint64_t timeout_m
 	 * everything must not deadlock against us. */
 	while (outp[0] >= 0) {
 		struct pollfd p[2];
-		int np = 0, left = (int)(deadline - mono_ms()), rc;
+		int np = 0, left = (int)(deadline - sbx_mono_ms()), rc;
 
 		if (signals_stop_requested()) {
 			r->status = FIX_INTERRUPTED;
@@ -177,7 +171,7 @@ int fixer_run(const char *cmd, const char *in, size_t in_len, uint64_t timeout_m
 			st = 0;
 			break;
 		}
-		if (mono_ms() >= deadline || signals_stop_requested()) {
+		if (sbx_mono_ms() >= deadline || signals_stop_requested()) {
 			r->status = signals_stop_requested() ? FIX_INTERRUPTED : FIX_TIMEOUT;
 			kill_group(pid);
 			waitpid(pid, NULL, 0);
@@ -198,7 +192,7 @@ kill:
 		;
 done:
 	r->out[r->out_len] = '\0';
-	r->wall_ms = (uint64_t)(mono_ms() - start);
+	r->wall_ms = (uint64_t)(sbx_mono_ms() - start);
 	return 0;
 }
 

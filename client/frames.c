@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "proto.h"
+#include "rundesc.h"
 
 void frame_reader_init(struct frame_reader *r, int sock)
 {
@@ -63,18 +64,29 @@ static uint32_t be32(const unsigned char *p)
 
 static int start_payload(struct frame_reader *r, char *err, size_t errlen)
 {
+	size_t max;
+
 	r->cur.type = be32(r->hdr);
 	r->cur.len = be32(r->hdr + 4);
-	if (r->cur.type != SBX_FRAME_ARTIFACT && r->cur.type != SBX_FRAME_RESULT) {
+	switch (r->cur.type) {
+	case SBX_FRAME_ARTIFACT: max = ARTIFACT_NAME_MAX; break;
+	case SBX_FRAME_RESULT: max = SBX_FRAME_MAX; break;
+	case SBX_FRAME_STDOUT:
+	case SBX_FRAME_STDERR: max = SBX_FRAME_OUTPUT_MAX; break;
+	case SBX_FRAME_MESSAGE: max = SBX_FRAME_LINE_MAX; break;
+	case SBX_FRAME_STARTED: max = SBX_ID_LEN; break;
+	case SBX_FRAME_DRY_RUN: max = sizeof(struct sbx_dry_run); break;
+	default:
 		snprintf(err, errlen, "unknown frame type %u", (unsigned)r->cur.type);
 		return -1;
 	}
-	if (r->cur.len > SBX_FRAME_MAX) {
-		snprintf(err, errlen, "frame of %zu bytes is over the %u byte limit", r->cur.len, SBX_FRAME_MAX);
+	if (r->cur.len > max) {
+		snprintf(err, errlen, "frame of type %u and %zu bytes is over its %zu byte limit",
+			 (unsigned)r->cur.type, r->cur.len, max);
 		return -1;
 	}
-	if (r->cur.type == SBX_FRAME_ARTIFACT && (r->cur.len == 0 || r->cur.len > ARTIFACT_NAME_MAX)) {
-		snprintf(err, errlen, "artifact name of %zu bytes", r->cur.len);
+	if (r->cur.type == SBX_FRAME_ARTIFACT && r->cur.len == 0) {
+		snprintf(err, errlen, "artifact name of 0 bytes");
 		return -1;
 	}
 	if (r->cur.type != SBX_FRAME_ARTIFACT && r->cur.fd >= 0) {

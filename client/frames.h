@@ -4,8 +4,7 @@
  * 8-byte header (u32 type, u32 length, big-endian) and a payload; an
  * artifact frame's memfd arrives as SCM_RIGHTS with the header's first
  * byte. The reader is incremental and non-blocking so that one poll loop
- * can also drain the helper's stdout and stderr pipes: blocking inside a
- * frame while the helper blocks on a full pipe would deadlock.
+ * can also watch the helper's exit and our own terminal.
  */
 #ifndef SBX_CLIENT_FRAMES_H
 #define SBX_CLIENT_FRAMES_H
@@ -16,7 +15,7 @@
 #define ARTIFACT_NAME_MAX 255
 
 struct frame {
-	uint32_t type;   /* SBX_FRAME_ARTIFACT or SBX_FRAME_RESULT */
+	uint32_t type;   /* enum sbx_frame_type */
 	char *payload;   /* len bytes plus a NUL; malloc'ed, the caller frees */
 	size_t len;
 	int fd;          /* artifact memfd (close-on-exec), or -1; the caller closes */
@@ -44,10 +43,9 @@ enum frame_status {
 void frame_reader_init(struct frame_reader *r, int sock);
 
 /*
- * Read until a frame completes, the socket has no data, or it ends. Frame
- * types other than artifact and result, lengths above SBX_FRAME_MAX (or an
- * artifact name outside 1..ARTIFACT_NAME_MAX) and EOF inside a frame are
- * errors. Descriptors arriving anywhere but with an artifact header's first
+ * Read until a frame completes, the socket has no data, or it ends.
+ * Unknown frame types, lengths above the type's limit (proto.h; an artifact
+ * name 1..ARTIFACT_NAME_MAX) and EOF inside a frame are errors. Descriptors arriving anywhere but with an artifact header's first
  * byte, or more than one there, are closed and counted in stray_fds.
  */
 enum frame_status frame_read(struct frame_reader *r, struct frame *out, char *err, size_t errlen);

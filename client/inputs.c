@@ -11,20 +11,9 @@
 
 #include "fail.h"
 #include "name.h"
+#include "limit.h"
 #include "policy.h"
-
-static void write_all(int fd, const char *p, size_t n, const char *path)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			cli_die("--input", "%s: cannot copy: %s", path, strerror(errno));
-		p += w;
-		n -= (size_t)w;
-	}
-}
+#include "fdio.h"
 
 static int copy_file(const char *path, uint64_t *total)
 {
@@ -52,10 +41,11 @@ static int copy_file(const char *path, uint64_t *total)
 		if (r == 0)
 			break;
 		*total += (uint64_t)r;
-		if (*total > SBX_INPUT_SIZE_MAX)
+		if (*total > sbx_limit_defs[SBX_LIMIT_INPUT_SIZE].max)
 			cli_die("--input", "%s: input files larger than %llu bytes together", path,
-				(unsigned long long)SBX_INPUT_SIZE_MAX);
-		write_all(mfd, buf, (size_t)r, path);
+				(unsigned long long)sbx_limit_defs[SBX_LIMIT_INPUT_SIZE].max);
+		if (sbx_write_all(mfd, buf, (size_t)r) < 0)
+			cli_die("--input", "%s: cannot copy: %s", path, strerror(errno));
 	}
 	close(fd);
 	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
@@ -94,7 +84,8 @@ void stdin_open(struct run_opts *o, uint64_t cap)
 			cli_die("stdin", "more than input_size (%llu bytes) of the policy: the standard input "
 				"is passed to the program; redirect it from /dev/null to run without it",
 				(unsigned long long)cap);
-		write_all(mfd, buf, (size_t)r, "stdin");
+		if (sbx_write_all(mfd, buf, (size_t)r) < 0)
+			cli_die("stdin", "cannot copy: %s", strerror(errno));
 	}
 	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		cli_die("memfd", "cannot seal stdin: %s", strerror(errno));

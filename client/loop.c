@@ -29,6 +29,7 @@
 #include "record.h"
 #include "run.h"
 #include "signals.h"
+#include "clock.h"
 
 struct loop {
 	struct run_opts *o;
@@ -43,20 +44,13 @@ struct loop {
 	char detail[256];
 };
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Milliseconds of budget left, or INT64_MAX without a budget. */
 static long long budget_left(const struct loop *l)
 {
 	if (l->o->budget_ms == 0)
 		return INT64_MAX;
-	return (long long)l->o->budget_ms - (mono_ms() - l->start);
+	return (long long)l->o->budget_ms - (sbx_mono_ms() - l->start);
 }
 
 static void new_session_id(char *out, size_t len)
@@ -275,7 +269,7 @@ int run_fix_loop(struct run_opts *o)
 	close(fd);
 	new_session_id(l.session, sizeof(l.session));
 	l.cap = o->max_attempts ? (uint32_t)o->max_attempts : SBX_MAX_ATTEMPTS;
-	l.start = mono_ms();
+	l.start = sbx_mono_ms();
 	l.attempts = json_array();
 	l.history = json_array();
 	for (n = 1;; n++) {

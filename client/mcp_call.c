@@ -13,7 +13,7 @@
 
 static void send_note(struct call *c)
 {
-	long long now = mcp_now_ms();
+	long long now = sbx_mono_ms();
 	double elapsed = (double)(now - c->start) / 1000.0;
 	char msg[256];
 
@@ -78,7 +78,7 @@ static void start_call(struct call *c)
 	char err[512];
 
 	c->running = true;
-	c->start = c->last_note = mcp_now_ms();
+	c->start = c->last_note = sbx_mono_ms();
 	if (mcp_child_start(&c->a, &c->ch, err, sizeof(err)) < 0) {
 		c->ch.pid = -1;
 		mcp_send_result(c->id, mcp_tool_error(err));
@@ -121,7 +121,7 @@ static void on_event(struct call *c, const char *line, size_t len)
 		const char *data = json_string_value(json_object_get(e, "data"));
 		if (data != NULL)
 			remember_output(c, data);
-		if (c->note_due && mcp_now_ms() - c->last_note >= NOTE_MIN_MS)
+		if (c->note_due && sbx_mono_ms() - c->last_note >= NOTE_MIN_MS)
 			send_note(c);
 	}
 	json_decref(e);
@@ -182,7 +182,7 @@ void mcp_call_read(struct call *c)
 
 /* Stop a run nobody waits for: SIGTERM to sbx run (passed on to the
  * program), SIGKILL after a grace period (its helper then kills the
- * sandbox when the control pipe closes). */
+ * sandbox when the result socket closes). */
 void mcp_call_kill(struct call *c)
 {
 	c->cancelled = true;
@@ -190,12 +190,12 @@ void mcp_call_kill(struct call *c)
 		return;
 	kill(c->ch.pid, SIGTERM);
 	c->killed = true;
-	c->kill_at = mcp_now_ms() + KILL_GRACE_MS;
+	c->kill_at = sbx_mono_ms() + KILL_GRACE_MS;
 }
 
 int mcp_calls_timeout(void)
 {
-	long long now = mcp_now_ms(), t = -1;
+	long long now = sbx_mono_ms(), t = -1;
 	struct call *c;
 
 	for (c = mcp_srv.calls; c != NULL; c = c->next) {
@@ -216,7 +216,7 @@ int mcp_calls_timeout(void)
 
 void mcp_calls_timers(void)
 {
-	long long now = mcp_now_ms();
+	long long now = sbx_mono_ms();
 	struct call *c;
 
 	for (c = mcp_srv.calls; c != NULL; c = c->next) {

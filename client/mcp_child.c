@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 #include "mcp_child.h"
 #include "mcp_int.h"
+#include "fdio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,22 +17,6 @@
 /* What one argv can hold: the fixed options plus --input per file. */
 #define ARGV_MAX (16 + 2 * MCP_FILES_MAX)
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int write_file(int dirfd, const char *name, const void *data, size_t len)
 {
 	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -39,7 +24,7 @@ static int write_file(int dirfd, const char *name, const void *data, size_t len)
 
 	if (fd < 0)
 		return -1;
-	r = write_all(fd, data, len);
+	r = sbx_write_all(fd, data, len);
 	if (close(fd) < 0)
 		r = -1;
 	return r;

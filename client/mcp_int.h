@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "clock.h"
 #include "mcp.h"
 #include "mcp_child.h"
 
@@ -53,7 +54,6 @@ extern struct mcp_server mcp_srv;
 extern volatile sig_atomic_t mcp_stop_signal; /* the signal that asked the server to stop, or 0 */
 
 /* mcp_io.c */
-long long mcp_now_ms(void); /* CLOCK_MONOTONIC, milliseconds */
 /* Send one message (consumed) as one line on stdout; a failed write sets
  * mcp_srv.out_broken and later messages are dropped. */
 void mcp_send(json_t *m);

@@ -8,14 +8,8 @@
 
 #include "mcp_int.h"
 #include "textutil.h"
+#include "clock.h"
 
-long long mcp_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A failed write (the client closed its end: EPIPE, SIGPIPE being
  * ignored) stops the server. */

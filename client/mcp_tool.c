@@ -12,18 +12,43 @@
 #include "mcp.h"
 #include "name.h"
 #include "policy.h"
+#include "outcome.h"
 #include "proto.h"
 
-#define TIMEOUT_MAX_S 1099511627.0 /* 2^40 ms, the helper's bound */
+#define TIMEOUT_MAX_S ((double)SBX_ARG_TIMEOUT_MAX / 1000.0) /* the helper's bound (proto.h) */
 
-static const char *const tool_description =
-	"Run code in the sbx sandbox: no network, no capabilities, a private file "
-	"system, and the CPU, memory, process and time limits of a policy. Every run "
-	"is recorded in a signed audit log. Files the program writes to /out come "
-	"back as artifacts (PNG and JPEG as images); `files` are readable under /in. "
-	"The result has the outcome (ok, error, timeout, cpu_limit, memory_limit, "
-	"pids_limit, output_limit, signal, sandbox_error), stdout, stderr and the "
-	"parsed traceback; anything but ok is a tool error.";
+/* The outcome names come from the outcome table (outcome.h). */
+static char *tool_description(void)
+{
+	static const char fmt[] =
+		"Run code in the sbx sandbox: no network, no capabilities, a private file "
+		"system, and the CPU, memory, process and time limits of a policy. Every run "
+		"is recorded in a signed audit log. Files the program writes to /out come "
+		"back as artifacts (PNG and JPEG as images); `files` are readable under /in. "
+		"The result has the outcome (%s), stdout, stderr and the "
+		"parsed traceback; anything but ok is a tool error.";
+	static char buf[sizeof(fmt) + 256];
+	char names[256], *p;
+
+	snprintf(names, sizeof(names), "%s", sbx_outcome_names(false));
+	for (p = strchr(names, ' '); p != NULL; p = strchr(p + 2, ' ')) {
+		memmove(p + 1, p, strlen(p) + 1);
+		*p = ',';
+	}
+	snprintf(buf, sizeof(buf), fmt, names);
+	return buf;
+}
+
+/* ["ok", "error", ...]: every outcome a run can have. */
+static json_t *outcome_enum(void)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < SBX_OUTCOME_N; i++)
+		if (sbx_outcome_of_run(&sbx_outcome_defs[i]))
+			json_array_append_new(a, json_string(sbx_outcome_defs[i].name));
+	return a;
+}
 
 static json_t *input_schema(void)
 {
@@ -74,10 +99,7 @@ static json_t *output_schema(void)
 
 	if (p == NULL)
 		return NULL;
-	json_object_set_new(p, "outcome",
-			    json_pack("{s:s,s:[s,s,s,s,s,s,s,s,s]}", "type", "string", "enum", "ok", "error",
-				      "timeout", "cpu_limit", "memory_limit", "pids_limit", "output_limit",
-				      "signal", "sandbox_error"));
+	json_object_set_new(p, "outcome", json_pack("{s:s,s:o}", "type", "string", "enum", outcome_enum()));
 	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
 		json_object_set_new(p, ints[i], json_pack("{s:s}", "type", "integer"));
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
@@ -113,7 +135,7 @@ static json_t *output_schema(void)
 json_t *mcp_tool_def(void)
 {
 	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:{s:b,s:b,s:b,s:b}}", "name", "execute_code", "title",
-			 "Run code in the sbx sandbox", "description", tool_description, "inputSchema",
+			 "Run code in the sbx sandbox", "description", tool_description(), "inputSchema",
 			 input_schema(), "outputSchema", output_schema(), "annotations", "readOnlyHint", 0,
 			 "destructiveHint", 0, "idempotentHint", 0, "openWorldHint", 0);
 }

@@ -16,10 +16,11 @@
 
 #include "cli.h"
 #include "fail.h"
+#include "limit.h"
+#include "limitjson.h"
 #include "paths.h"
 #include "policy.h"
 #include "proto.h"
-#include "units.h"
 
 #define FILE_MAX (256u << 10) /* as the helper's CONF_MAX */
 
@@ -86,17 +87,6 @@ static void user_name(char *out, size_t len)
 		snprintf(out, len, "uid%u", (unsigned)getuid());
 }
 
-static json_t *limits_json(const struct sbx_limits *l)
-{
-	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "wall_time_ms",
-			 (json_int_t)l->wall_ms, "cpu_time_ms", (json_int_t)l->cpu_ms, "memory_bytes",
-			 (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids, "cpus",
-			 (double)l->cpus_milli / 1000.0, "tmp_bytes", (json_int_t)l->tmp_bytes, "out_bytes",
-			 (json_int_t)l->out_bytes, "shm_bytes", (json_int_t)l->shm_bytes, "input_bytes", (json_int_t)l->input_bytes, "output_bytes",
-			 (json_int_t)l->output_bytes, "file_size_bytes", (json_int_t)l->file_size_bytes,
-			 "open_files", (json_int_t)l->open_files, "max_attempts", (json_int_t)l->max_attempts);
-}
-
 static void default_policy(char *out, size_t len)
 {
 	const char *path = SBX_SYSCONFDIR "/sbx/sbx.conf";
@@ -138,23 +128,39 @@ void policy_limits(const char *name, struct sbx_limits *out)
 	free(p);
 }
 
+/* The limits `sbx policies` shows, as columns: header and width. */
+static const struct {
+	const char *head;
+	enum sbx_limit id;
+	int width;
+} columns[] = {
+	{"WALL", SBX_LIMIT_WALL_TIME, 7}, {"CPU", SBX_LIMIT_CPU_TIME, 7}, {"MEMORY", SBX_LIMIT_MEMORY, 7},
+	{"PIDS", SBX_LIMIT_PIDS, 6}, {"CPUS", SBX_LIMIT_CPUS, 5}, {"TMP", SBX_LIMIT_TMP_SIZE, 6},
+	{"OUT", SBX_LIMIT_OUT_SIZE, 6}, {"INPUT", SBX_LIMIT_INPUT_SIZE, 6}, {"OUTPUT", SBX_LIMIT_OUTPUT, 6},
+};
+
+static void print_header(void)
+{
+	printf(" %-15s", "NAME");
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+		printf(" %*s", columns[i].width, columns[i].head);
+	printf(" %-8s %-7s %-8s %s\n", "NETWORK", "SECCOMP", "SESSIONS", "DESCRIPTION");
+}
+
+/* Each limit as the policy would write it (limit.h). */
 static void print_row(const struct sbx_policy *p, bool dflt)
 {
-	const struct sbx_limits *l = &p->limits;
-	char w[24], c[24], m[24], t[24], o[24], in[24], out[24];
+	char v[32];
 
-	sbx_format_duration_ms(l->wall_ms, w, sizeof(w));
-	sbx_format_duration_ms(l->cpu_ms, c, sizeof(c));
-	sbx_format_size(l->memory_bytes, m, sizeof(m));
-	sbx_format_size(l->tmp_bytes, t, sizeof(t));
-	sbx_format_size(l->out_bytes, o, sizeof(o));
-	sbx_format_size(l->input_bytes, in, sizeof(in));
-	sbx_format_size(l->output_bytes, out, sizeof(out));
-	printf("%s%-15s %7s %7s %7s %6llu %5llu.%llu %6s %6s %6s %6s %-8s %-7s %-8s %s\n", dflt ? "*" : " ", p->name,
-	       w, c, m, (unsigned long long)l->pids, (unsigned long long)(l->cpus_milli / 1000),
-	       (unsigned long long)(l->cpus_milli % 1000 / 100), t, o, in, out,
-	       sbx_net_mode_name(p->net), p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default",
-	       p->sessions ? "yes" : "no", p->description);
+	printf("%s%-15s", dflt ? "*" : " ", p->name);
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++) {
+		const struct sbx_limit_def *d = &sbx_limit_defs[columns[i].id];
+
+		sbx_limit_format(d, sbx_limit_get(&p->limits, d->id), v, sizeof(v));
+		printf(" %*s", columns[i].width, v);
+	}
+	printf(" %-8s %-7s %-8s %s\n", sbx_net_mode_name(p->net),
+	       p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default", p->sessions ? "yes" : "no", p->description);
 	/* the services of [network] mode = allow, on a line of their own */
 	if (p->net == SBX_NET_ALLOW) {
 		printf("%-16s allow:", "");
@@ -216,8 +222,7 @@ int policies_main(int argc, char **argv)
 	if (n < 0)
 		cli_die("policies", "%s: %s", dir, strerror(errno));
 	if (!json)
-		printf(" %-15s %7s %7s %7s %6s %7s %6s %6s %6s %6s %-8s %-7s %-8s %s\n", "NAME", "WALL", "CPU", "MEMORY",
-		       "PIDS", "CPUS", "TMP", "OUT", "INPUT", "OUTPUT", "NETWORK", "SECCOMP", "SESSIONS", "DESCRIPTION");
+		print_header();
 	for (int i = 0; i < n; i++) {
 		char name[SBX_NAME_MAX + 1], *text;
 		size_t len = strlen(ents[i]->d_name);
@@ -245,7 +250,7 @@ int policies_main(int argc, char **argv)
 		if (json) {
 			json_t *o = json_pack("{s:s,s:b,s:s,s:o,s:s,s:s,s:b}", "name", name, "default",
 					      strcmp(name, dflt) == 0, "description", p->description, "limits",
-					      limits_json(&p->limits), "network",
+					      sbx_limits_json(&p->limits), "network",
 					      sbx_net_mode_name(p->net), "seccomp",
 					      p->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default", "sessions",
 					      p->sessions != 0);

@@ -17,13 +17,11 @@
 #include "fail.h"
 #include "proto.h"
 #include "signals.h"
+#include "clock.h"
 
 /* After the helper exits, how long descriptors a leftover process might
  * still hold open are given to reach EOF. */
 #define GRACE_MS 2000
-/* How long output the terminal has not taken may still be shown after the
- * run (milliseconds), like the recorder's allowance for a stalled client. */
-#define SHOW_FLUSH_MS 10000
 
 static int pidfd_open_compat(pid_t pid)
 {
@@ -85,16 +83,63 @@ static void on_artifact(struct run_state *rs, struct frame *f)
 	}
 }
 
+static void show(struct run_state *rs, int which, const char *buf, size_t n, bool eof);
+
+/* The payload's output as it comes: shown in plain mode, an event with
+ * --jsonl, nothing more with --json (the result carries it). */
+static void on_output(struct run_state *rs, int which, const char *buf, size_t n)
+{
+	if (!rs->o->json)
+		show(rs, which, buf, n, false);
+	if (rs->o->jsonl && n > 0)
+		event_data(which ? "stderr" : "stdout", &rs->carry[which], buf, n);
+}
+
+/* One line of sbx-helper's own: shown on our stderr in plain mode; the
+ * reason given when no result comes. */
+static void on_message(struct run_state *rs, const char *text, size_t n)
+{
+	char line[SBX_FRAME_LINE_MAX + 16];
+	int k;
+
+	if (n > SBX_FRAME_LINE_MAX || memchr(text, '\n', n) != NULL) {
+		proto_error(rs, "a helper message that is not one line");
+		return;
+	}
+	k = snprintf(line, sizeof(line), "sbx-helper: %.*s\n", (int)n, text);
+	snprintf(rs->message, sizeof(rs->message), "%.*s", k - 1, line);
+	if (!rs->o->json)
+		show(rs, 1, line, (size_t)k, false);
+}
+
 static void on_frame(struct run_state *rs, struct frame *f)
 {
 	if (rs->result != NULL) {
 		proto_error(rs, "a frame after the result");
-	} else if (f->type == SBX_FRAME_RESULT) {
-		rs->result = f->payload;
-		rs->result_len = f->len;
-		f->payload = NULL;
 	} else {
-		on_artifact(rs, f);
+		switch (f->type) {
+		case SBX_FRAME_RESULT:
+			rs->result = f->payload;
+			rs->result_len = f->len;
+			f->payload = NULL;
+			break;
+		case SBX_FRAME_ARTIFACT:
+			on_artifact(rs, f);
+			break;
+		case SBX_FRAME_STDOUT:
+		case SBX_FRAME_STDERR:
+			on_output(rs, f->type == SBX_FRAME_STDERR, f->payload, f->len);
+			break;
+		case SBX_FRAME_MESSAGE:
+			on_message(rs, f->payload, f->len);
+			break;
+		case SBX_FRAME_STARTED:
+			snprintf(rs->run_id, sizeof(rs->run_id), "%s", f->payload);
+			break;
+		default:
+			proto_error(rs, "a dry-run answer to a run");
+			break;
+		}
 	}
 	free(f->payload);
 	if (f->fd >= 0)
@@ -118,23 +163,24 @@ void run_read_frames(struct run_state *rs)
 			frame_reader_free(&rs->fr);
 			/* fall through */
 		case FRAME_EOF:
+			/* closed by run_attempt, after the signal handlers let go of it */
 			rs->sock_done = true;
-			close(rs->h.result_fd);
 			return;
 		}
 	}
 }
 
-/* Plain mode, piped because of a terminal: what the program wrote, shown
- * safely (ttysafe.h) on a terminal and unchanged elsewhere, through
- * ttyout.h so that a stalled terminal cannot stall the run. */
+/* Plain mode: what the program wrote, shown safely (ttysafe.h) on a
+ * terminal and unchanged elsewhere, through ttyout.h so that a stalled
+ * terminal or pipe cannot stall our reading of the socket. */
 static void show(struct run_state *rs, int which, const char *buf, size_t n, bool eof)
 {
 	static char out[65536 * TTYSAFE_GROWTH + 2];
 	struct ttyout *t = &rs->show[which];
 	size_t o;
 
-	t->fd = 1 + which;
+	if (t->fd == 0)
+		t->fd = 1 + which; /* our stdout, stderr (a test may have set another) */
 	if (!rs->h.tty[which]) {
 		ttyout_add(t, buf, n);
 	} else {
@@ -146,74 +192,22 @@ static void show(struct run_state *rs, int which, const char *buf, size_t n, boo
 	ttyout_flush(t);
 }
 
-/* Drain a pipe of the helper. With --json, stdout is discarded (the result
- * carries it) except as --jsonl events, and stderr is watched for the
- * helper's error line; in plain mode (piped because of a terminal) both are
- * shown. Closes it at EOF. */
-static void drain(struct run_state *rs, int *fd, bool watch)
-{
-	static char buf[65536];
-
-	for (;;) {
-		ssize_t n = read(*fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
-		if (n <= 0) {
-			if (!rs->o->json)
-				show(rs, watch, NULL, 0, true);
-			if (watch)
-				errline_finish(&rs->el);
-			if (rs->o->jsonl)
-				event_data(watch ? "stderr" : "stdout", &rs->carry[watch], NULL, 0);
-			close(*fd);
-			*fd = -1;
-			return;
-		}
-		if (!rs->o->json)
-			show(rs, watch, buf, (size_t)n, false);
-		if (watch)
-			errline_feed(&rs->el, buf, (size_t)n);
-		if (rs->o->jsonl)
-			event_data(watch ? "stderr" : "stdout", &rs->carry[watch], buf, (size_t)n);
-	}
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void event_loop(struct run_state *rs)
 {
 	long long deadline = 0;
 
-	while (!rs->sock_done || rs->h.out_fd >= 0 || rs->h.err_fd >= 0) {
-		struct pollfd p[4];
-		int np = 0, ip = -1, is = -1, io = -1, ie = -1, timeout = -1, r;
+	while (!rs->sock_done) {
+		struct pollfd p[2];
+		int np = 0, ip = -1, timeout = -1, r;
 
-		if (!rs->sock_done) {
-			is = np;
-			p[np++] = (struct pollfd){.fd = rs->h.result_fd, .events = POLLIN};
-		}
-		if (rs->h.out_fd >= 0) {
-			io = np;
-			p[np++] = (struct pollfd){.fd = rs->h.out_fd, .events = POLLIN};
-		}
-		if (rs->h.err_fd >= 0) {
-			ie = np;
-			p[np++] = (struct pollfd){.fd = rs->h.err_fd, .events = POLLIN};
-		}
+		p[np++] = (struct pollfd){.fd = rs->h.result_fd, .events = POLLIN};
 		if (rs->pidfd >= 0 && !rs->helper_exited) {
 			ip = np;
 			p[np++] = (struct pollfd){.fd = rs->pidfd, .events = POLLIN};
 		}
 		if (rs->helper_exited) {
-			long long left = deadline - now_ms();
+			long long left = deadline - sbx_mono_ms();
 			if (left <= 0)
 				break;
 			timeout = (int)left;
@@ -227,33 +221,31 @@ static void event_loop(struct run_state *rs)
 			cli_die("poll", "%s", strerror(errno));
 		if (ip >= 0 && p[ip].revents) {
 			rs->helper_exited = true;
-			deadline = now_ms() + GRACE_MS;
+			deadline = sbx_mono_ms() + GRACE_MS;
 		}
-		if (is >= 0 && p[is].revents)
+		if (p[0].revents)
 			run_read_frames(rs);
-		if (io >= 0 && p[io].revents)
-			drain(rs, &rs->h.out_fd, false);
-		if (ie >= 0 && p[ie].revents)
-			drain(rs, &rs->h.err_fd, true);
 		ttyout_flush(&rs->show[0]);
 		ttyout_flush(&rs->show[1]);
 	}
 	if (!rs->sock_done) {
 		proto_error(rs, "the result socket stayed open after the helper exited");
 		frame_reader_free(&rs->fr);
-		close(rs->h.result_fd);
 		rs->sock_done = true;
 	}
-	if (rs->h.out_fd >= 0)
-		close(rs->h.out_fd);
-	if (rs->h.err_fd >= 0) {
-		errline_finish(&rs->el);
-		close(rs->h.err_fd);
+	/* the ends of the streams: a character cut at the end, an escape
+	 * sequence left open */
+	if (!rs->o->json) {
+		show(rs, 0, NULL, 0, true);
+		show(rs, 1, NULL, 0, true);
 	}
-	rs->h.out_fd = rs->h.err_fd = -1;
-	/* as long as the recorder waits for a stalled client (recorder.c) */
-	ttyout_finish(&rs->show[0], SHOW_FLUSH_MS);
-	ttyout_finish(&rs->show[1], SHOW_FLUSH_MS);
+	if (rs->o->jsonl) {
+		event_data("stdout", &rs->carry[0], NULL, 0);
+		event_data("stderr", &rs->carry[1], NULL, 0);
+	}
+	/* as long as the recorder waits for a stalled client (proto.h) */
+	ttyout_finish(&rs->show[0], SBX_FLUSH_MS);
+	ttyout_finish(&rs->show[1], SBX_FLUSH_MS);
 	if (rs->show[0].dropped + rs->show[1].dropped) {
 		char line[160];
 		struct ttyout warn = {.fd = 2};
@@ -288,7 +280,7 @@ int run_attempt(const struct run_opts *o, json_t **result)
 	}
 	code_fd = code_memfd(o);
 	helper_spawn(o, code_fd, &rs.h, &old);
-	signals_forward(rs.h.control_fd, &old);
+	signals_forward(rs.h.result_fd, &old);
 	rs.pidfd = pidfd_open_compat(rs.h.pid);
 	frame_reader_init(&rs.fr, rs.h.result_fd);
 	event_loop(&rs);
@@ -299,7 +291,7 @@ int run_attempt(const struct run_opts *o, json_t **result)
 	if (rs.pidfd >= 0)
 		close(rs.pidfd);
 	signals_detach();
-	close(rs.h.control_fd);
+	close(rs.h.result_fd);
 	rc = run_finish(&rs);
 	for (i = 0; i < rs.narts; i++) {
 		free(rs.arts[i].name);

@@ -9,7 +9,6 @@
 
 #include "artifacts.h"
 #include "cli.h"
-#include "errline.h"
 #include "events.h"
 #include "frames.h"
 #include "spawn.h"
@@ -41,7 +40,8 @@ struct run_state {
 	struct artifact_rec *arts;
 	size_t narts;
 	bool arts_dropped;
-	struct errline el;         /* --json: the helper's error line */
+	char message[SBX_FRAME_LINE_MAX + 16]; /* the helper's last message line, "sbx-helper: ..." */
+	char run_id[SBX_ID_LEN + 1]; /* from SBX_FRAME_STARTED, or "" */
 	struct utf8_carry carry[2]; /* --jsonl: stdout, stderr */
 	struct ttysafe tty[2];      /* plain mode on a terminal: stdout, stderr */
 	struct ttyout show[2];      /* plain mode, piped: what waits for our stdout, stderr */
@@ -56,10 +56,11 @@ int run_code(const struct run_opts *o);
  * helper gave none (the error is printed as for run_code). */
 int run_attempt(const struct run_opts *o, json_t **result);
 
-/* Read every frame the result socket holds now (rs->fr): artifact frames
+/* Read every frame the result socket holds now (rs->fr): output and the
+ * helper's messages are shown (or become --jsonl events), artifact frames
  * are saved or noted, the result frame's JSON is kept in rs->result, a
- * protocol error is kept in rs->proto_err; at EOF or on an error the
- * socket (rs->h.result_fd) is closed and rs->sock_done set. Exposed for
+ * protocol error is kept in rs->proto_err; at EOF or on an error
+ * rs->sock_done is set (the caller closes rs->h.result_fd). Exposed for
  * tests/fuzz/fuzz_result.c. */
 void run_read_frames(struct run_state *rs);
 

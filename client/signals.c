@@ -3,23 +3,30 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include "proto.h"
 
 static volatile sig_atomic_t control_fd = -1;
 static volatile sig_atomic_t interrupts;
 static volatile sig_atomic_t stop_requested;
 
+/* Control bytes on the result socket (proto.h enum sbx_control); the third
+ * SIGINT shuts our writing side down, which the helper takes as the client
+ * gone (the sandbox is killed) while we still read the result. send(2)
+ * and shutdown(2) are async-signal-safe. */
 static void on_signal(int sig)
 {
 	int saved = errno, fd = control_fd;
-	char c = sig == SIGINT ? 'I' : 'T';
+	unsigned char c = sig == SIGINT ? SBX_CONTROL_INTERRUPT : SBX_CONTROL_TERMINATE;
 
 	stop_requested = 1;
 	if (fd >= 0) {
-		(void)!write(fd, &c, 1);
+		(void)!send(fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (sig == SIGINT && ++interrupts >= 3) {
 			control_fd = -1;
-			close(fd);
+			shutdown(fd, SHUT_WR);
 		}
 	}
 	errno = saved;
@@ -52,8 +59,8 @@ void signals_forward(int fd, const sigset_t *old)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	/* A dead helper must give EPIPE on the control pipe, not kill us
-	 * before we report its status. */
+	/* A dead helper must give EPIPE on the socket, not kill us before we
+	 * report its status. */
 	signal(SIGPIPE, SIG_IGN);
 	sigprocmask(SIG_SETMASK, old, NULL);
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Passing the caller's signals to the payload. The helper runs as root and
- * ignores terminal signals, so the client turns them into bytes on the
- * control pipe (proto.h): SIGINT -> 'I', SIGTERM and SIGHUP -> 'T'. A third
- * SIGINT closes the pipe, which makes the helper kill the sandbox: the
- * escape hatch for a payload that ignores SIGINT.
+ * ignores terminal signals, so the client turns them into control bytes
+ * on the result socket (proto.h enum sbx_control): SIGINT -> interrupt,
+ * SIGTERM and SIGHUP -> terminate. A third SIGINT shuts down our writing
+ * side of the socket, which makes the helper kill the sandbox (the result
+ * still arrives): the escape hatch for a payload that ignores SIGINT.
  */
 #ifndef SBX_CLIENT_SIGNALS_H
 #define SBX_CLIENT_SIGNALS_H
@@ -14,17 +15,17 @@
  * between fork() and the handlers knowing the control fd. */
 void signals_block(sigset_t *old);
 
-/* Install the forwarding handlers writing to control_fd (which must be
- * non-blocking: a handler must never wait on a full pipe), ignore SIGPIPE,
- * and restore the old mask. */
-void signals_forward(int control_fd, const sigset_t *old);
+/* Install the forwarding handlers writing to fd (the result socket; sent
+ * with MSG_DONTWAIT: a handler never waits), ignore SIGPIPE, and restore
+ * the old mask. */
+void signals_forward(int fd, const sigset_t *old);
 
 /* In the child before exec: default dispositions and the old mask, so the
  * helper starts clean. Async-signal-safe. */
 void signals_child_reset(const sigset_t *old);
 
-/* The helper is gone: stop writing to its control pipe (so that the
- * descriptor number can be reused) before the caller closes it. */
+/* The helper is gone: stop writing to its socket (so that the descriptor
+ * number can be reused) before the caller closes it. */
 void signals_detach(void);
 
 /* Whether SIGINT, SIGTERM or SIGHUP arrived since the handlers were

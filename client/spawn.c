@@ -52,8 +52,6 @@ static void build_argv(const struct run_opts *o, struct argv_buf *a)
 	add(a, "3");
 	add(a, "--result-fd");
 	add(a, "4");
-	add(a, "--control-fd");
-	add(a, "5");
 	if (o->policy) {
 		add(a, "--policy");
 		add(a, o->policy);
@@ -104,28 +102,21 @@ static void set_nonblock(int fd)
 		cli_die("fcntl", "%s", strerror(errno));
 }
 
-static void make_pipe(int p[2])
-{
-	if (pipe2(p, O_CLOEXEC) < 0)
-		cli_die("pipe", "%s", strerror(errno));
-}
-
 /* The child: put the descriptors in place and exec; any failure goes back
  * through errpipe as an errno. */
-static void exec_child(const struct run_opts *o, const struct argv_buf *a, int json, int code_fd, int sock,
-			   int ctl, int out_w, int err_w, int errpipe, const sigset_t *old)
+static void exec_child(const struct run_opts *o, const struct argv_buf *a, int code_fd, int sock, int errpipe,
+		       const sigset_t *old)
 {
 	/* Move everything above the target numbers first, so that no dup2()
 	 * below can close a descriptor still to be placed. */
 	int ep = fcntl(errpipe, F_DUPFD_CLOEXEC, FD_PARK);
 	int c = fcntl(code_fd, F_DUPFD_CLOEXEC, FD_PARK);
 	int s = fcntl(sock, F_DUPFD_CLOEXEC, FD_PARK);
-	int k = fcntl(ctl, F_DUPFD_CLOEXEC, FD_PARK);
 	int extra[SBX_MAX_INPUTS + 2], nx = 0;
 	int e;
 
 	signals_child_reset(old);
-	if (ep < 0 || c < 0 || s < 0 || k < 0)
+	if (ep < 0 || c < 0 || s < 0)
 		goto fail;
 	for (size_t i = 0; i < o->n_inputs; i++)
 		if ((extra[nx++] = fcntl(o->input_fds[i], F_DUPFD_CLOEXEC, FD_PARK)) < 0)
@@ -134,11 +125,9 @@ static void exec_child(const struct run_opts *o, const struct argv_buf *a, int j
 		goto fail;
 	if (o->stdin_fd >= 0 && (extra[nx++] = fcntl(o->stdin_fd, F_DUPFD_CLOEXEC, FD_PARK)) < 0)
 		goto fail;
-	if (json && (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0))
-		goto fail;
 	/* dup2() leaves the copies without FD_CLOEXEC: only these (and 0-2)
 	 * reach the helper. */
-	if (dup2(c, HELPER_CODE_FD) < 0 || dup2(s, HELPER_RESULT_FD) < 0 || dup2(k, HELPER_CONTROL_FD) < 0)
+	if (dup2(c, HELPER_CODE_FD) < 0 || dup2(s, HELPER_RESULT_FD) < 0)
 		goto fail;
 	for (int i = 0; i < nx; i++)
 		if (dup2(extra[i], HELPER_INPUT_FD0 + i) < 0)
@@ -154,37 +143,26 @@ fail:
 void helper_spawn(const struct run_opts *o, int code_fd, struct helper *h, sigset_t *old_mask)
 {
 	struct argv_buf a;
-	int sv[2], ctl[2], out[2] = {-1, -1}, err[2] = {-1, -1}, ep[2], child_errno;
-	bool piped;
+	int sv[2], ep[2], child_errno;
 	ssize_t n;
 
 	build_argv(o, &a);
 	h->tty[0] = !o->json && isatty(1);
 	h->tty[1] = !o->json && isatty(2);
-	piped = o->json || h->tty[0] || h->tty[1];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		cli_die("socketpair", "%s", strerror(errno));
-	make_pipe(ctl);
-	make_pipe(ep);
-	if (piped) {
-		make_pipe(out);
-		make_pipe(err);
-	}
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		cli_die("pipe", "%s", strerror(errno));
 	fflush(NULL); /* nothing buffered may be written twice */
 	signals_block(old_mask);
 	h->pid = fork();
 	if (h->pid < 0)
 		cli_die("fork", "%s", strerror(errno));
 	if (h->pid == 0)
-		exec_child(o, &a, piped, code_fd, sv[1], ctl[0], out[1], err[1], ep[1], old_mask);
+		exec_child(o, &a, code_fd, sv[1], ep[1], old_mask);
 	close(code_fd);
 	close(sv[1]);
-	close(ctl[0]);
 	close(ep[1]);
-	if (piped) {
-		close(out[1]);
-		close(err[1]);
-	}
 	do
 		n = read(ep[0], &child_errno, sizeof(child_errno));
 	while (n < 0 && errno == EINTR);
@@ -194,14 +172,6 @@ void helper_spawn(const struct run_opts *o, int code_fd, struct helper *h, sigse
 		cli_die(SBX_HELPER_PATH, "cannot execute: %s", strerror(child_errno));
 	}
 	h->result_fd = sv[0];
-	h->control_fd = ctl[1];
-	h->out_fd = out[0];
-	h->err_fd = err[0];
+	/* A signal handler writes control bytes here: it must never block. */
 	set_nonblock(h->result_fd);
-	/* A signal handler writes here: it must never block on a full pipe. */
-	set_nonblock(h->control_fd);
-	if (piped) {
-		set_nonblock(h->out_fd);
-		set_nonblock(h->err_fd);
-	}
 }

@@ -18,27 +18,21 @@
 /* The helper gets its descriptors at these numbers (proto.h --*-fd). */
 #define HELPER_CODE_FD    3
 #define HELPER_RESULT_FD  4
-#define HELPER_CONTROL_FD 5
-/* then the inputs (--input-fd) from 6 in order, and the session directory
+/* then the inputs (--input-fd) from 5 in order, and the session directory
  * (--work-fd) right after them */
-#define HELPER_INPUT_FD0  6
+#define HELPER_INPUT_FD0  5
 
 struct helper {
 	pid_t pid;
-	int result_fd;   /* our end of the result socket, non-blocking */
-	int control_fd;  /* write end of the control pipe, non-blocking */
-	int out_fd;      /* read ends of the helper's stdout/stderr pipes, non-blocking, or -1: */
-	int err_fd;      /* with --json, or when our stdout or stderr is a terminal */
+	int result_fd;   /* our end of the result socket, non-blocking: frames in, control bytes out */
 	bool tty[2];     /* plain mode: our stdout, stderr is a terminal (ttysafe.h) */
 };
 
 /*
  * Fork and exec the helper: code_fd (consumed) at fd 3, the result socket
- * at 4, the control pipe at 5, o->input_fds and o->work_fd (kept open in
- * this process, for the next attempt) from 6. With --json, or when our
- * stdout or stderr is a terminal, pipes as its fds 1 and 2 (we forward
- * terminal output through ttysafe.h); otherwise it shares ours so the
- * output streams straight through. The
+ * at 4, o->input_fds and o->work_fd (kept open in this process, for the
+ * next attempt) from 5. Its fds 0-2 are ours: it never writes to them but
+ * for a usage error before it has checked the socket (proto.h). The
  * environment is passed as is (the helper clears it). With SIGINT, SIGTERM
  * and SIGHUP blocked across the fork, *old_mask gets the mask to restore.
  * Dies with "sbx: PATH: why" (exit 125) if the helper cannot be executed.

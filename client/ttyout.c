@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 #include "ttyout.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -79,19 +80,12 @@ bool ttyout_flush(struct ttyout *t)
 	return true;
 }
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void ttyout_finish(struct ttyout *t, int timeout_ms)
 {
-	long long end = mono_ms() + timeout_ms;
+	long long end = sbx_mono_ms() + timeout_ms;
 
-	while (!ttyout_flush(t) && mono_ms() < end) {
+	while (!ttyout_flush(t) && sbx_mono_ms() < end) {
 		/* a write(2) waits up to 200 ms; this only matters for EAGAIN */
 		const struct timespec pause = {0, 10000000};
 		nanosleep(&pause, NULL);

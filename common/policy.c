@@ -6,11 +6,12 @@
  * typo never silently loosens a policy.
  */
 #include "policy.h"
+#include "limit.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
-#include <sodium.h>
+#include <sha2.h> /* libmd: the helper links no libsodium */
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,13 +47,7 @@ void sbx_policy_defaults(struct sbx_policy *p)
 
 	memset(p, 0, sizeof(*p));
 	strlcpy(p->groups, "sbx", sizeof(p->groups));
-	p->limits = (struct sbx_limits){
-		.wall_ms = 30000, .cpu_ms = 30000, .memory_bytes = 512ULL << 20,
-		.pids = 64, .cpus_milli = 1000, .tmp_bytes = 64ULL << 20,
-		.out_bytes = 64ULL << 20, .shm_bytes = 64ULL << 20, .output_bytes = 1ULL << 20,
-		.file_size_bytes = 64ULL << 20, .open_files = 256, .max_attempts = 5,
-		.input_bytes = 64ULL << 20,
-	};
+	sbx_limits_default(&p->limits);
 	for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++)
 		strlcpy(p->ro[i], ro[i], SBX_PATH_LEN);
 	p->n_ro = i;
@@ -201,67 +196,25 @@ static int env_list(struct parse_ctx *c, const char *key, const char *value, cha
 	return 1;
 }
 
-static int set_size(struct parse_ctx *c, const char *name, const char *v, uint64_t *dst)
-{
-	if (sbx_parse_size(v, dst) < 0 || *dst == 0)
-		return fail(c, "%s: '%s' is not a size (examples: 512M, 64K, 1G)", name, v);
-	return 1;
-}
-
-static int set_duration(struct parse_ctx *c, const char *name, const char *v, uint64_t *dst)
-{
-	if (sbx_parse_duration_ms(v, dst) < 0 || *dst == 0)
-		return fail(c, "%s: '%s' is not a duration (examples: 30s, 500ms, 2m)", name, v);
-	return 1;
-}
-
-static int set_count(struct parse_ctx *c, const char *name, const char *v, uint64_t max, uint64_t *dst)
-{
-	if (sbx_parse_uint(v, max, dst) < 0 || *dst == 0)
-		return fail(c, "%s: '%s' is not a whole number in range", name, v);
-	return 1;
-}
-
 static int limits_key(struct parse_ctx *c, const char *name, const char *v)
 {
-	struct sbx_limits *l = &c->pol->limits;
+	const struct sbx_limit_def *d = sbx_limit_by_key(name);
+	const char *why;
+	char max[32];
+	uint64_t val;
+	int rc;
 
-	if (strcmp(name, "wall_time") == 0)
-		return set_duration(c, name, v, &l->wall_ms);
-	if (strcmp(name, "cpu_time") == 0)
-		return set_duration(c, name, v, &l->cpu_ms);
-	if (strcmp(name, "memory") == 0)
-		return set_size(c, name, v, &l->memory_bytes);
-	if (strcmp(name, "pids") == 0)
-		return set_count(c, name, v, 1u << 22, &l->pids);
-	if (strcmp(name, "cpus") == 0) {
-		/* parse as a size of "milli" units: reuse the duration parser's
-		 * fixed-point reading by treating the value as seconds */
-		if (sbx_parse_duration_ms(v, &l->cpus_milli) < 0 || strpbrk(v, "smh") != NULL ||
-		    l->cpus_milli == 0 || l->cpus_milli > 1024000)
-			return fail(c, "%s: '%s' is not a CPU count (examples: 1, 0.5, 2)", name, v);
-		return 1;
+	if (d == NULL)
+		return fail(c, "unknown key '%s' in [%s]", name, "limits");
+	rc = sbx_limit_parse(d, v, &val, &why);
+	if (rc == -2) {
+		sbx_limit_format(d, d->max, max, sizeof(max));
+		return fail(c, "%s: '%s' is %s (%s)", name, v, why, max);
 	}
-	if (strcmp(name, "tmp_size") == 0)
-		return set_size(c, name, v, &l->tmp_bytes);
-	if (strcmp(name, "out_size") == 0)
-		return set_size(c, name, v, &l->out_bytes);
-	if (strcmp(name, "shm_size") == 0)
-		return set_size(c, name, v, &l->shm_bytes);
-	if (strcmp(name, "output") == 0)
-		return set_size(c, name, v, &l->output_bytes);
-	if (strcmp(name, "file_size") == 0)
-		return set_size(c, name, v, &l->file_size_bytes);
-	if (strcmp(name, "open_files") == 0)
-		return set_count(c, name, v, 1u << 20, &l->open_files);
-	if (strcmp(name, "max_attempts") == 0)
-		return set_count(c, name, v, 10, &l->max_attempts);
-	if (strcmp(name, "input_size") == 0) {
-		if (set_size(c, name, v, &l->input_bytes) && l->input_bytes > SBX_INPUT_SIZE_MAX)
-			return fail(c, "%s: '%s' is above the most sbx accepts (16G)", name, v);
-		return !c->failed;
-	}
-	return fail(c, "unknown key '%s' in [%s]", name, "limits");
+	if (rc < 0)
+		return fail(c, "%s: '%s' is %s", name, v, why);
+	sbx_limit_set(&c->pol->limits, d->id, val);
+	return 1;
 }
 
 static int policy_handler(void *user, const char *section, const char *name, const char *value)
@@ -383,7 +336,13 @@ int sbx_policy_parse(const char *file, const char *text, size_t len,
 	strlcpy(name, p->name, sizeof(name));
 	sbx_policy_defaults(p);
 	strlcpy(p->name, name, sizeof(p->name));
-	crypto_hash_sha256(p->sha256, (const unsigned char *)text, len);
+	{
+		SHA2_CTX h;
+
+		SHA256Init(&h);
+		SHA256Update(&h, (const uint8_t *)text, len);
+		SHA256Final(p->sha256, &h);
+	}
 	if (run_parser(&c, text, len, policy_handler) < 0)
 		return -1;
 	{
@@ -551,40 +510,21 @@ const struct sbx_language *sbx_config_language(const struct sbx_config *c, const
 	return NULL;
 }
 
-static int tighten(const char *what, uint64_t *eff, uint64_t req, char *err, size_t errlen)
-{
-	if (req == 0)
-		return 0;
-	if (req > *eff) {
-		snprintf(err, errlen, "%s: %llu exceeds the policy's %llu", what,
-			 (unsigned long long)req, (unsigned long long)*eff);
-		return -1;
-	}
-	*eff = req;
-	return 0;
-}
-
 int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, char *err, size_t errlen)
 {
-	const struct { const char *what; uint64_t *e; uint64_t r; } f[] = {
-		{"wall_time (ms)", &eff->wall_ms, req->wall_ms},
-		{"cpu_time (ms)", &eff->cpu_ms, req->cpu_ms},
-		{"memory (bytes)", &eff->memory_bytes, req->memory_bytes},
-		{"pids", &eff->pids, req->pids},
-		{"cpus (thousandths)", &eff->cpus_milli, req->cpus_milli},
-		{"tmp_size (bytes)", &eff->tmp_bytes, req->tmp_bytes},
-		{"out_size (bytes)", &eff->out_bytes, req->out_bytes},
-		{"shm_size (bytes)", &eff->shm_bytes, req->shm_bytes},
-		{"output (bytes)", &eff->output_bytes, req->output_bytes},
-		{"file_size (bytes)", &eff->file_size_bytes, req->file_size_bytes},
-		{"open_files", &eff->open_files, req->open_files},
-		{"max_attempts", &eff->max_attempts, req->max_attempts},
-		{"input_size (bytes)", &eff->input_bytes, req->input_bytes},
-	};
-	size_t i;
+	for (size_t i = 0; i < SBX_LIMIT_N; i++) {
+		const struct sbx_limit_def *d = &sbx_limit_defs[i];
+		uint64_t e = sbx_limit_get(eff, d->id), r = sbx_limit_get(req, d->id);
+		const char *unit = sbx_unit_name(d->unit);
 
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (tighten(f[i].what, f[i].e, f[i].r, err, errlen) < 0)
+		if (r == 0)
+			continue;
+		if (r > e) {
+			snprintf(err, errlen, "%s%s%s%s: %llu exceeds the policy's %llu", d->key, unit[0] ? " (" : "",
+				 unit, unit[0] ? ")" : "", (unsigned long long)r, (unsigned long long)e);
 			return -1;
+		}
+		sbx_limit_set(eff, d->id, r);
+	}
 	return 0;
 }

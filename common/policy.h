@@ -18,9 +18,10 @@
 #define SBX_MAX_ARGV 16
 #define SBX_PATH_LEN 256
 #define SBX_ERR_LEN 512
-#define SBX_INPUT_SIZE_MAX (16ULL << 30) /* largest input_size a policy may set */
 
-/* Effective limits of one run. Units are in the field names. */
+/* Effective limits of one run. Units are in the field names; every field
+ * is a row of the limits table (limit.h), which says its policy key,
+ * JSON key, unit, default and bounds. */
 struct sbx_limits {
 	uint64_t wall_ms;         /* wall-clock timeout */
 	uint64_t cpu_ms;          /* cgroup CPU time, RLIMIT_CPU as backstop */
@@ -33,7 +34,7 @@ struct sbx_limits {
 	uint64_t file_size_bytes; /* RLIMIT_FSIZE */
 	uint64_t open_files;      /* RLIMIT_NOFILE */
 	uint64_t max_attempts;    /* cap for the client's retry loop */
-	uint64_t input_bytes;     /* input files under /in, all together (not in the signed record) */
+	uint64_t input_bytes;     /* input files under /in, all together (record field input_bytes) */
 	uint64_t shm_bytes;       /* size of the /dev/shm tmpfs (POSIX shared memory, semaphores) */
 };
 

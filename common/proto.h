@@ -1,41 +1,41 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The client <-> sbx-helper interface. The helper is setuid root, so this
- * interface is narrow: argv and a few inherited file descriptors.
+ * The interfaces between sbx's processes, in one place: client <-> setuid
+ * sbx-helper (protocol version 2), supervisor <-> sbx-recorder, supervisor
+ * <-> sandbox init. The helper is setuid root, so its interface is narrow:
+ * argv and a few inherited file descriptors.
  *
- *   sbx-helper run --lang NAME --code-fd N --result-fd N --control-fd N
+ * ---- client -> sbx-helper: argv -----------------------------------------
+ *
+ *   sbx-helper run --lang NAME --code-fd N --result-fd N
  *              [--policy NAME] [--name FILE] [--timeout MS] [--memory BYTES]
  *              [--pids N] [--session ID] [--attempt N] [--parent ID]
  *              [--input-fd N --input-name NAME]... [--work-fd N] [--dry-run]
- *              [--allow HOST:PORT]...
+ *              [--allow HOST:PORT]... [--stdin-fd N]
  *
  * --lang      language name from sbx.conf ([language.NAME]); the helper, not
  *             the client, resolves it to an interpreter command line.
- * --code-fd   readable fd holding the code (the client uses a memfd); read
- *             to EOF, at most SBX_CODE_MAX bytes.
+ * --code-fd   a memfd sealed with F_SEAL_WRITE|F_SEAL_SHRINK|F_SEAL_GROW
+ *             holding the code, at most SBX_CODE_MAX bytes. Root only checks
+ *             the seals and the size; the recorder hashes and records it, the
+ *             sandbox (as the caller) copies it to /code: the seals make the
+ *             recorded code the code that runs.
  * --name      file name the code gets under /code ([A-Za-z0-9._-], 1..64,
  *             not starting with '.'); default "main" + the language suffix.
- * --result-fd AF_UNIX SOCK_STREAM socket. The helper writes frames, each
- *             an 8-byte header (u32 type, u32 length, both big-endian)
- *             followed by `length` payload bytes:
- *               SBX_FRAME_ARTIFACT: payload = artifact name; exactly one
- *                 fd (a sealed memfd holding the content) arrives as
- *                 SCM_RIGHTS with the header's first byte.
- *               SBX_FRAME_RESULT: payload = the result JSON (last frame).
- *             then closes it.
- * --control-fd read end of a pipe. A byte 'I' asks the helper to deliver
- *             SIGINT to the payload, 'T' SIGTERM; EOF (the client died)
- *             kills the sandbox.
- * --timeout/--memory/--pids: tighten the policy (milliseconds, bytes, count);
- *             a value above the policy's is refused.
- * --session   [A-Za-z0-9._-]{1,64}; --attempt 1..10; --parent a run id
- *             (32 lower-case hex digits) of the previous attempt.
- *
- * --input-fd  a memfd sealed with F_SEAL_WRITE|F_SEAL_SHRINK|F_SEAL_GROW,
- *             copied read-only to /in/NAME; each is followed by its
- *             --input-name ([A-Za-z0-9._-]{1,64}, no leading '.', unique);
- *             at most SBX_MAX_INPUTS pairs, sizes together at most the
- *             policy's input_size.
+ * --result-fd an AF_UNIX SOCK_STREAM socket (checked with getsockopt(2)
+ *             SO_DOMAIN and SO_TYPE): the one channel of the run, both ways.
+ * --timeout/--memory/--pids: tighten the policy (milliseconds, bytes, count;
+ *             ranges SBX_ARG_*); a value above the policy's is refused.
+ * --session   [A-Za-z0-9._-]{1,64}; --attempt 1..SBX_MAX_ATTEMPTS; --parent a
+ *             run id (SBX_ID_LEN lower-case hex digits) of the previous
+ *             attempt.
+ * --input-fd  a memfd sealed like --code-fd, copied read-only to /in/NAME;
+ *             each is followed by its --input-name ([A-Za-z0-9._-]{1,64}, no
+ *             leading '.', unique); at most SBX_MAX_INPUTS pairs, sizes
+ *             together at most the policy's input_size.
+ * --stdin-fd  a memfd sealed like --code-fd: the payload's standard input
+ *             (read from its start; else /dev/null); counted in input_size,
+ *             its size and SHA-256 recorded in START.
  * --work-fd   a directory fd (O_PATH will do) of the caller's session: a
  *             directory owned by the caller, not group/world-writable;
  *             mounted read-write at /work (open_tree + move_mount), where
@@ -43,31 +43,149 @@
  * --allow     HOST:PORT as in sbx.policy(5), up to 16: the run may reach only
  *             these entries of the policy's [network] allow list, each of
  *             which must be one of them (tighten-only, like the limits).
- * --dry-run   all checks, then "key: value" lines of the effective set-up
- *             on stdout and exit 0; nothing runs, nothing is recorded.
+ * --dry-run   all checks, then one SBX_FRAME_DRY_RUN frame describing the
+ *             effective set-up, exit 0; nothing runs, nothing is recorded.
  *
- * The payload's stdout and stderr are streamed to the helper's fds 1 and 2
- * up to the policy's output cap. The helper's own errors are one line on
- * fd 2, prefixed "sbx-helper: ".
+ * ---- sbx-helper -> client: frames on the result socket -------------------
+ *
+ * Each frame is an 8-byte header (u32 type, u32 length, both big-endian)
+ * followed by `length` payload bytes (at most SBX_FRAME_MAX). No privileged
+ * process ever blocks on this socket (or any other fd of the caller's): the
+ * helper's processes send with MSG_DONTWAIT and keep what the client has not
+ * taken yet (payload output: at most the policy's output cap), and give a
+ * client that stops reading SBX_FLUSH_MS after the run before they drop the
+ * rest. Frames of one run arrive in this order: MESSAGE at any time; STARTED;
+ * STDOUT/STDERR; ARTIFACT...; RESULT (last). The helper then closes the
+ * socket.
+ */
+#ifndef SBX_PROTO_H
+#define SBX_PROTO_H
+#include <stdint.h>
+
+#define SBX_PROTO_VERSION 2
+
+enum sbx_frame_type {
+	/* payload = artifact name (1..255 bytes); exactly one fd (a sealed memfd
+	 * holding the content) arrives as SCM_RIGHTS with the header's first byte */
+	SBX_FRAME_ARTIFACT = 1,
+	/* payload = the result JSON; the last frame of a run */
+	SBX_FRAME_RESULT = 2,
+	/* payload = bytes the program wrote on its stdout / stderr, in order,
+	 * within the output cap */
+	SBX_FRAME_STDOUT = 3,
+	SBX_FRAME_STDERR = 4,
+	/* payload = one line (no newline) from sbx-helper itself: why it failed,
+	 * or a warning; the client shows it prefixed "sbx-helper: " */
+	SBX_FRAME_MESSAGE = 5,
+	/* payload = the run id (SBX_ID_LEN hex digits): the START record is
+	 * committed, the sandbox is being built */
+	SBX_FRAME_STARTED = 6,
+	/* payload = struct sbx_dry_run (rundesc.h): --dry-run's answer */
+	SBX_FRAME_DRY_RUN = 7,
+};
+#define SBX_FRAME_MAX      (64u << 20) /* largest frame payload, bytes */
+#define SBX_FRAME_LINE_MAX 1024u       /* largest MESSAGE payload, bytes */
+#define SBX_FRAME_OUTPUT_MAX (64u << 10) /* largest STDOUT/STDERR payload, bytes */
+#define SBX_FLUSH_MS       10000       /* what a stalled client is given after the run */
+
+/*
+ * ---- client -> sbx-helper: control bytes on the result socket -------------
+ *
+ * One byte each, read by the supervisor; other values are ignored. EOF (the
+ * client closed the socket or shut down its writing side) means the client is
+ * gone: the sandbox is killed (outcome signal) and the run recorded.
+ */
+enum sbx_control {
+	SBX_CONTROL_INTERRUPT = 1, /* SIGINT to the payload; SIGKILL 2 s later */
+	SBX_CONTROL_TERMINATE = 2, /* SIGTERM to the payload; SIGKILL 2 s later */
+};
+
+/*
+ * Messages that must reach the caller's fd 2 before the result socket is
+ * checked (usage errors) are written by a short-lived child running as the
+ * caller's uid, never by root: "sbx-helper: why\n".
  *
  * Exit status: the payload's exit status; 124 wall or CPU timeout; 128+N
  * killed by signal N (137 for the memory limit); 125 sbx failed (usage,
  * policy, sandbox set-up, audit log).
  */
-#ifndef SBX_PROTO_H
-#define SBX_PROTO_H
+#define SBX_EXIT_TIMEOUT     124
+#define SBX_EXIT_FAILURE     125
+#define SBX_EXIT_CANNOT_EXEC 126
+#define SBX_EXIT_NOT_FOUND   127
 
-#define SBX_FRAME_ARTIFACT 1u
-#define SBX_FRAME_RESULT   2u
-#define SBX_FRAME_MAX      (64u << 20) /* largest frame payload, bytes */
-
+/* ---- bounds of the helper's argv, shared with the client's checks -------- */
 #define SBX_CODE_MAX       (4u << 20)  /* bytes of code accepted */
 #define SBX_MAX_ATTEMPTS   10
 #define SBX_MAX_INPUTS     32          /* --input-fd pairs accepted */
+#define SBX_ID_LEN         32          /* run id: 16 random bytes, lower-case hex */
+#define SBX_TOKEN_MAX      64          /* --name, --session, --input-name */
+#define SBX_ARG_FD_MAX     1023        /* --*-fd: 3..SBX_ARG_FD_MAX */
+#define SBX_ARG_TIMEOUT_MAX (1ULL << 40) /* --timeout, ms, 1.. */
+#define SBX_ARG_MEMORY_MIN (1ULL << 20)  /* --memory, bytes */
+#define SBX_ARG_MEMORY_MAX (1ULL << 50)
+#define SBX_ARG_PIDS_MAX   (1ULL << 22)  /* --pids, 1.. */
 
-#define SBX_EXIT_TIMEOUT   124
-#define SBX_EXIT_FAILURE   125
-#define SBX_EXIT_CANNOT_EXEC 126
-#define SBX_EXIT_NOT_FOUND 127
+/*
+ * ---- supervisor <-> sbx-recorder -----------------------------------------
+ *
+ * The recorder (LIBEXECDIR/sbx/sbx-recorder) is exec'd by a child of the
+ * supervisor after it became _sbx (no capabilities, no_new_privs, not
+ * dumpable), with exactly these descriptors and an empty environment:
+ */
+enum sbx_recorder_fd {
+	SBX_REC_FD_CONTROL = 3, /* SOCK_SEQPACKET to the supervisor (messages below) */
+	SBX_REC_FD_RESULT = 4,  /* the client's result socket (frames above) */
+	SBX_REC_FD_STDOUT = 5,  /* read end of the payload's stdout pipe */
+	SBX_REC_FD_STDERR = 6,  /* read end of the payload's stderr pipe */
+	SBX_REC_FD_ARTIFACTS = 7, /* SOCK_SEQPACKET from the artifact collector */
+	SBX_REC_FD_CODE = 8,    /* the code memfd (sealed) */
+	SBX_REC_FD_EGRESS = 9,  /* [network] mode = allow: the relay's report socket
+				 * (common/egress_proto.h); else /dev/null */
+	SBX_REC_FD_STDIN = 10,  /* the --stdin-fd memfd (sealed), or /dev/null */
+	SBX_REC_FD_INPUT0 = 11, /* the input memfds, n_inputs of them, in order */
+};
+/* 0, 1 and 2 are /dev/null. */
+
+/*
+ * Every supervisor -> recorder message starts with this header; the
+ * recorder refuses one whose magic, version, type or size (the whole
+ * message, header included, which must be what recv(2) returned) is not
+ * what it expects. The first message is SBX_REC_MSG_RUN (struct
+ * sbx_run_desc, rundesc.h), the last SBX_REC_MSG_END (struct sbx_run_end).
+ */
+#define SBX_MSG_MAGIC   0x5342584du /* "SBXM" */
+#define SBX_MSG_VERSION 1u
+struct sbx_msg_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;    /* enum sbx_rec_msg */
+	uint32_t size;    /* bytes of the whole message */
+};
+enum sbx_rec_msg {
+	SBX_REC_MSG_RUN = 1, /* struct sbx_run_desc: what the run is */
+	SBX_REC_MSG_END = 2, /* struct sbx_run_end: how it ended */
+};
+
+/* recorder -> supervisor: one byte each on SBX_REC_FD_CONTROL */
+enum sbx_rec_reply {
+	SBX_REPLY_START_OK = 1,   /* START committed: the payload may run */
+	SBX_REPLY_START_FAIL = 2, /* START not committed: the run must not start */
+	SBX_REPLY_KILL_OUTPUT = 3, /* the output cap was reached: stop the run */
+};
+
+/*
+ * ---- supervisor <-> sandbox init -----------------------------------------
+ *
+ * SOCK_SEQPACKET; the first byte of each message is its type.
+ */
+enum sbx_sandbox_msg {
+	SBX_SANDBOX_GO = 1,     /* supervisor -> init: ids mapped, in the cgroup: go on */
+	SBX_SANDBOX_OUTDIR = 2, /* init -> supervisor: O_PATH fd of /out (SCM_RIGHTS) */
+	SBX_SANDBOX_TMPDIR = 3, /* init -> supervisor: O_PATH fd of /tmp (SCM_RIGHTS) */
+	SBX_SANDBOX_STATUS = 4, /* init -> supervisor: then an int, the payload's wait status */
+	SBX_SANDBOX_ERROR = 5,  /* init -> supervisor: then text, why set-up failed */
+	SBX_SANDBOX_SHMDIR = 6, /* init -> supervisor: O_PATH fd of /dev/shm (SCM_RIGHTS) */
+};
 
 #endif

@@ -1,31 +1,38 @@
 /* SPDX-License-Identifier: ISC */
 #include "textutil.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
- * surrogates, nothing above U+10FFFF), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
+static int cont(unsigned char c)
 {
-	if (p[0] < 0x80)
-		return p[0] != 0;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))
-			return 0;
-		return 3;
+	return (c & 0xc0) == 0x80;
+}
+
+size_t sbx_utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c;
+
+	if (n == 0)
+		return 0;
+	c = s[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return n >= 2 && cont(s[1]) ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		/* E0: no overlongs; ED: no surrogates */
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80;
+		unsigned char hi = c == 0xed ? 0x9f : 0xbf;
+		return n >= 3 && s[1] >= lo && s[1] <= hi && cont(s[2]) ? 3 : 0;
 	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-			return 0;
-		return 4;
+	if (c >= 0xf0 && c <= 0xf4) {
+		/* F0: no overlongs; F4: nothing above U+10FFFF */
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80;
+		unsigned char hi = c == 0xf4 ? 0x8f : 0xbf;
+		return n >= 4 && s[1] >= lo && s[1] <= hi && cont(s[2]) && cont(s[3]) ? 4 : 0;
 	}
 	return 0;
 }
@@ -33,14 +40,19 @@ static size_t utf8_seq(const unsigned char *p, size_t n)
 char *sbx_utf8_sanitize(const char *in, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)in;
-	char *out = malloc(len * 3 + 1), *o = out;
+	char *out, *o;
 	size_t i = 0;
 
+	/* worst case: every byte becomes the 3-byte U+FFFD */
+	if (len > (SIZE_MAX - 1) / 3)
+		return NULL;
+	out = malloc(len * 3 + 1);
 	if (out == NULL)
 		return NULL;
+	o = out;
 	while (i < len) {
-		size_t k = utf8_seq(p + i, len - i);
-		if (k == 0) {
+		size_t k = sbx_utf8_seq(p + i, len - i);
+		if (k == 0 || p[i] == '\0') {
 			memcpy(o, "\xef\xbf\xbd", 3);
 			o += 3;
 			i++;

@@ -5,10 +5,18 @@
 #include <stddef.h>
 
 /*
+ * Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF; a NUL byte is a sequence of 1), or 0
+ * when it is invalid, cut short or n is 0. The one validator of the tree.
+ */
+size_t sbx_utf8_seq(const unsigned char *s, size_t n);
+
+/*
  * Copy len bytes of possibly invalid UTF-8 into a new NUL-terminated
  * string, replacing every invalid or truncated sequence and every NUL
  * byte with U+FFFD (as WHATWG's "decode" does). Returns malloc'ed memory
- * (caller frees) or NULL when out of memory.
+ * (caller frees) or NULL when out of memory. Part of audit log format 1
+ * (the artifacts column is built with it): never change what it returns.
  */
 char *sbx_utf8_sanitize(const char *in, size_t len);
 

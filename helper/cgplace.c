@@ -58,7 +58,7 @@ static int read_marker(char *root, size_t len, char *err, size_t errlen)
 		snprintf(err, errlen, "cgroup v2: %.120s: " FIX, why);
 		return -1;
 	}
-	n = read_full(fd, buf, sizeof(buf) - 1);
+	n = sbx_read_full(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n > 0 && buf[n - 1] == '\n')
 		n--;

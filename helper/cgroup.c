@@ -60,7 +60,7 @@ static int cg_read(const char *dir, const char *file, char *buf, size_t len)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
-	n = read_full(fd, buf, len - 1);
+	n = sbx_read_full(fd, buf, len - 1);
 	close(fd);
 	if (n < 0)
 		return -1;

@@ -30,17 +30,29 @@
 #define POSTINST "run sbx-postinst as root (share/sbx/sbx-postinst of the install)"
 
 static int problems;
+/* The report is gathered in memory and written to the caller's stdout by
+ * a child running as the caller (msg.c): root never writes to it. */
+static FILE *out;
+static char *out_buf;
+static size_t out_len;
+
+static _Noreturn void check_exit(int code)
+{
+	if (out != NULL && fclose(out) == 0)
+		msg_as_caller(1, out_buf, out_len);
+	_exit(code);
+}
 
 static void ok(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ok(const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("ok: %s: ", name);
+	fprintf(out, "ok: %s: ", name);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(out, fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	fputc('\n', out);
 }
 
 /* WHAT and HOW must not contain "; fix: " (the client splits there). */
@@ -50,11 +62,11 @@ static void problem(const char *name, const char *fix, const char *fmt, ...)
 	va_list ap;
 
 	problems++;
-	printf("problem: %s: ", name);
+	fprintf(out, "problem: %s: ", name);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(out, fmt, ap);
 	va_end(ap);
-	printf("; fix: %s\n", fix);
+	fprintf(out, "; fix: %s\n", fix);
 }
 
 /* Owner, group (NULL: any) and permission bits of PATH, not following a
@@ -128,7 +140,7 @@ static void check_cgroup(void)
 		problem("cgroup-subtree", "retry", "getrandom: %s", strerror(errno));
 		return;
 	}
-	hex(rnd, sizeof(rnd), id);
+	sbx_hex(rnd, sizeof(rnd), id);
 	if (cgroup_create(&conf, id, &l, &cg, err, sizeof(err)) < 0) {
 		problem("cgroup-subtree", v2 ? cgroup_fix_hint() : "set cgroup_root in " SBX_SYSCONFDIR
 			"/sbx/sbx.conf to where the v1 hierarchies are mounted", "%s", err);
@@ -172,20 +184,20 @@ void check_main(void)
 {
 	char fix[PATH_MAX + 128];
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	out = open_memstream(&out_buf, &out_len);
+	if (out == NULL)
+		die("out of memory");
 	if (geteuid() != 0) {
 		snprintf(fix, sizeof(fix), "chown root:sbx %s/sbx/sbx-helper && chmod 4754 %s/sbx/sbx-helper (or %s)",
 			 SBX_LIBEXECDIR, SBX_LIBEXECDIR, POSTINST);
 		problem("helper-root", fix, "sbx-helper runs as uid %u, not root: it is not installed setuid root",
 			(unsigned)geteuid());
-		fflush(stdout);
-		_exit(1);
+		check_exit(1);
 	}
 	/* as a run does: all three uids 0, so the caller cannot signal us */
 	if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0 || setgroups(0, NULL) < 0) {
 		problem("helper-root", "retry", "setresuid: %s", strerror(errno));
-		fflush(stdout);
-		_exit(1);
+		check_exit(1);
 	}
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	ok("helper-root", "sbx-helper runs as root");
@@ -196,6 +208,6 @@ void check_main(void)
 	owned("audit-key", STATE "/audit.key", false, "_sbx", NULL, 0400, false);
 	owned("audit-log", STATE "/audit.db", false, "_sbx", "sbx-audit", 0640, true);
 	owned("public-key", SBX_SYSCONFDIR "/sbx/audit.pub", false, "root", NULL, 0644, false);
-	fflush(stdout);
-	_exit(problems ? 1 : 0);
+	owned("recorder", SBX_RECORDER_PATH, false, "root", NULL, 0755, false);
+	check_exit(problems ? 1 : 0);
 }

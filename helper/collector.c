@@ -37,7 +37,7 @@ static int copy_to_memfd(int src, uint64_t size)
 		ssize_t n = read(src, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0 || write_all(m, buf, (size_t)n) < 0)
+		if (n <= 0 || sbx_write_all(m, buf, (size_t)n) < 0)
 			break;
 		done += (uint64_t)n;
 	}
@@ -94,14 +94,14 @@ void collector_main(const struct run *r, int outdir, int art)
 		skipped--;
 		total += (uint64_t)st.st_size;
 		files++;
-		send_fd(art, de->d_name, strlen(de->d_name), m);
+		sbx_send_fd(art, de->d_name, strlen(de->d_name), m, 0);
 		close(m);
 	}
 	/* last message, without an fd: a NUL byte and the count left out */
 	{
 		char msg[1 + sizeof(skipped)] = {0};
 		memcpy(msg + 1, &skipped, sizeof(skipped));
-		send_fd(art, msg, sizeof(msg), -1);
+		sbx_send_fd(art, msg, sizeof(msg), -1, 0);
 	}
 	_exit(0);
 }

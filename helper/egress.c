@@ -27,6 +27,7 @@
 #include "helper.h"
 #include "paths.h"
 #include "testhook.h"
+#include "clock.h"
 
 void egress_init(struct run *r)
 {
@@ -75,13 +76,6 @@ int egress_narrow(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The relay's argv, from the root-owned policy only. */
 struct relay_argv {
@@ -211,14 +205,14 @@ static int take_record(struct run *r, const struct sbx_egress_resolved *rec, ssi
 /* Read the relay's records until the end one, within SBX_EGRESS_RESOLVE_MS. */
 static int read_resolution(struct run *r, char *err, size_t errlen)
 {
-	int64_t deadline = mono_ms() + SBX_EGRESS_RESOLVE_MS;
+	int64_t deadline = sbx_mono_ms() + SBX_EGRESS_RESOLVE_MS;
 	size_t next_rule = 0;
 	bool have[SBX_EGRESS_MAX] = {false};
 
 	for (;;) {
 		struct pollfd p = {.fd = r->egress.ctl, .events = POLLIN};
 		struct sbx_egress_resolved rec;
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline - sbx_mono_ms();
 		ssize_t n;
 		int rc;
 
@@ -398,20 +392,4 @@ void egress_reap(struct run *r)
 		waitpid(e->relay, &st, 0);
 	}
 	e->relay = -1;
-}
-
-void egress_dry_run(const struct run *r)
-{
-	const struct sbx_egress *pe = &r->policy.egress;
-
-	if (r->policy.net != SBX_NET_ALLOW)
-		return;
-	for (size_t i = 0; i < pe->n_allow; i++) {
-		char hp[SBX_HOSTPORT_LEN];
-		sbx_hostport_format(pe->allow[i].host, pe->allow[i].port, hp, sizeof(hp));
-		printf("network_allow: %s\n", hp);
-	}
-	printf("network_connections: %llu\n", (unsigned long long)pe->connections);
-	printf("network_bytes_out: %llu\n", (unsigned long long)pe->bytes_out);
-	printf("network_bytes_in: %llu\n", (unsigned long long)pe->bytes_in);
 }

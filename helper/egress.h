@@ -63,8 +63,6 @@ void egress_sandbox_started(struct run *r);
 void egress_stop(struct run *r);
 /* After the recorder is done: wait for the relay (5 s, then SIGKILL). */
 void egress_reap(struct run *r);
-/* dry-run lines: "network_allow: HOST:PORT" and the limits. */
-void egress_dry_run(const struct run *r);
 /* The policy file's path, for errors that name it. */
 void egress_policy_path(const struct run *r, char *buf, size_t len);
 

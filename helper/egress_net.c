@@ -196,7 +196,7 @@ int egress_sandbox_setup(const struct run *r, char *err, size_t errlen)
 		s = listen_on(&e->pairs[i], err, errlen);
 		if (s < 0)
 			return -1;
-		if (send_fd(e->sandbox, &msg, sizeof(msg), s) < 0) {
+		if (sbx_send_fd(e->sandbox, &msg, sizeof(msg), s, 0) < 0) {
 			snprintf(err, errlen, "network: passing a listening socket to sbx-relay: %s", strerror(errno));
 			close(s);
 			return -1;
@@ -204,7 +204,7 @@ int egress_sandbox_setup(const struct run *r, char *err, size_t errlen)
 		close(s);
 	}
 	msg.kind = SBX_EGRESS_READY;
-	if (send_fd(e->sandbox, &msg, sizeof(msg), -1) < 0) {
+	if (sbx_send_fd(e->sandbox, &msg, sizeof(msg), -1, 0) < 0) {
 		snprintf(err, errlen, "network: sbx-relay: %s", strerror(errno));
 		return -1;
 	}

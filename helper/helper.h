@@ -1,22 +1,27 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * sbx-helper internals. The process tree of one run:
+ * sbx-helper internals. The process tree of one run (sbx-helper(8),
+ * HACKING.md):
  *
  *   supervisor (root: ruid = euid = suid = 0, so the caller cannot signal,
  *   stop or ptrace it). Parses argv and root-owned files only; creates the
- *   cgroup, clones the sandbox, waits, kills, reads accounting, removes the
- *   cgroup.
- *    |- recorder (user _sbx, no capabilities): audit log, output capping and
- *    |  forwarding, traceback parsing, result JSON. Everything that parses or
- *    |  writes structured data runs here, never as root.
+ *   cgroup, clones the sandbox, maps ids, waits, kills, reads accounting,
+ *   classifies the outcome, removes the cgroup. Links no SQLite, jansson or
+ *   libsodium (make check-linkage).
+ *    |- recorder: a child that becomes _sbx (no capabilities, no_new_privs)
+ *    |  and execs sbx-recorder (recorder/): a fresh address space, nothing
+ *    |  of root's heap. Audit log, output frames, traceback, result JSON.
+ *    |  What it knows of the run is one message (rundesc.h, proto.h).
  *    |- sandbox init (pid 1 of new user, mount, net, pid, ipc, uts and cgroup
  *    |  namespaces; the caller's uid, no capabilities, seccomp filter)
  *    |   `- payload (the interpreter)
  *    `- artifact collector (the caller's uid, no capabilities, not dumpable),
  *       started only after every sandboxed process is dead.
+ *   A signer (_sbxsign, workstream audit) will sit beside the recorder.
  */
 #ifndef SBX_HELPER_H
 #define SBX_HELPER_H
+#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,17 +31,25 @@
 #include "egress.h"
 #include "policy.h"
 #include "proto.h"
-#include "record.h"
+#include "rundesc.h"
+#include "fdio.h"
+#include "paths.h"
 
 #define HELPER_ERR_LEN 256
+
+/* Compiled in, never from argv or the environment; the hooked test helper
+ * execs the hooked test recorder (testhook.h). */
+#ifdef SBX_TEST_HOOKS
+#define SBX_RECORDER_PATH SBX_LIBEXECDIR "/sbx/sbx-recorder-hooked"
+#else
+#define SBX_RECORDER_PATH SBX_LIBEXECDIR "/sbx/sbx-recorder"
+#endif
 
 /* One --input-fd/--input-name pair: a sealed memfd the client filled. */
 struct run_input {
 	int fd;
 	char name[65];
 	uint64_t size;
-	unsigned char sha256[32]; /* set by the recorder before START */
-	bool hashed;              /* sha256 holds the whole file's digest */
 };
 
 /* Everything known about one run before the sandbox starts. Filled by the
@@ -50,8 +63,8 @@ struct run {
 	/* request (argv) */
 	char policy_name[SBX_NAME_MAX + 1];
 	char lang_name[SBX_NAME_MAX + 1];
-	char code_name[65];
-	int code_fd, result_fd, control_fd;
+	char code_name[SBX_TOKEN_MAX + 1];
+	int code_fd, result_fd;
 	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
 	int stdin_fd;       /* --stdin-fd: sealed memfd, the payload's stdin; -1: /dev/null */
 	struct sbx_limits request;  /* zero fields: not asked */
@@ -71,41 +84,20 @@ struct run {
 	char *argv[SBX_MAX_ARGV + 2]; /* interpreter argv + code path, NULL-terminated */
 	char code_path[128];
 	char image_digest[72];  /* the image's content digest, "sha256:..."; "" without an image */
-	char *code;
-	size_t code_len;
+	uint64_t code_len;      /* bytes in the code memfd (never read by root) */
 	uint64_t inputs_bytes;  /* sum of the inputs' sizes, and stdin's */
 	uint64_t stdin_size;    /* bytes of --stdin-fd */
-	unsigned char stdin_sha256[32]; /* set by the recorder for START (stdin_hashed) */
 	int work_tree;          /* detached copy of the session directory's mount (open_tree), or -1 */
-	unsigned char code_sha256[32];
 	char run_id[SBX_ID_LEN + 1];
 	int64_t realtime_ns, boottime_ns;
-	/* a failure before the sandbox ran; recorded as sandbox_error */
-	char error[HELPER_ERR_LEN];
+	/* refused after the policy was loaded: recorded as sandbox_error */
+	bool refused;
+	char error[HELPER_ERR_LEN]; /* why, when refused */
 	bool policy_loaded;
 	bool stdin_hashed;
 	uid_t sbx_uid;       /* the recorder's account, _sbx */
 	gid_t sbx_gid;
 };
-
-/* Facts the supervisor hands the recorder when the sandbox is gone. */
-struct run_end {
-	uint32_t magic;
-	int32_t exit_code;        /* -1 if killed by a signal */
-	int32_t signal;
-	char outcome[16];
-	char limit[16];
-	uint64_t wall_ms, cpu_ms, memory_peak_bytes, pids_peak;
-	char error[HELPER_ERR_LEN];
-	uint8_t disk_full;        /* DISK_FULL_* bits: tmpfs left full at the payload's exit */
-};
-#define DISK_FULL_TMP 1u
-#define DISK_FULL_OUT 2u
-#define DISK_FULL_SHM 4u
-#define RUN_END_MAGIC 0x53425845u
-
-/* recorder -> supervisor messages (one byte each on the control socket) */
-enum { REC_START_OK = 'S', REC_START_FAIL = 'F', REC_KILL_OUTPUT = 'O' };
 
 /* sanitize.c */
 void sanitize_process(int argc, char **argv);
@@ -121,10 +113,11 @@ int load_sbx_conf(struct sbx_config *conf, char *err, size_t errlen); /* sbx.con
 int load_config(struct run *r, char *err, size_t errlen);
 int load_policy(struct run *r, char *err, size_t errlen);
 int caller_may_use(const struct run *r, char *err, size_t errlen);
-int read_code(struct run *r, char *err, size_t errlen);
-/* Replace the control fd with our own non-blocking description of its pipe
- * (load.c says why); -1 with err if it is not a pipe. */
-int own_control_fd(struct run *r, char *err, size_t errlen);
+/* The code fd: a sealed memfd of at most SBX_CODE_MAX bytes (never read
+ * here). 0, or -1 with err. */
+int check_code(struct run *r, char *err, size_t errlen);
+/* The result socket: AF_UNIX, SOCK_STREAM. 0, or -1 with err. */
+int check_result_socket(const struct run *r, char *err, size_t errlen);
 int lookup_caller(struct run *r, char *err, size_t errlen);
 
 /* load.c: open a root-owned file not writable by others, walking from "/"
@@ -152,13 +145,19 @@ const char *cgroup_fix_hint(void);
 int check_inputs(struct run *r, char *err, size_t errlen);
 int check_work(struct run *r, char *err, size_t errlen);
 int mount_inputs(const struct run *r, const char *dir, char *err, size_t errlen);
+/* Copy size bytes of the sealed memfd src to a new file path (mode 0444). */
+int copy_memfd(int src, uint64_t size, const char *path);
 int mount_work(const struct run *r, const char *dir, char *err, size_t errlen);
-/* the fds above, for keep_fds() and closing: returns how many went into fds */
+/* the code, input and session fds, for keep_fds() and closing: returns how
+ * many went into fds (at most RUN_EXTRA_FDS) */
+#define RUN_EXTRA_FDS (SBX_MAX_INPUTS + 3)
 size_t run_extra_fds(const struct run *r, int *fds, size_t max);
 void close_run_extra_fds(struct run *r);
 
-/* dryrun.c: print the effective set-up of a checked request on stdout. */
-_Noreturn void dry_run_print(const struct run *r);
+/* describe.c: the run description the recorder gets (rundesc.h), and
+ * --dry-run's answer, one SBX_FRAME_DRY_RUN frame, then exit 0. */
+void describe_run(const struct run *r, struct sbx_run_desc *d);
+_Noreturn void dry_run_send(const struct run *r);
 
 /* cgroup.c */
 struct cgroup;
@@ -203,20 +202,34 @@ unsigned run_cpu_set(const struct run *r, cpu_set_t *set);
 /* seccomp.c */
 int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen);
 
-/* recorder.c */
-_Noreturn void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art);
-
 /* collector.c: runs as the caller, never returns. */
 _Noreturn void collector_main(const struct run *r, int outdir, int art);
 
 /* util.c */
 int write_file(const char *path, const char *data, char *err, size_t errlen);
-int write_all(int fd, const void *buf, size_t len);
-ssize_t read_full(int fd, void *buf, size_t len);
-void hex(const unsigned char *in, size_t n, char *out);
-int send_fd(int sock, const void *buf, size_t len, int fd);
-int recv_fd(int sock, void *buf, size_t len, int *fd);
 int drop_to(uid_t uid, gid_t gid, char *err, size_t errlen);
+/* Reap child pid within timeout_ms, killing it past that: its wait status,
+ * or -1 if it had to be killed. */
+int wait_timeout(pid_t pid, int timeout_ms);
+
+/*
+ * msg.c: the helper's own messages ("sbx-helper: why", one line). Before
+ * the result socket is checked they go to the caller's fd 2 through a
+ * short-lived child running as the caller (never a write by root); after,
+ * as SBX_FRAME_MESSAGE frames, sent without blocking (a client that does
+ * not read within a second loses them). While the recorder runs it owns
+ * the socket: messages wait until msg_release().
+ */
+void msg_init(void);             /* first thing in main(): remembers the caller's ids */
+void msg_use_socket(int sock);   /* the checked result socket */
+void msg_hold(void);             /* the recorder writes the socket now */
+void msg_release(void);          /* the recorder is gone: send what waited */
+/* Send one frame on the result socket without blocking, waiting at most
+ * timeout_ms for room; 0, or -1 (client gone or not reading). */
+int msg_frame(uint32_t type, const void *data, size_t len, int timeout_ms);
+/* Write n bytes to the caller's fd from a child that has become the
+ * caller, waiting for it at most a second. */
+void msg_as_caller(int fd, const void *buf, size_t n);
 _Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warnx1(const char *fmt, ...);
 

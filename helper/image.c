@@ -33,6 +33,7 @@
 #include <linux/mount.h>
 #include <linux/openat2.h>
 
+#include "fdio.h"
 #include "helper.h"
 #include "imgstamp.h"
 
@@ -80,7 +81,7 @@ static int read_stamp(const char *path, struct sbx_image_stamp *s, char *err, si
 
 	if (fd < 0)
 		return -1;
-	n = read_full(fd, buf, sizeof(buf));
+	n = sbx_read_full(fd, buf, sizeof(buf));
 	close(fd);
 	if (n < 0 || (size_t)n > SBX_IMAGE_STAMP_MAX) {
 		snprintf(err, errlen, "%.160s: %s", path, n < 0 ? strerror(errno) : "too large");

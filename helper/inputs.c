@@ -4,7 +4,7 @@
  * opened them as the caller, so the caller's own permissions applied; the
  * helper only ever sees fds and never opens a path the caller names.
  *
- * Inputs are sealed memfds (size and content fixed: F_SEAL_WRITE | SHRINK |
+ * The code and the inputs are sealed memfds (size and content fixed: F_SEAL_WRITE | SHRINK |
  * GROW), so a size checked here is the size copied later and nothing the
  * caller does can block this root process in read(2).
  *
@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -34,27 +35,68 @@
 
 #define SEALS_NEEDED (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW)
 
+/* 0 when fd is a memfd sealed against writing, shrinking and growing
+ * (F_GET_SEALS fails on anything but a memfd or shmem file), with its
+ * size in *size; else -1 and what is wrong in *why. */
+static int sealed_memfd(int fd, uint64_t *size, const char **why)
+{
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || seals < 0) {
+		*why = "not a memfd";
+		return -1;
+	}
+	if ((seals & SEALS_NEEDED) != SEALS_NEEDED) {
+		*why = "memfd not sealed against writing, shrinking and growing";
+		return -1;
+	}
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int check_code(struct run *r, char *err, size_t errlen)
+{
+	const char *why;
+
+	/* never read as root: the recorder hashes it, the sandbox copies it */
+	if (sealed_memfd(r->code_fd, &r->code_len, &why) < 0) {
+		snprintf(err, errlen, "--code-fd: %s", why);
+		return -1;
+	}
+	if (r->code_len > SBX_CODE_MAX) {
+		snprintf(err, errlen, "code larger than %u bytes", SBX_CODE_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+int check_result_socket(const struct run *r, char *err, size_t errlen)
+{
+	int domain = 0, type = 0;
+	socklen_t l1 = sizeof(domain), l2 = sizeof(type);
+
+	if (getsockopt(r->result_fd, SOL_SOCKET, SO_DOMAIN, &domain, &l1) < 0 ||
+	    getsockopt(r->result_fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0 || domain != AF_UNIX ||
+	    type != SOCK_STREAM) {
+		snprintf(err, errlen, "--result-fd: not an AF_UNIX SOCK_STREAM socket");
+		return -1;
+	}
+	return 0;
+}
+
 int check_inputs(struct run *r, char *err, size_t errlen)
 {
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < r->n_inputs; i++) {
 		struct run_input *in = &r->inputs[i];
-		struct stat st;
-		int seals;
+		const char *why;
 
-		/* F_GET_SEALS fails on anything but a memfd (or shmem file) */
-		seals = fcntl(in->fd, F_GET_SEALS);
-		if (fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode) || seals < 0) {
-			snprintf(err, errlen, "--input-fd %d (%s): not a memfd", in->fd, in->name);
+		if (sealed_memfd(in->fd, &in->size, &why) < 0) {
+			snprintf(err, errlen, "--input-fd %d (%s): %s", in->fd, in->name, why);
 			return -1;
 		}
-		if ((seals & SEALS_NEEDED) != SEALS_NEEDED) {
-			snprintf(err, errlen, "--input-fd %d (%s): memfd not sealed against writing, "
-				 "shrinking and growing", in->fd, in->name);
-			return -1;
-		}
-		in->size = (uint64_t)st.st_size;
 		/* a sparse memfd can claim any size: compare before adding, so
 		 * the sum cannot wrap */
 		if (in->size > r->limits.input_bytes - total) {
@@ -64,16 +106,12 @@ int check_inputs(struct run *r, char *err, size_t errlen)
 		total += in->size;
 	}
 	if (r->stdin_fd >= 0 && total != UINT64_MAX) {
-		struct stat st;
-		int seals = fcntl(r->stdin_fd, F_GET_SEALS);
+		const char *why;
 
-		if (fstat(r->stdin_fd, &st) < 0 || !S_ISREG(st.st_mode) || seals < 0 ||
-		    (seals & SEALS_NEEDED) != SEALS_NEEDED) {
-			snprintf(err, errlen, "--stdin-fd %d: not a memfd sealed against writing, shrinking and growing",
-				 r->stdin_fd);
+		if (sealed_memfd(r->stdin_fd, &r->stdin_size, &why) < 0) {
+			snprintf(err, errlen, "--stdin-fd %d: %s", r->stdin_fd, why);
 			return -1;
 		}
-		r->stdin_size = (uint64_t)st.st_size;
 		total = r->stdin_size > r->limits.input_bytes - total ? UINT64_MAX : total + r->stdin_size;
 	}
 	r->inputs_bytes = total;
@@ -170,12 +208,40 @@ static bool session_fs(long type)
 	return false;
 }
 
+/* The code and the inputs: sealed memfds (their size cannot change), so
+ * what the recorder hashed is what is copied. In the sandbox child. */
+int copy_memfd(int src, uint64_t size, const char *path)
+{
+	char buf[65536];
+	uint64_t off = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+
+	if (fd < 0)
+		return -1;
+	while (off < size) {
+		ssize_t n = pread(src, buf, sizeof(buf), (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || sbx_write_all(fd, buf, (size_t)n) < 0) {
+			if (n == 0)
+				errno = EIO;
+			close(fd);
+			return -1;
+		}
+		off += (uint64_t)n;
+	}
+	if (fchmod(fd, 0444) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
 /* In the sandbox child, as the caller with capabilities in its user
  * namespace only. dir is the mount point's path in the new root. */
 int mount_inputs(const struct run *r, const char *dir, char *err, size_t errlen)
 {
 	char opts[128], path[PATH_MAX];
-	char buf[65536];
 
 	if (r->n_inputs == 0)
 		return 0;
@@ -189,31 +255,9 @@ int mount_inputs(const struct run *r, const char *dir, char *err, size_t errlen)
 		return -1;
 	}
 	for (size_t i = 0; i < r->n_inputs; i++) {
-		const struct run_input *in = &r->inputs[i];
-		uint64_t off = 0;
-		int fd;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, in->name);
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
-		if (fd < 0)
+		snprintf(path, sizeof(path), "%s/%s", dir, r->inputs[i].name);
+		if (copy_memfd(r->inputs[i].fd, r->inputs[i].size, path) < 0)
 			goto fail;
-		while (off < in->size) {
-			ssize_t n = pread(in->fd, buf, sizeof(buf), (off_t)off);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0 || write_all(fd, buf, (size_t)n) < 0) {
-				if (n == 0)
-					errno = EIO;
-				close(fd);
-				goto fail;
-			}
-			off += (uint64_t)n;
-		}
-		if (fchmod(fd, 0444) < 0) {
-			close(fd);
-			goto fail;
-		}
-		close(fd);
 	}
 	if (mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
 		snprintf(err, errlen, "mounts: /in read-only: %s", strerror(errno));
@@ -252,6 +296,8 @@ size_t run_extra_fds(const struct run *r, int *fds, size_t max)
 {
 	size_t n = 0;
 
+	if (r->code_fd >= 0 && n < max)
+		fds[n++] = r->code_fd;
 	for (size_t i = 0; i < r->n_inputs && n < max; i++)
 		if (r->inputs[i].fd >= 0)
 			fds[n++] = r->inputs[i].fd;
@@ -266,6 +312,9 @@ size_t run_extra_fds(const struct run *r, int *fds, size_t max)
 
 void close_run_extra_fds(struct run *r)
 {
+	if (r->code_fd >= 0)
+		close(r->code_fd);
+	r->code_fd = -1;
 	for (size_t i = 0; i < r->n_inputs; i++)
 		if (r->inputs[i].fd >= 0) {
 			close(r->inputs[i].fd);

@@ -3,7 +3,7 @@
  * What the helper reads as root: sbx.conf and one policy file, at
  * compiled-in paths, each checked to be root-owned and not writable by
  * anyone else, along with every directory above it (the same rule sudo
- * applies to sudoers); plus the caller's code from an fd, size-capped.
+ * applies to sudoers). The caller's fds are checked in inputs.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,7 +148,7 @@ static int slurp(int fd, const char *path, char **out, size_t *len, size_t max, 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	n = read_full(fd, buf, max + 1);
+	n = sbx_read_full(fd, buf, max + 1);
 	if (n < 0 || (size_t)n > max) {
 		snprintf(err, errlen, "%s: %s", path, n < 0 ? strerror(errno) : "too large");
 		free(buf);
@@ -296,58 +296,5 @@ int lookup_caller(struct run *r, char *err, size_t errlen)
 		strlcpy(r->group, gr->gr_name, sizeof(r->group));
 	else
 		snprintf(r->group, sizeof(r->group), "gid%u", (unsigned)r->gid);
-	return 0;
-}
-
-/*
- * The control pipe is the caller's: through /proc/PID/fd it can open a
- * second description of the pipe and read the byte poll(2) announced before
- * we do. A blocking read(2) would then hold the supervisor, and with it the
- * wall, CPU and output limits it enforces, for as long as the caller likes.
- * Our own non-blocking description of the same pipe is one nobody else can
- * make blocking (open(2) on /proc/self/fd of a pipe gives a new one).
- */
-int own_control_fd(struct run *r, char *err, size_t errlen)
-{
-	char path[64];
-	struct stat st;
-	int fd, fdflags;
-
-	if (fstat(r->control_fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
-		snprintf(err, errlen, "--control-fd: not a pipe");
-		return -1;
-	}
-	fdflags = fcntl(r->control_fd, F_GETFD);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->control_fd);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || fdflags < 0 || dup3(fd, r->control_fd, (fdflags & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
-		snprintf(err, errlen, "--control-fd: cannot reopen: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-int read_code(struct run *r, char *err, size_t errlen)
-{
-	struct stat st;
-
-	/* Only a memfd (F_GET_SEALS works on nothing else): a pipe or a FUSE
-	 * file could keep this root process blocked in read(2) for ever. */
-	if (fstat(r->code_fd, &st) < 0 || !S_ISREG(st.st_mode) || fcntl(r->code_fd, F_GET_SEALS) < 0) {
-		snprintf(err, errlen, "--code-fd: not a memfd");
-		return -1;
-	}
-	/* a memfd the client just wrote is positioned at its end */
-	lseek(r->code_fd, 0, SEEK_SET);
-	if (slurp(r->code_fd, "--code-fd", &r->code, &r->code_len, SBX_CODE_MAX, err, errlen) < 0) {
-		if (strstr(err, "too large"))
-			snprintf(err, errlen, "code larger than %u bytes", SBX_CODE_MAX);
-		return -1;
-	}
-	close(r->code_fd);
-	r->code_fd = -1;
 	return 0;
 }

@@ -25,14 +25,18 @@
 #include <linux/magic.h>
 #include <linux/sched.h>
 #include <bsd/string.h>
-#include <sodium.h>
 
 #include "helper.h"
 #include "proto.h"
 #include "testhook.h"
+#include "clock.h"
 
 /* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
 #define WALL_GRACE_MS 500
+/* From the client's interrupt or terminate request to SIGKILL. */
+#define CONTROL_GRACE_MS 2000
+/* exec_recorder moves every descriptor at least this high before placing it */
+#define FD_PARK 64
 /*
  * The pids limit (sbx.policy(5) pids): the kernel refuses a fork, clone or
  * thread start past pids.max with EAGAIN, and a program may handle that
@@ -46,115 +50,160 @@
  */
 #define PIDS_REFUSED 50
 
-static int64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
 
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
-static uint64_t mono_ms(void)
-{
-	return (uint64_t)now_ns(CLOCK_MONOTONIC) / 1000000;
-}
+/* Why the supervisor killed the sandbox. */
+enum kill_cause {
+	KILL_NONE,
+	KILL_LIMIT,     /* a limit fired (killed_limit says which) */
+	KILL_CLIENT,    /* the client is gone (EOF on the result socket) */
+	KILL_GRACE,     /* an interrupt or terminate the payload did not obey in time */
+	KILL_RECORDER,  /* the recorder died */
+	KILL_POLL,      /* poll(2) or the sandbox's socket failed */
+};
 
 struct sup {
 	struct run *r;
-	int ctl;             /* recorder */
+	int ctl;             /* recorder (proto.h SBX_REC_FD_CONTROL) */
 	int art;             /* our end of the artifact channel, for the collector */
 	pid_t recorder;
 	struct cgroup *cg;
 	pid_t child;
 	int pipe_w[2];       /* write ends of the payload's stdout/stderr pipes, until the sandbox has them */
 	int pidfd, sync, outdir, tmpdir, shmdir; /* O_PATH fds of the sandbox's /out, /tmp, /dev/shm */
-	struct run_end end;
+	struct sbx_run_end end;
 	bool have_status;
 	int status;
-	const char *killed_for;  /* limit or event that made us kill, or NULL */
+	enum kill_cause killed;  /* what made us kill the sandbox first */
+	int killed_limit;        /* with KILL_LIMIT: enum sbx_limit */
+	bool client_open;        /* no EOF on the result socket yet */
 };
 
-static void kill_sandbox(struct sup *s, const char *why)
+static struct sup sup;
+
+static void kill_sandbox(struct sup *s, enum kill_cause why, int limit)
 {
-	if (s->killed_for == NULL)
-		s->killed_for = why;
+	if (s->killed == KILL_NONE) {
+		s->killed = why;
+		s->killed_limit = limit;
+	}
 	if (s->child > 0)
 		kill(s->child, SIGKILL);
 }
 
+/*
+ * In the recorder's child, still root: the descriptors at their fixed
+ * numbers (proto.h enum sbx_recorder_fd), everything else closed, then
+ * _sbx for good and exec of the recorder binary opened (and checked, like
+ * sbx.conf) before the fork. Nothing of this address space survives the
+ * exec.
+ */
+static _Noreturn void exec_recorder(const struct run *r, int exe, const int *fds, size_t n)
+{
+	static char *const argv[] = {"sbx-recorder", NULL}, *const envp[] = {NULL};
+	int parked[SBX_REC_FD_INPUT0 - SBX_REC_FD_CONTROL + SBX_MAX_INPUTS + 1];
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	char err[HELPER_ERR_LEN];
+	int last;
+
+	for (size_t i = 0; i < n; i++)
+		if ((parked[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, FD_PARK)) < 0)
+			_exit(SBX_EXIT_FAILURE);
+	parked[n] = fcntl(exe, F_DUPFD_CLOEXEC, FD_PARK);
+	if (devnull < 0 || parked[n] < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
+		_exit(SBX_EXIT_FAILURE);
+	for (size_t i = 0; i < n; i++)
+		if (dup2(parked[i], SBX_REC_FD_CONTROL + (int)i) < 0)
+			_exit(SBX_EXIT_FAILURE);
+	last = SBX_REC_FD_CONTROL + (int)n;
+	if (dup3(parked[n], last, O_CLOEXEC) < 0)
+		_exit(SBX_EXIT_FAILURE);
+#ifdef SBX_TEST_HOOKS
+	close_range((unsigned)last + 1, SBX_HOOK_FD_IN - 1, 0);
+	close_range(SBX_HOOK_FD_OUT + 1, ~0U, 0);
+	fcntl(SBX_HOOK_FD_IN, F_SETFD, 0);
+	fcntl(SBX_HOOK_FD_OUT, F_SETFD, 0);
+#else
+	close_range((unsigned)last + 1, ~0U, 0);
+#endif
+	if (drop_to(r->sbx_uid, r->sbx_gid, err, sizeof(err)) < 0)
+		_exit(SBX_EXIT_FAILURE);
+	syscall(SYS_execveat, last, "", argv, envp, AT_EMPTY_PATH);
+	_exit(SBX_EXIT_FAILURE);
+}
+
 static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 {
-	int ctl[2], out[2], errp[2], art[2];
+	struct run *r = s->r;
+	int ctl[2], out[2], errp[2], art[2], exe, devnull;
+	int fds[SBX_REC_FD_INPUT0 - SBX_REC_FD_CONTROL + SBX_MAX_INPUTS];
+	size_t n = 0;
 	char err[HELPER_ERR_LEN];
+	struct sbx_run_desc d;
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
+	exe = open_trusted(SBX_RECORDER_PATH, err, sizeof(err));
+	if (exe < 0)
+		die("audit log unavailable: the recorder: %s; the run was not started", err);
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, art) < 0 ||
 	    pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
 		die("pipes: %s", strerror(errno));
+	describe_run(r, &d);
+	/* in the order of enum sbx_recorder_fd; a refused run's fds are never
+	 * read (a refused --code-fd may not even be a memfd) */
+	fds[n++] = ctl[1];
+	fds[n++] = r->result_fd;
+	fds[n++] = out[0];
+	fds[n++] = errp[0];
+	fds[n++] = art[1];
+	fds[n++] = r->refused ? devnull : r->code_fd;
+	fds[n++] = r->egress.report >= 0 ? r->egress.report : devnull;
+	fds[n++] = r->stdin_fd >= 0 && !r->refused ? r->stdin_fd : devnull;
+	for (size_t i = 0; i < d.n_inputs; i++)
+		fds[n++] = r->inputs[i].fd;
 	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		close(ctl[0]);
-		close(art[0]);
-		close(out[1]);
-		close(errp[1]);
-		close(s->r->control_fd);
-		egress_close_in_child(s->r, 1);
-		/* the inputs stay: the result lists their SHA-256 */
-		if (s->r->work_tree >= 0)
-			close(s->r->work_tree);
-		if (s->r->work_fd >= 0)
-			close(s->r->work_fd);
-		image_close(s->r);
-		if (drop_to(s->r->sbx_uid, s->r->sbx_gid, err, sizeof(err)) < 0)
-			die("recorder: %s", err);
-		TEST_HOOK("recorder-dropped");
-		recorder_main(s->r, ctl[1], out[0], errp[0], art[1]);
-	}
+	if (pid == 0)
+		exec_recorder(r, exe, fds, n);
+	/* the recorder writes the result socket from now until it is reaped */
+	msg_hold();
+	close(exe);
+	close(devnull);
 	close(ctl[1]);
 	close(art[1]);
 	close(out[0]);
 	close(errp[0]);
-	close(s->r->result_fd);
 	egress_recorder_started(s->r);
 	s->ctl = ctl[0];
 	s->art = art[0];
 	*out_w = out[1];
 	*err_w = errp[1];
+	/* a lost description shows as the recorder's failure in await_start */
+	(void)!send(s->ctl, &d, sizeof(d), MSG_NOSIGNAL);
 	return pid;
 }
 
 /* Wait for the recorder's verdict on the START record: no commit, no run.
- * Returns 0, or the byte the recorder sent instead (0 if none). */
+ * Returns 0, or the reply the recorder sent instead (-1 if none). */
 static int await_start(struct sup *s)
 {
 	struct pollfd p = {.fd = s->ctl, .events = POLLIN};
-	char c = 0;
+	unsigned char c = 0;
 
 	if (poll(&p, 1, 60000) != 1 || read(s->ctl, &c, 1) != 1)
 		return -1;
-	return c == REC_START_OK ? 0 : c;
+	return c == SBX_REPLY_START_OK ? 0 : c;
 }
 
-/* Reap child pid within timeout_ms, killing it past that. Returns its wait
- * status, or -1 if it had to be killed. */
-static int wait_timeout(pid_t pid, int timeout_ms)
+/* The recorder is gone (or killed): the socket is ours again. */
+static void recorder_gone(struct sup *s, int timeout_ms)
 {
-	int st, pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	struct pollfd p = {.fd = pfd, .events = POLLIN};
-
-	if (pfd >= 0) {
-		while (poll(&p, 1, timeout_ms) < 0 && errno == EINTR)
-			;
-		close(pfd);
-	}
-	if (waitpid(pid, &st, WNOHANG) == pid)
-		return st;
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	return -1;
+	wait_timeout(s->recorder, timeout_ms);
+	s->recorder = -1;
+	msg_release();
 }
 
 static int wait_recorder(struct sup *s)
@@ -165,21 +214,25 @@ static int wait_recorder(struct sup *s)
 	return st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-/* Tell the recorder how the run ended and let it finish; our exit status. */
+/* Tell the recorder how the run ended and let it finish; our exit status.
+ * The recorder tells the client s->end.error. */
 static _Noreturn void finish(struct sup *s, int code)
 {
-	s->end.magic = RUN_END_MAGIC;
+	int rc;
+
+	sbx_msg_hdr_init(&s->end.hdr, SBX_REC_MSG_END, sizeof(s->end));
 	if (send(s->ctl, &s->end, sizeof(s->end), MSG_NOSIGNAL) < 0)
 		warnx1("recorder gone before the END record");
 	if (s->art >= 0)
 		close(s->art);
-	if (wait_recorder(s) < 0) {
+	rc = wait_recorder(s);
+	s->recorder = -1;
+	msg_release();
+	if (rc < 0) {
 		warnx1("audit: the END record of run %s was not written", s->r->run_id);
 		_exit(SBX_EXIT_FAILURE);
 	}
 	egress_reap(s->r);
-	if (s->end.error[0])
-		warnx1("%s", s->end.error);
 	_exit(code);
 }
 
@@ -199,7 +252,8 @@ static _Noreturn void fail_run(struct sup *s, const char *msg)
 	}
 	egress_stop(s->r);
 	memset(&s->end, 0, sizeof(s->end));
-	strlcpy(s->end.outcome, "sandbox_error", sizeof(s->end.outcome));
+	s->end.outcome = SBX_OUTCOME_SANDBOX_ERROR;
+	s->end.limit = SBX_LIMIT_NONE;
 	strlcpy(s->end.error, msg, sizeof(s->end.error));
 	s->end.exit_code = -1;
 	finish(s, SBX_EXIT_FAILURE);
@@ -240,114 +294,140 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 {
 	char buf[HELPER_ERR_LEN + 8];
 	int fd = -1;
-	int n = recv_fd(s->sync, buf, sizeof(buf) - 1, &fd);
+	int n = sbx_recv_fd(s->sync, buf, sizeof(buf) - 1, &fd);
 
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	if (buf[0] == 'O' && fd >= 0 && s->outdir < 0) {
+	if (buf[0] == SBX_SANDBOX_OUTDIR && fd >= 0 && s->outdir < 0) {
 		s->outdir = fd;
 		return true;
 	}
-	if (buf[0] == 'T' && fd >= 0 && s->tmpdir < 0) {
+	if (buf[0] == SBX_SANDBOX_TMPDIR && fd >= 0 && s->tmpdir < 0) {
 		s->tmpdir = fd;
 		return true;
 	}
-	if (buf[0] == 'S' && fd >= 0 && s->shmdir < 0) {
+	if (buf[0] == SBX_SANDBOX_SHMDIR && fd >= 0 && s->shmdir < 0) {
 		s->shmdir = fd;
 		return true;
 	}
 	if (fd >= 0)
 		close(fd);
-	if (buf[0] == 'X' && n == 1 + (int)sizeof(int)) {
+	if (buf[0] == SBX_SANDBOX_STATUS && n == 1 + (int)sizeof(int)) {
 		memcpy(&s->status, buf + 1, sizeof(int));
 		s->have_status = true;
-	} else if (buf[0] == 'E') {
+	} else if (buf[0] == SBX_SANDBOX_ERROR) {
 		snprintf(errbuf, errlen, "sandbox set-up: %.200s", buf + 1);
 	}
 	return true;
+}
+
+/*
+ * Control bytes from the client on the result socket (proto.h enum
+ * sbx_control). MSG_DONTWAIT: the socket is the caller's, and a copy of it
+ * the caller kept may take the bytes poll(2) announced before we read.
+ */
+static void client_control(struct sup *s, uint64_t *grace)
+{
+	unsigned char buf[64];
+	ssize_t n = recv(s->r->result_fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0) {
+		/* the client is gone: nobody wants this run any more */
+		s->client_open = false;
+		kill_sandbox(s, KILL_CLIENT, SBX_LIMIT_NONE);
+		return;
+	}
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] != SBX_CONTROL_INTERRUPT && buf[i] != SBX_CONTROL_TERMINATE)
+			continue;
+		kill(s->child, buf[i] == SBX_CONTROL_INTERRUPT ? SIGINT : SIGTERM);
+		if (!*grace)
+			*grace = (uint64_t)sbx_mono_ms() + CONTROL_GRACE_MS;
+	}
 }
 
 static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t errlen)
 {
 	const struct sbx_limits *l = &s->r->limits;
 	uint64_t deadline = start_ms + l->wall_ms, grace = 0, hard = 0;
-	bool control_open = true, ctl_open = true, sync_open = true;
+	bool ctl_open = true, sync_open = true;
 
 	for (;;) {
 		struct pollfd p[4] = {
 			{.fd = s->pidfd, .events = POLLIN},
 			{.fd = sync_open ? s->sync : -1, .events = POLLIN},
-			{.fd = control_open ? s->r->control_fd : -1, .events = POLLIN},
+			{.fd = s->client_open ? s->r->result_fd : -1, .events = POLLIN},
 			{.fd = ctl_open ? s->ctl : -1, .events = POLLIN},
 		};
 		struct cgroup_usage u;
-		uint64_t now = mono_ms();
+		uint64_t now = (uint64_t)sbx_mono_ms();
 		int wait = 100;
 
 		if (now >= deadline && hard == 0) {
 			/* Interrupt first, so an interpreter can say where it was
 			 * stuck (Python's KeyboardInterrupt traceback); the kill
 			 * follows WALL_GRACE_MS later whatever the payload does. */
-			if (s->killed_for == NULL)
-				s->killed_for = "wall";
+			if (s->killed == KILL_NONE) {
+				s->killed = KILL_LIMIT;
+				s->killed_limit = SBX_LIMIT_WALL_TIME;
+			}
 			kill(s->child, SIGINT);
 			hard = now + WALL_GRACE_MS;
 		}
 		if (hard && now >= hard)
-			kill_sandbox(s, "wall");
+			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_WALL_TIME);
 		if (grace && now >= grace)
-			kill_sandbox(s, "signal");
+			kill_sandbox(s, KILL_GRACE, SBX_LIMIT_NONE);
 		if (deadline > now && deadline - now < (uint64_t)wait)
 			wait = (int)(deadline - now);
 		if (hard > now && hard - now < (uint64_t)wait)
 			wait = (int)(hard - now);
 		if (poll(p, 4, wait) < 0 && errno != EINTR)
-			kill_sandbox(s, "poll");
+			kill_sandbox(s, KILL_POLL, SBX_LIMIT_NONE);
 		if (p[0].revents)
 			return;
 		if (p[1].revents && !sandbox_msg(s, setup_err, errlen))
 			sync_open = false;
-		if (p[2].revents) {
-			char c;
-			ssize_t n = read(s->r->control_fd, &c, 1);
-			if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-				/* another reader of the caller's took it: nothing to do */
-			} else if (n <= 0) {
-				/* the client is gone: nobody wants this run any more */
-				control_open = false;
-				kill_sandbox(s, "client");
-			} else if (c == 'I' || c == 'T') {
-				kill(s->child, c == 'I' ? SIGINT : SIGTERM);
-				if (!grace)
-					grace = mono_ms() + 2000;
-			}
-		}
+		if (p[2].revents)
+			client_control(s, &grace);
 		if (p[3].revents) {
-			char c;
+			unsigned char c;
 			ssize_t n = read(s->ctl, &c, 1);
 			if (n <= 0) {
 				ctl_open = false;
-				kill_sandbox(s, "recorder");
-			} else if (c == REC_KILL_OUTPUT)
-				kill_sandbox(s, "output");
+				kill_sandbox(s, KILL_RECORDER, SBX_LIMIT_NONE);
+			} else if (c == SBX_REPLY_KILL_OUTPUT)
+				kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_OUTPUT);
 		}
 		/* limits the kernel does not end the run for by itself */
 		cgroup_usage(s->cg, &u);
 		if (u.cpu_ms >= l->cpu_ms)
-			kill_sandbox(s, "cpu");
+			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_CPU_TIME);
 		if (u.pids_max_hits >= PIDS_REFUSED)
-			kill_sandbox(s, "pids");
+			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_PIDS);
 		if (u.oom_kills > 0)
-			kill_sandbox(s, "memory");
+			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_MEMORY);
 	}
 }
 
+/* The outcome of a limit that fired: the table's row for it. */
+static const struct sbx_outcome_def *outcome_of_limit(int limit)
+{
+	for (size_t i = 0; i < SBX_OUTCOME_N; i++)
+		if (sbx_outcome_defs[i].limit == limit)
+			return &sbx_outcome_defs[i];
+	return &sbx_outcome_defs[SBX_OUTCOME_SANDBOX_ERROR];
+}
+
+/* The run's outcome (outcome.h) from how it ended; our exit status. */
 static int classify(struct sup *s, const struct cgroup_usage *u, const char *setup_err)
 {
-	struct run_end *e = &s->end;
-	const char *k = s->killed_for;
-	int sig = 0, code = -1;
+	struct sbx_run_end *e = &s->end;
+	enum kill_cause k = s->killed;
+	int limit = s->killed_limit, sig = 0, code = -1;
 
 	if (s->have_status) {
 		if (WIFEXITED(s->status))
@@ -357,55 +437,51 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 	}
 	/* A limit the kernel enforced shows in the counters even when our
 	 * poll did not see it first. */
-	if (k == NULL && u->oom_kills > 0 && (sig == SIGKILL || !s->have_status))
-		k = "memory";
-	if (k == NULL && (sig == SIGXCPU || (sig == SIGKILL && u->cpu_ms >= s->r->limits.cpu_ms)))
-		k = "cpu";
+	if (k == KILL_NONE && u->oom_kills > 0 && (sig == SIGKILL || !s->have_status))
+		k = KILL_LIMIT, limit = SBX_LIMIT_MEMORY;
+	if (k == KILL_NONE && (sig == SIGXCPU || (sig == SIGKILL && u->cpu_ms >= s->r->limits.cpu_ms)))
+		k = KILL_LIMIT, limit = SBX_LIMIT_CPU_TIME;
+	/* RLIMIT_FSIZE, the policy's file_size (setrlimit(2)) */
+	if (k == KILL_NONE && s->have_status && sig == SIGXFSZ)
+		k = KILL_LIMIT, limit = SBX_LIMIT_FILE_SIZE;
 	e->exit_code = code;
 	e->signal = sig;
-	if (k != NULL && strcmp(k, "wall") == 0) {
-		strlcpy(e->outcome, "timeout", sizeof(e->outcome));
-		strlcpy(e->limit, "wall_time", sizeof(e->limit));
-		return SBX_EXIT_TIMEOUT;
+	e->limit = SBX_LIMIT_NONE;
+	if (k == KILL_LIMIT) {
+		const struct sbx_outcome_def *o = outcome_of_limit(limit);
+
+		e->outcome = o->id;
+		e->limit = limit;
+		if (o->status == SBX_STATUS_SIGNAL)
+			return 128 + sig;
+		/* killed by us with SIGKILL; the time limits keep what the
+		 * payload did with its SIGINT (or SIGXCPU) */
+		if (o->status != SBX_EXIT_TIMEOUT) {
+			e->signal = SIGKILL;
+			e->exit_code = -1;
+		}
+		return o->status;
 	}
-	if (k != NULL && strcmp(k, "cpu") == 0) {
-		strlcpy(e->outcome, "cpu_limit", sizeof(e->outcome));
-		strlcpy(e->limit, "cpu_time", sizeof(e->limit));
-		return SBX_EXIT_TIMEOUT;
-	}
-	if (k != NULL && (strcmp(k, "memory") == 0 || strcmp(k, "pids") == 0 || strcmp(k, "output") == 0)) {
-		snprintf(e->outcome, sizeof(e->outcome), "%s_limit", k);
-		strlcpy(e->limit, k, sizeof(e->limit));
-		e->signal = SIGKILL;
-		e->exit_code = -1;
-		return 128 + SIGKILL;
-	}
-	if (k != NULL && (strcmp(k, "recorder") == 0 || strcmp(k, "poll") == 0)) {
-		strlcpy(e->outcome, "sandbox_error", sizeof(e->outcome));
-		snprintf(e->error, sizeof(e->error), "run stopped: %s failed", k);
+	if (k == KILL_RECORDER || k == KILL_POLL) {
+		e->outcome = SBX_OUTCOME_SANDBOX_ERROR;
+		snprintf(e->error, sizeof(e->error), "run stopped: %s failed", k == KILL_RECORDER ? "recorder" : "poll");
 		return SBX_EXIT_FAILURE;
 	}
 	if (!s->have_status) {
-		if (k != NULL) { /* client went away or ignored an interrupt */
-			strlcpy(e->outcome, "signal", sizeof(e->outcome));
+		if (k != KILL_NONE) { /* client went away or ignored an interrupt */
+			e->outcome = SBX_OUTCOME_SIGNAL;
 			e->signal = SIGKILL;
 			return 128 + SIGKILL;
 		}
-		strlcpy(e->outcome, "sandbox_error", sizeof(e->outcome));
+		e->outcome = SBX_OUTCOME_SANDBOX_ERROR;
 		strlcpy(e->error, setup_err[0] ? setup_err : "sandbox init died", sizeof(e->error));
 		return SBX_EXIT_FAILURE;
 	}
-	if (sig == SIGXFSZ) {
-		/* RLIMIT_FSIZE, the policy's file_size (setrlimit(2)) */
-		strlcpy(e->outcome, "file_size", sizeof(e->outcome));
-		strlcpy(e->limit, "file_size", sizeof(e->limit));
-		return 128 + sig;
-	}
 	if (sig) {
-		strlcpy(e->outcome, "signal", sizeof(e->outcome));
+		e->outcome = SBX_OUTCOME_SIGNAL;
 		return 128 + sig;
 	}
-	strlcpy(e->outcome, code == 0 ? "ok" : "error", sizeof(e->outcome));
+	e->outcome = code == 0 ? SBX_OUTCOME_OK : SBX_OUTCOME_ERROR;
 	return code;
 }
 
@@ -415,17 +491,13 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
  * through the O_PATH fds the sandbox init passed before the payload
  * started, so a killed run is covered too. A full mount does not end the
  * run: the program sees ENOSPC and its outcome stays its own. When no
- * other limit fired, the limit field (result JSON and the audit END
- * record) names the cap it ran into: tmp_size, shm_size, out_size, two of
- * them as tmp+out_size, tmp+shm_size, shm+out_size, all three as
- * tmp+shm+out (the record's limit field holds 15 bytes). */
+ * other limit fired, the recorder names the cap it ran into in the limit
+ * field (result JSON and the audit END record). */
 static void note_disk_full(struct sup *s)
 {
-	static const char *const names[] = {"",         "tmp_size",     "out_size",     "tmp+out_size",
-					    "shm_size", "tmp+shm_size", "shm+out_size", "tmp+shm+out"};
 	int *const mnt[] = {&s->tmpdir, &s->outdir, &s->shmdir};
-	const uint8_t bits[] = {DISK_FULL_TMP, DISK_FULL_OUT, DISK_FULL_SHM};
-	struct run_end *e = &s->end;
+	const uint8_t bits[] = {SBX_DISK_FULL_TMP, SBX_DISK_FULL_OUT, SBX_DISK_FULL_SHM};
+	struct sbx_run_end *e = &s->end;
 	struct statfs sf;
 
 	for (int i = 0; i < 3; i++) {
@@ -439,8 +511,6 @@ static void note_disk_full(struct sup *s)
 			*fd = -1;
 		}
 	}
-	if (e->limit[0] == '\0' && e->disk_full)
-		strlcpy(e->limit, names[e->disk_full & 7], sizeof(e->limit));
 }
 
 static void start_collector(struct sup *s)
@@ -453,6 +523,7 @@ static void start_collector(struct sup *s)
 	pid = fork();
 	if (pid == 0) {
 		close(s->ctl);
+		close(s->r->result_fd);
 		collector_main(s->r, s->outdir, s->art);
 	}
 	close(s->outdir);
@@ -468,24 +539,33 @@ static void start_collector(struct sup *s)
 static void prepare(struct run *r, int argc, char **argv)
 {
 	char err[SBX_ERR_LEN] = "";
-	unsigned char rnd[16];
+	unsigned char rnd[SBX_ID_LEN / 2];
 	struct passwd *pw;
 
 	r->uid = getuid();
 	r->gid = getgid();
-	if (geteuid() != 0)
-		die("not installed setuid root (see sbx-postinst)");
-	/* All three uids 0 from here: the caller can no longer signal, stop or
-	 * ptrace this process (kill(2), ptrace(2) access rules). */
-	if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0)
-		die("setresuid: %s", strerror(errno));
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	reset_oom_score();
+	if (geteuid() == 0) {
+		/* All three uids 0 from here: the caller can no longer signal,
+		 * stop or ptrace this process (kill(2), ptrace(2) access rules). */
+		if (setresuid(0, 0, 0) < 0 || setresgid(0, 0, 0) < 0)
+			die("setresuid: %s", strerror(errno));
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		reset_oom_score();
+	}
 	if (parse_args(argc, argv, r, err, sizeof(err)) < 0)
 		die("%s", err);
-	int keep[4 + SBX_MAX_INPUTS + 2] = {r->code_fd, r->result_fd, r->control_fd, r->stdin_fd};
-	size_t nk = r->stdin_fd >= 0 ? 4 : 3;
-	keep_fds(keep, nk + run_extra_fds(r, keep + nk, SBX_MAX_INPUTS + 2));
+	int keep[2 + RUN_EXTRA_FDS] = {r->result_fd};
+	size_t nk = 1;
+	if (r->stdin_fd >= 0)
+		keep[nk++] = r->stdin_fd;
+	keep_fds(keep, nk + run_extra_fds(r, keep + nk, RUN_EXTRA_FDS));
+	if (check_result_socket(r, err, sizeof(err)) < 0)
+		die("%s", err);
+	/* from here on the helper's messages are frames on the socket */
+	msg_use_socket(r->result_fd);
+	sup.client_open = true;
+	if (geteuid() != 0)
+		die("not installed setuid root (see sbx-postinst)");
 	if (raise_rlimits(err, sizeof(err)) < 0 || lookup_caller(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	pw = getpwnam("_sbx");
@@ -496,13 +576,11 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->sbx_uid = pw->pw_uid;
 	// cppcheck-suppress nullPointerRedundantCheck
 	r->sbx_gid = pw->pw_gid;
-	if (sodium_init() < 0)
-		die("libsodium init failed");
 	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
 		die("getrandom: %s", strerror(errno));
-	hex(rnd, sizeof(rnd), r->run_id);
-	r->realtime_ns = now_ns(CLOCK_REALTIME);
-	r->boottime_ns = now_ns(CLOCK_BOOTTIME);
+	sbx_hex(rnd, sizeof(rnd), r->run_id);
+	r->realtime_ns = sbx_clock_ns(CLOCK_REALTIME);
+	r->boottime_ns = sbx_clock_ns(CLOCK_BOOTTIME);
 	if (load_config(r, err, sizeof(err)) < 0 || load_policy(r, err, sizeof(err)) < 0)
 		die("%s", err);
 	r->policy_loaded = true;
@@ -511,19 +589,16 @@ static void prepare(struct run *r, int argc, char **argv)
 	if (caller_may_use(r, err, sizeof(err)) < 0 ||
 	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
 	    egress_narrow(r, err, sizeof(err)) < 0 ||
-	    read_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
-	    check_work(r, err, sizeof(err)) < 0 || own_control_fd(r, err, sizeof(err)) < 0 ||
+	    check_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
+	    check_work(r, err, sizeof(err)) < 0 ||
 	    image_open(r, err, sizeof(err)) < 0) {
-		/* never an empty error: an empty one would let the run go ahead */
+		r->refused = true;
+		/* never an empty reason (rundesc.h) */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
-		if (r->code == NULL) {
-			r->code = strdup("");
-			r->code_len = 0;
-		}
+		r->code_len = 0;
 	}
 	if (setgroups(0, NULL) < 0)
 		die("setgroups: %s", strerror(errno));
-	crypto_hash_sha256(r->code_sha256, (const unsigned char *)r->code, r->code_len);
 	if (r->code_name[0] == '\0')
 		snprintf(r->code_name, sizeof(r->code_name), "main%s", r->lang->extension);
 	snprintf(r->code_path, sizeof(r->code_path), "/code/%s", r->code_name);
@@ -537,7 +612,6 @@ static void prepare(struct run *r, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static struct run run;
-	static struct sup sup;
 	struct sup *s = &sup;
 	struct sandbox_fds f;
 	struct cgroup_usage u;
@@ -545,6 +619,7 @@ int main(int argc, char **argv)
 	uint64_t start;
 	int code;
 
+	msg_init();
 	sanitize_process(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "--check") == 0) {
 		if (argc != 2)
@@ -560,24 +635,30 @@ int main(int argc, char **argv)
 	TEST_HOOK("supervisor-prepared");
 	if (run.dry_run) {
 		/* nothing runs, so nothing is recorded (sbx-helper(8)) */
-		if (run.error[0])
+		if (run.refused)
 			die("%s", run.error);
-		dry_run_print(&run);
+		dry_run_send(&run);
 	}
 
 	/* names resolved by sbx-relay (_sbxnet) before START, which lists them */
-	if (!run.error[0] && run.policy.net == SBX_NET_ALLOW && egress_start(&run, err, sizeof(err)) < 0)
-		strlcpy(run.error, err, sizeof(run.error));
+	if (!run.refused && run.policy.net == SBX_NET_ALLOW && egress_start(&run, err, sizeof(err)) < 0) {
+		run.refused = true;
+		strlcpy(run.error, err[0] ? err : "egress set-up failed", sizeof(run.error));
+	}
 	s->recorder = start_recorder(s, &f.out_w, &f.err_w);
 	s->pipe_w[0] = f.out_w;
 	s->pipe_w[1] = f.err_w;
-	if (run.error[0])
+	if (run.refused)
 		fail_run(s, run.error);
 	int verdict = await_start(s);
-	if (verdict == REC_START_FAIL)
-		_exit(SBX_EXIT_FAILURE); /* the recorder said why, in one line */
-	if (verdict != 0)
+	if (verdict == SBX_REPLY_START_FAIL) {
+		recorder_gone(s, 2000); /* it told the client why */
+		_exit(SBX_EXIT_FAILURE);
+	}
+	if (verdict != 0) {
+		recorder_gone(s, 0);
 		die("audit log unavailable: the recorder died; the run was not started");
+	}
 
 	if (cgroup_create(&run.conf, run.run_id, &run.limits, &s->cg, err, sizeof(err)) < 0)
 		fail_run(s, err);
@@ -613,9 +694,9 @@ int main(int argc, char **argv)
 		fail_run(s, err);
 	}
 	TEST_HOOK("supervisor-mapped");
-	if (write(s->sync, "G", 1) != 1)
-		kill_sandbox(s, "poll");
-	start = mono_ms();
+	if (write(s->sync, &(char){SBX_SANDBOX_GO}, 1) != 1)
+		kill_sandbox(s, KILL_POLL, SBX_LIMIT_NONE);
+	start = (uint64_t)sbx_mono_ms();
 	err[0] = '\0';
 	supervise(s, start, err, sizeof(err));
 	/* pid 1 is gone, so is every process of its namespace */
@@ -624,17 +705,17 @@ int main(int argc, char **argv)
 	egress_stop(&run);
 	while (s->sync >= 0 && sandbox_msg(s, err, sizeof(err)))
 		; /* a status sent just before init exited */
-	s->end.wall_ms = mono_ms() - start;
+	s->end.wall_ms = (uint64_t)sbx_mono_ms() - start;
 	cgroup_usage(s->cg, &u);
 	code = classify(s, &u, err);
 	/* refused starts the program lived with (fewer than PIDS_REFUSED) */
-	if (s->end.limit[0] == '\0' && u.pids_max_hits > 0)
-		strlcpy(s->end.limit, "pids", sizeof(s->end.limit));
+	if (s->end.limit == SBX_LIMIT_NONE && u.pids_max_hits > 0)
+		s->end.limit = SBX_LIMIT_PIDS;
 	note_disk_full(s);
 	s->end.cpu_ms = u.cpu_ms;
 	s->end.memory_peak_bytes = u.memory_peak_bytes;
 	s->end.pids_peak = u.pids_peak;
-	if (cgroup_destroy(s->cg) < 0 && strcmp(s->end.outcome, "ok") == 0)
+	if (cgroup_destroy(s->cg) < 0 && s->end.outcome == SBX_OUTCOME_OK)
 		strlcpy(s->end.error, "cgroup could not be removed", sizeof(s->end.error));
 	s->cg = NULL;
 	start_collector(s);

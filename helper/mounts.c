@@ -166,7 +166,7 @@ static int put_file(const char *path, const char *data, size_t len, mode_t mode,
 
 	snprintf(dst, sizeof(dst), "%s%s", NEWROOT, path);
 	fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0 || write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0) {
+	if (fd < 0 || sbx_write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0) {
 		snprintf(err, errlen, "mounts: writing %s: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -247,10 +247,16 @@ static int make_code(const struct run *r, char *err, size_t errlen)
 {
 	char opts[96];
 
-	snprintf(opts, sizeof(opts), "mode=0755,size=%zu,nr_inodes=16", r->code_len + 65536);
-	if (tmpfs("/code", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts, err, errlen) < 0 ||
-	    put_file(r->code_path, r->code, r->code_len, 0444, err, errlen) < 0)
+	char path[PATH_MAX];
+
+	snprintf(opts, sizeof(opts), "mode=0755,size=%llu,nr_inodes=16", (unsigned long long)r->code_len + 65536);
+	if (tmpfs("/code", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts, err, errlen) < 0)
 		return -1;
+	snprintf(path, sizeof(path), "%s%s", NEWROOT, r->code_path);
+	if (copy_memfd(r->code_fd, r->code_len, path) < 0) {
+		snprintf(err, errlen, "mounts: %s: %s", r->code_path, strerror(errno));
+		return -1;
+	}
 	if (mount(NULL, NEWROOT "/code", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  NULL) < 0) {
 		snprintf(err, errlen, "mounts: /code read-only: %s", strerror(errno));

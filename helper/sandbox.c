@@ -39,7 +39,7 @@ static _Noreturn void fail(int sync, const char *msg)
 {
 	char buf[HELPER_ERR_LEN + 1];
 
-	buf[0] = 'E';
+	buf[0] = SBX_SANDBOX_ERROR;
 	snprintf(buf + 1, sizeof(buf) - 1, "%s", msg);
 	(void)send(sync, buf, 1 + strlen(buf + 1), MSG_NOSIGNAL);
 	_exit(SBX_EXIT_FAILURE);
@@ -207,7 +207,7 @@ static _Noreturn void init_loop(int sync, pid_t payload)
 		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
 			if (w == payload) {
 				char msg[1 + sizeof(int)];
-				msg[0] = 'X';
+				msg[0] = SBX_SANDBOX_STATUS;
 				memcpy(msg + 1, &status, sizeof(int));
 				(void)send(sync, msg, sizeof(msg), MSG_NOSIGNAL);
 				_exit(0);
@@ -234,9 +234,9 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	/* nothing of the caller's (terminal included) reaches the sandbox */
 	{
-		int keep[4 + SBX_MAX_INPUTS + 2 + 1] = {f->sync, f->out_w, f->err_w, r->stdin_fd};
+		int keep[4 + RUN_EXTRA_FDS + 1] = {f->sync, f->out_w, f->err_w, r->stdin_fd};
 		size_t nk = r->stdin_fd >= 0 ? 4 : 3;
-		nk += run_extra_fds(r, keep + nk, SBX_MAX_INPUTS + 2);
+		nk += run_extra_fds(r, keep + nk, RUN_EXTRA_FDS);
 		nk += egress_keep_fd(r, keep + nk);
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
@@ -244,7 +244,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 		keep_fds(keep, nk);
 	}
 	TEST_HOOK("sandbox-cloned");
-	if (read(f->sync, &go, 1) != 1 || go != 'G')
+	if (read(f->sync, &go, 1) != 1 || go != SBX_SANDBOX_GO)
 		_exit(SBX_EXIT_FAILURE);
 	/* Take the caller's ids now: files we create on the sandbox's tmpfs
 	 * need an owner mapped in the user namespace (EOVERFLOW otherwise).
@@ -269,10 +269,10 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	if (setup_mounts(r, err, sizeof(err)) < 0)
 		fail(f->sync, err);
 	{
-		/* copied to /in, moved to /work; r->work_tree stays as the marker
-		 * that /work exists */
-		int fds[SBX_MAX_INPUTS + 2];
-		size_t n = run_extra_fds(r, fds, SBX_MAX_INPUTS + 2);
+		/* copied to /code and /in, moved to /work; r->work_tree stays as
+		 * the marker that /work exists */
+		int fds[RUN_EXTRA_FDS];
+		size_t n = run_extra_fds(r, fds, RUN_EXTRA_FDS);
 		for (size_t i = 0; i < n; i++)
 			close(fds[i]);
 	}
@@ -284,7 +284,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	/* The supervisor keeps /out's tmpfs alive through this fd and hands it
 	 * to the artifact collector once everything in here is dead. */
 	outdir = open("/out", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (outdir < 0 || send_fd(f->sync, "O", 1, outdir) < 0) {
+	if (outdir < 0 || sbx_send_fd(f->sync, &(char){SBX_SANDBOX_OUTDIR}, 1, outdir, 0) < 0) {
 		snprintf(err, sizeof(err), "passing /out: %s", strerror(errno));
 		fail(f->sync, err);
 	}
@@ -292,11 +292,12 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	/* and /tmp's and /dev/shm's, so it can tell whether the payload
 	 * filled them (fstatfs) */
 	{
-		static const char *const scratch[][2] = {{"/tmp", "T"}, {"/dev/shm", "S"}};
+		static const struct { const char *path; char msg; } scratch[] = {
+			{"/tmp", SBX_SANDBOX_TMPDIR}, {"/dev/shm", SBX_SANDBOX_SHMDIR}};
 		for (size_t i = 0; i < sizeof(scratch) / sizeof(scratch[0]); i++) {
-			outdir = open(scratch[i][0], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (outdir < 0 || send_fd(f->sync, scratch[i][1], 1, outdir) < 0) {
-				snprintf(err, sizeof(err), "passing %s: %s", scratch[i][0], strerror(errno));
+			outdir = open(scratch[i].path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (outdir < 0 || sbx_send_fd(f->sync, &scratch[i].msg, 1, outdir, 0) < 0) {
+				snprintf(err, sizeof(err), "passing %s: %s", scratch[i].path, strerror(errno));
 				fail(f->sync, err);
 			}
 			close(outdir);
@@ -337,6 +338,5 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	payload_pid = pid;
 	close(f->out_w);
 	close(f->err_w);
-	(void)!send(f->sync, "R", 1, MSG_NOSIGNAL);
 	init_loop(f->sync, pid);
 }

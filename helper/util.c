@@ -9,87 +9,21 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helper.h"
 #include "proto.h"
 
-void warnx1(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(buf) - 2)
-		n = (int)sizeof(buf) - 2;
-	/* one line, whatever the message held */
-	for (int i = 0; i < n; i++)
-		if (buf[i] == '\n' || buf[i] == '\r')
-			buf[i] = ' ';
-	buf[n++] = '\n';
-	(void)!write(2, "sbx-helper: ", 12);
-	(void)!write(2, buf, (size_t)n);
-}
-
-_Noreturn void die(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	warnx1("%s", buf);
-	_exit(SBX_EXIT_FAILURE);
-}
-
-int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-ssize_t read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, p + got, len - got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 int write_file(const char *path, const char *data, char *err, size_t errlen)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 
-	if (fd < 0 || write_all(fd, data, strlen(data)) < 0) {
+	if (fd < 0 || sbx_write_all(fd, data, strlen(data)) < 0) {
 		snprintf(err, errlen, "write %s: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -100,82 +34,6 @@ int write_file(const char *path, const char *data, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
-}
-
-void hex(const unsigned char *in, size_t n, char *out)
-{
-	static const char d[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = d[in[i] >> 4];
-		out[2 * i + 1] = d[in[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-int send_fd(int sock, const void *buf, size_t len, int fd)
-{
-	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
-	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-	ssize_t n;
-
-	memset(&u, 0, sizeof(u));
-	if (fd >= 0) {
-		m.msg_control = u.b;
-		m.msg_controllen = sizeof(u.b);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	do
-		n = sendmsg(sock, &m, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -1;
-	if ((size_t)n != len)
-		return write_all(sock, (const char *)buf + n, len - (size_t)n);
-	return 0;
-}
-
-/* Receives up to len bytes and at most one fd; extra fds are closed. */
-int recv_fd(int sock, void *buf, size_t len, int *fd)
-{
-	union { struct cmsghdr h; char b[CMSG_SPACE(4 * sizeof(int))]; } u;
-	struct iovec iov = {.iov_base = buf, .iov_len = len};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
-			   .msg_controllen = sizeof(u.b)};
-	ssize_t n;
-
-	*fd = -1;
-	do
-		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -1;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int f;
-			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (*fd < 0)
-				*fd = f;
-			else
-				close(f);
-		}
-	}
-	if (m.msg_flags & MSG_CTRUNC) {
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-		errno = EPROTO;
-		return -1;
-	}
-	return (int)n;
 }
 
 /*
@@ -214,4 +72,21 @@ int drop_to(uid_t uid, gid_t gid, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int wait_timeout(pid_t pid, int timeout_ms)
+{
+	int st, pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd p = {.fd = pfd, .events = POLLIN};
+
+	if (pfd >= 0) {
+		while (poll(&p, 1, timeout_ms) < 0 && errno == EINTR)
+			;
+		close(pfd);
+	}
+	if (waitpid(pid, &st, WNOHANG) == pid)
+		return st;
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
 }

@@ -1,76 +1,70 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The recorder: runs as _sbx with no capabilities. It owns the audit log
- * (START before the payload runs, END after), caps and forwards the
- * payload's output, parses the traceback, checks and hashes artifacts and
- * writes the result to the client. It trusts nothing it reads from the
- * sandbox or the collector; what it sends the supervisor is one byte.
+ * The recorder's run (recorder.h): START before the payload runs, the
+ * payload's output captured up to the cap and streamed to the client as
+ * frames, artifacts checked and hashed, the traceback parsed, END, the
+ * result. The run description comes from the supervisor (checked in
+ * main.c); the sandbox's output and the collector's files are untrusted.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <poll.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 #include <bsd/string.h>
 #include <sodium.h>
 
-#include "checkpoint.h"
-#include "helper.h"
-#include "paths.h"
+#include "fdio.h"
 #include "proto.h"
-#include "environment.h"
+#include "recorder.h"
 #include "startfacts.h"
 #include "testhook.h"
 #include "textutil.h"
 #include "traceback.h"
+#include "clock.h"
 
-#define MAX_ARTIFACTS 64
-
-struct stream {
-	int in, out;          /* sandbox pipe, client fd */
-	char *buf;            /* captured bytes, at most the output cap in all */
-	size_t len, cap, fwd; /* fwd: bytes already written to the client */
-	uint64_t total;       /* bytes the payload wrote, kept or not */
-	bool eof, truncated, client_gone;
-};
-
-struct rec {
-	struct run *r;
-	int ctl, art;
-	struct sbx_audit *log;
-	unsigned char sk[crypto_sign_SECRETKEYBYTES];
-	char origin[128];
-	struct stream s[2];
-	uint64_t captured;
-	struct run_end end;
-	bool have_end;
-	struct sbx_artifact arts[MAX_ARTIFACTS];
-	int art_fd[MAX_ARTIFACTS];
-	size_t n_arts, skipped_arts;
-	uint64_t start_seq, end_seq;
-	unsigned char chain[32];
-	struct run_env env;   /* environment.h: in START and the result */
-};
-
-static void fill_common(struct sbx_record *rec, const struct run *r)
+/* One line from sbx-helper to the client (proto.h SBX_FRAME_MESSAGE). */
+static void message(struct rec *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void message(struct rec *c, const char *fmt, ...)
 {
-	size_t off = 0;
+	char buf[SBX_FRAME_LINE_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	for (char *p = buf; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	outq_frame(&c->q, SBX_FRAME_MESSAGE, buf, strlen(buf), -1);
+}
+
+static void reply(const struct rec *c, enum sbx_rec_reply r)
+{
+	unsigned char b = (unsigned char)r;
+
+	(void)!send(c->ctl, &b, 1, MSG_NOSIGNAL);
+}
+
+static void fill_common(struct sbx_record *rec, const struct rec *c)
+{
+	const struct sbx_run_desc *d = c->d;
 
 	memset(rec, 0, sizeof(*rec));
-	strlcpy(rec->run_id, r->run_id, sizeof(rec->run_id));
-	rec->realtime_ns = r->realtime_ns;
-	rec->boottime_ns = r->boottime_ns;
+	strlcpy(rec->run_id, d->run_id, sizeof(rec->run_id));
+	rec->realtime_ns = d->realtime_ns;
+	rec->boottime_ns = d->boottime_ns;
 	{
 		int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
 		ssize_t n = fd >= 0 ? read(fd, rec->boot_id, sizeof(rec->boot_id) - 1) : -1;
@@ -80,163 +74,128 @@ static void fill_common(struct sbx_record *rec, const struct run *r)
 			close(fd);
 	}
 	gethostname(rec->host, sizeof(rec->host) - 1);
-	rec->uid = (uint32_t)r->uid;
-	rec->gid = (uint32_t)r->gid;
-	strlcpy(rec->user, r->user, sizeof(rec->user));
-	strlcpy(rec->policy, r->policy.name, sizeof(rec->policy));
-	memcpy(rec->policy_sha256, r->policy.sha256, 32);
-	rec->limits = r->limits;
-	strlcpy(rec->language, r->lang_name, sizeof(rec->language));
-	for (size_t i = 0; r->argv[i] != NULL; i++) {
-		size_t n = strlen(r->argv[i]) + 1;
-		if (off + n > sizeof(rec->argv))
-			break;
-		memcpy(rec->argv + off, r->argv[i], n);
-		off += n;
-	}
-	rec->argv_len = off;
-	memcpy(rec->code_sha256, r->code_sha256, 32);
-	strlcpy(rec->session, r->session, sizeof(rec->session));
-	rec->attempt = r->attempt;
-	strlcpy(rec->parent_id, r->parent_id, sizeof(rec->parent_id));
+	rec->uid = d->uid;
+	rec->gid = d->gid;
+	strlcpy(rec->user, d->user, sizeof(rec->user));
+	strlcpy(rec->policy, d->policy, sizeof(rec->policy));
+	memcpy(rec->policy_sha256, d->policy_sha256, 32);
+	rec->limits = d->limits;
+	strlcpy(rec->language, d->language, sizeof(rec->language));
+	_Static_assert(sizeof(rec->argv) >= sizeof(d->argv), "the record holds the described argv");
+	memcpy(rec->argv, d->argv, d->argv_len);
+	rec->argv_len = d->argv_len;
+	memcpy(rec->code_sha256, c->code_sha256, 32);
+	strlcpy(rec->session, d->session, sizeof(rec->session));
+	rec->attempt = d->attempt;
+	strlcpy(rec->parent_id, d->parent_id, sizeof(rec->parent_id));
 }
 
-static int open_log(struct rec *c, char *err, size_t errlen)
+/* The code from its sealed memfd (the supervisor checked the seals and
+ * the size): pread cannot block or see it change. A refused run records
+ * no code (its fd may not even be a memfd; the supervisor passed
+ * /dev/null). */
+static int read_code(struct rec *c, char *err, size_t errlen)
 {
-	const char *db = SBX_LOCALSTATEDIR "/lib/sbx/audit.db";
-	const char *key = SBX_LOCALSTATEDIR "/lib/sbx/audit.key";
+	struct stat st;
+	size_t n = (size_t)c->d->code_bytes;
 
-	if (sbx_key_load_secret(key, c->sk, err, errlen) < 0)
+	c->code = malloc(n + 1);
+	if (c->code == NULL) {
+		strlcpy(err, "out of memory", errlen);
 		return -1;
-	return sbx_audit_open(db, 0, &c->log, err, errlen);
+	}
+	c->code_len = 0;
+	if (!(c->d->flags & SBX_DESC_REFUSED)) {
+		if (fstat(SBX_REC_FD_CODE, &st) < 0 || (uint64_t)st.st_size != c->d->code_bytes ||
+		    pread(SBX_REC_FD_CODE, c->code, n, 0) != (ssize_t)n) {
+			snprintf(err, errlen, "the code could not be read back (%s)", strerror(errno));
+			return -1;
+		}
+		c->code_len = n;
+	}
+	c->code[c->code_len] = '\0';
+	close(SBX_REC_FD_CODE);
+	crypto_hash_sha256(c->code_sha256, (const unsigned char *)c->code, c->code_len);
+	return 0;
 }
 
 /* ---- output ------------------------------------------------------------ */
 
 static void capture(struct rec *c, struct stream *st, const char *data, size_t n)
 {
-	uint64_t room = c->r->limits.output_bytes - c->captured;
+	uint64_t room = c->d->limits.output_bytes - c->captured;
 
 	st->total += n;
 	if (n > room) {
 		n = (size_t)room;
 		if (!st->truncated) {
 			st->truncated = true;
-			char k = REC_KILL_OUTPUT;
-			(void)!send(c->ctl, &k, 1, MSG_NOSIGNAL);
+			reply(c, SBX_REPLY_KILL_OUTPUT);
 		}
 	}
 	if (n == 0)
 		return;
-	if (st->len + n > st->cap) {
-		size_t want = st->cap ? st->cap : 65536;
-		while (want < st->len + n)
+	if (st->cap.len + n > st->alloc) {
+		size_t want = st->alloc ? st->alloc : 65536;
+		while (want < st->cap.len + n)
 			want *= 2;
-		char *nb = realloc(st->buf, want);
+		char *nb = realloc(st->cap.buf, want);
 		if (nb == NULL)
 			return;
-		st->buf = nb;
-		st->cap = want;
+		st->cap.buf = nb;
+		st->alloc = want;
 	}
-	memcpy(st->buf + st->len, data, n);
-	st->len += n;
+	memcpy(st->cap.buf + st->cap.len, data, n);
+	outq_output(&c->q, st->frame, &st->cap, st->cap.len, n);
+	st->cap.len += n;
 	c->captured += n;
-}
-
-static void on_alarm(int sig)
-{
-	(void)sig; /* only interrupts a write(2) */
-}
-
-/*
- * The client's fds are its own (a terminal, a pipe) and blocking; their
- * flags are shared with the client, so we cannot make them non-blocking.
- * POLLOUT on a terminal promises less room than we write, so every write
- * is bounded by a timer: a stalled or paused client slows forwarding down
- * but never stops the recorder from draining the sandbox or writing END.
- */
-static void forward(struct stream *st)
-{
-	const struct itimerval arm = {{0, 0}, {0, 200000}}, off = {{0, 0}, {0, 0}};
-	size_t n = st->len - st->fwd;
-	ssize_t w;
-
-	if (n > 4096)
-		n = 4096;
-	setitimer(ITIMER_REAL, &arm, NULL);
-	w = write(st->out, st->buf + st->fwd, n);
-	setitimer(ITIMER_REAL, &off, NULL);
-	if (w > 0)
-		st->fwd += (size_t)w;
-	else if (w < 0 && errno != EINTR && errno != EAGAIN)
-		st->client_gone = true;
-}
-
-static bool pending(const struct stream *st)
-{
-	return !st->client_gone && st->fwd < st->len;
 }
 
 static void read_end(struct rec *c)
 {
-	struct run_end e;
-	ssize_t n = recv(c->ctl, &e, sizeof(e), 0);
+	struct sbx_run_end e;
+	char err[128];
+	ssize_t n = recv(c->ctl, &e, sizeof(e), MSG_TRUNC);
 
-	if (n == (ssize_t)sizeof(e) && e.magic == RUN_END_MAGIC) {
-		e.outcome[sizeof(e.outcome) - 1] = '\0';
-		e.limit[sizeof(e.limit) - 1] = '\0';
-		e.error[sizeof(e.error) - 1] = '\0';
+	if (n >= 0 && sbx_run_end_check(&e, (size_t)n, err, sizeof(err)) == 0) {
 		c->end = e;
 	} else {
 		memset(&c->end, 0, sizeof(c->end));
-		strlcpy(c->end.outcome, "sandbox_error", sizeof(c->end.outcome));
+		c->end.outcome = SBX_OUTCOME_SANDBOX_ERROR;
+		c->end.limit = SBX_LIMIT_NONE;
 		strlcpy(c->end.error, "supervisor vanished", sizeof(c->end.error));
 		c->end.exit_code = -1;
 	}
 	c->have_end = true;
 }
 
+/* Until both pipes are at EOF and the supervisor has said how the run
+ * ended: capture, and send the client what it takes. */
 static void pump(struct rec *c)
 {
-	char buf[65536];
-	int64_t flush_deadline = -1;
+	static char buf[65536];
 
-	for (;;) {
-		struct pollfd p[5];
-		int n = 0, ix[2] = {-1, -1}, ox[2] = {-1, -1}, cx = -1;
+	while (!(c->s[0].eof && c->s[1].eof && c->have_end)) {
+		struct pollfd p[4];
+		int n = 0, ix[2] = {-1, -1}, cx = -1;
 
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < 2; i++)
 			if (!c->s[i].eof) {
 				ix[i] = n;
 				p[n++] = (struct pollfd){.fd = c->s[i].in, .events = POLLIN};
 			}
-			if (pending(&c->s[i])) {
-				ox[i] = n;
-				p[n++] = (struct pollfd){.fd = c->s[i].out, .events = POLLOUT};
-			}
-		}
 		if (!c->have_end) {
 			cx = n;
 			p[n++] = (struct pollfd){.fd = c->ctl, .events = POLLIN};
 		}
-		bool done = c->s[0].eof && c->s[1].eof && c->have_end;
-		if (done && !pending(&c->s[0]) && !pending(&c->s[1]))
-			return;
-		if (done) {
-			/* the run is over; give a stalled client a little time */
-			struct timespec ts;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			if (flush_deadline < 0)
-				flush_deadline = ts.tv_sec + 10;
-			else if (ts.tv_sec >= flush_deadline)
-				return;
-		}
-		if (poll(p, (nfds_t)n, 1000) < 0) {
+		if (outq_pending(&c->q))
+			p[n++] = (struct pollfd){.fd = c->q.sock, .events = POLLOUT};
+		if (poll(p, (nfds_t)n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return;
 		}
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < 2; i++)
 			if (ix[i] >= 0 && p[ix[i]].revents) {
 				ssize_t r = read(c->s[i].in, buf, sizeof(buf));
 				if (r > 0)
@@ -244,15 +203,10 @@ static void pump(struct rec *c)
 				else if (r == 0 || errno != EINTR)
 					c->s[i].eof = true;
 			}
-			if (ox[i] >= 0 && p[ox[i]].revents) {
-				if (p[ox[i]].revents & (POLLERR | POLLHUP | POLLNVAL))
-					c->s[i].client_gone = true;
-				else
-					forward(&c->s[i]);
-			}
-		}
 		if (cx >= 0 && p[cx].revents)
 			read_end(c);
+		/* the socket may take new output, or room came back (qx) */
+		outq_send(&c->q);
 	}
 }
 
@@ -309,7 +263,7 @@ static void collect_artifacts(struct rec *c)
 		unsigned char head[512];
 		size_t headlen;
 		struct stat st;
-		int fd, n = recv_fd(c->art, name, sizeof(name) - 1, &fd);
+		int fd, n = sbx_recv_fd(c->art, name, sizeof(name) - 1, &fd);
 
 		if (n <= 0)
 			break;
@@ -326,7 +280,7 @@ static void collect_artifacts(struct rec *c)
 		/* a sealed memfd cannot change after we hash it */
 		if (!good_name(name) || c->n_arts == MAX_ARTIFACTS || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    ((unsigned)fcntl(fd, F_GET_SEALS) & seals) != seals ||
-		    total + (uint64_t)st.st_size > c->r->limits.out_bytes) {
+		    total + (uint64_t)st.st_size > c->d->limits.out_bytes) {
 			c->skipped_arts++;
 			close(fd);
 			continue;
@@ -347,237 +301,151 @@ static void collect_artifacts(struct rec *c)
 	close(c->art);
 }
 
-/* ---- records and result ------------------------------------------------ */
-
-static json_t *text_json(const char *data, size_t len)
-{
-	char *s = sbx_utf8_sanitize(data ? data : "", data ? len : 0);
-	json_t *j = json_string(s ? s : "");
-	free(s);
-	return j;
-}
+/* ---- records ------------------------------------------------------------- */
 
 static void excerpt(const struct stream *st, char *out, size_t outlen)
 {
-	size_t n = st->len < outlen - 1 ? st->len : outlen - 1;
-	const char *from = st->buf ? st->buf + st->len - n : "";
+	size_t n = st->cap.len < outlen - 1 ? st->cap.len : outlen - 1;
+	const char *from = st->cap.buf ? st->cap.buf + st->cap.len - n : "";
 	char *clean = sbx_utf8_sanitize(from, n);
 
 	strlcpy(out, clean ? clean : "", outlen);
 	free(clean);
 }
 
-static json_t *limits_json(const struct sbx_limits *l)
+const char *rec_limit_name(const struct sbx_run_end *e)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
-			 "wall_time_ms", (json_int_t)l->wall_ms, "cpu_time_ms", (json_int_t)l->cpu_ms,
-			 "memory_bytes", (json_int_t)l->memory_bytes, "pids", (json_int_t)l->pids,
-			 "cpus", (double)l->cpus_milli / 1000.0, "tmp_bytes", (json_int_t)l->tmp_bytes,
-			 "shm_bytes", (json_int_t)l->shm_bytes,
-			 "out_bytes", (json_int_t)l->out_bytes, "output_bytes", (json_int_t)l->output_bytes,
-			 "file_size_bytes", (json_int_t)l->file_size_bytes, "open_files", (json_int_t)l->open_files,
-			 "max_attempts", (json_int_t)l->max_attempts, "input_bytes", (json_int_t)l->input_bytes);
+	/* a full tmpfs does not end the run: named only when nothing else fired
+	 * (the record's limit field holds 15 bytes: "tmp+shm+out" for all three) */
+	static const char *const disk_full[] = {"",         "tmp_size",     "out_size",     "tmp+out_size",
+						"shm_size", "tmp+shm_size", "shm+out_size", "tmp+shm+out"};
+
+	if (e->limit != SBX_LIMIT_NONE)
+		return sbx_limit_defs[e->limit].key;
+	return disk_full[e->disk_full & (SBX_DISK_FULL_TMP | SBX_DISK_FULL_OUT | SBX_DISK_FULL_SHM)];
 }
 
-/* [{name, size, sha256}] of the input files, once the supervisor has
- * checked them. */
-static json_t *inputs_json(const struct run *r)
+static void fill_end(struct rec *c, struct sbx_record *end)
 {
-	json_t *a = json_array();
-	char sha[65];
+	struct timespec ts;
 
-	/* the digests START recorded (startfacts.c) */
-	for (size_t i = 0; i < r->n_inputs && r->error[0] == '\0'; i++) {
-		hex(r->inputs[i].sha256, 32, sha);
-		json_array_append_new(a, json_pack("{s:s,s:I,s:s}", "name", r->inputs[i].name, "size",
-						   (json_int_t)r->inputs[i].size, "sha256", r->inputs[i].hashed ? sha : ""));
-	}
-	return a;
+	fill_common(end, c);
+	end->kind = SBX_REC_END;
+	/* END carries the time the run ended, START the time it began */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	end->realtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	end->boottime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	strlcpy(end->outcome, sbx_outcome_defs[c->end.outcome].name, sizeof(end->outcome));
+	strlcpy(end->limit, rec_limit_name(&c->end), sizeof(end->limit));
+	strlcpy(end->error, c->end.error, sizeof(end->error));
+	end->exit_code = c->end.exit_code;
+	end->signal = c->end.signal;
+	end->wall_ms = c->end.wall_ms;
+	end->cpu_ms = c->end.cpu_ms;
+	end->memory_peak_bytes = c->end.memory_peak_bytes;
+	end->stdout_bytes = c->s[0].total;
+	end->stderr_bytes = c->s[1].total;
+	crypto_hash_sha256(end->stdout_sha256, (const unsigned char *)(c->s[0].cap.buf ? c->s[0].cap.buf : ""),
+			   c->s[0].cap.len);
+	crypto_hash_sha256(end->stderr_sha256, (const unsigned char *)(c->s[1].cap.buf ? c->s[1].cap.buf : ""),
+			   c->s[1].cap.len);
+	excerpt(&c->s[1], end->stderr_excerpt, sizeof(end->stderr_excerpt));
+	end->artifacts = c->arts;
+	end->n_artifacts = c->n_arts;
 }
 
-/* {size, sha256} of the standard input passed to the program, as START
- * recorded it, or null (/dev/null). */
-static json_t *stdin_json(const struct run *r)
+static void origin_of(const struct sbx_run_desc *d, char *origin, size_t len)
 {
-	char sha[65];
-
-	if (!r->stdin_hashed)
-		return json_null();
-	hex(r->stdin_sha256, 32, sha);
-	return json_pack("{s:I,s:s}", "size", (json_int_t)r->stdin_size, "sha256", sha);
+	if (d->audit_origin[0])
+		strlcpy(origin, d->audit_origin, len);
+	else if (gethostname(origin, len - 1) < 0)
+		strlcpy(origin, "localhost", len);
+	origin[len - 1] = '\0';
 }
 
-static json_t *result_json(struct rec *c, json_t *traceback)
+static _Noreturn void start_failed(struct rec *c, const char *err)
 {
-	const struct run_end *e = &c->end;
-	char chain[65], sha[65];
-	json_t *arts = json_array(), *j;
-
-	for (size_t i = 0; i < c->n_arts; i++) {
-		hex(c->arts[i].sha256, 32, sha);
-		json_array_append_new(arts, json_pack("{s:s,s:I,s:s,s:s}", "name", c->arts[i].name,
-						      "size", (json_int_t)c->arts[i].size, "media_type",
-						      c->arts[i].media_type, "sha256", sha));
-	}
-	hex(c->chain, 32, chain);
-	hex(c->r->code_sha256, 32, sha);
-	j = json_pack("{s:s,s:s,s:o,s:o,s:o,s:I,s:I,s:I,s:I,s:o,s:o,s:b,s:b,s:I,s:I,s:o,s:o,s:I,s:s,s:o,s:I,s:s,s:s,s:s}",
-		      "id", c->r->run_id, "outcome", e->outcome,
-		      "exit_code", e->exit_code >= 0 ? json_integer(e->exit_code) : json_null(),
-		      "signal", e->signal ? json_integer(e->signal) : json_null(),
-		      "signal_name", e->signal ? json_string(sigabbrev_np(e->signal) ? sigabbrev_np(e->signal) : "?") : json_null(),
-		      "wall_ms", (json_int_t)e->wall_ms, "cpu_ms", (json_int_t)e->cpu_ms,
-		      "memory_peak_bytes", (json_int_t)e->memory_peak_bytes, "pids_peak", (json_int_t)e->pids_peak,
-		      "stdout", text_json(c->s[0].buf, c->s[0].len), "stderr", text_json(c->s[1].buf, c->s[1].len),
-		      "stdout_truncated", c->s[0].truncated || c->s[0].total > c->s[0].len,
-		      "stderr_truncated", c->s[1].truncated || c->s[1].total > c->s[1].len,
-		      "stdout_bytes", (json_int_t)c->s[0].total, "stderr_bytes", (json_int_t)c->s[1].total,
-		      "traceback", traceback ? traceback : json_null(), "artifacts", arts,
-		      "artifacts_skipped", (json_int_t)c->skipped_arts, "policy", c->r->policy.name,
-		      "limits", limits_json(&c->r->limits), "attempt", (json_int_t)c->r->attempt,
-		      "session", c->r->session, "language", c->r->lang_name, "code_sha256", sha);
-	if (j == NULL)
-		return NULL;
-	json_object_set_new(j, "inputs", inputs_json(c->r));
-	json_object_set_new(j, "stdin", stdin_json(c->r));
-	json_object_set_new(j, "limit", e->limit[0] ? json_string(e->limit) : json_null());
-	{
-		json_t *full = json_array();
-		if (e->disk_full & DISK_FULL_TMP)
-			json_array_append_new(full, json_string("/tmp"));
-		if (e->disk_full & DISK_FULL_SHM)
-			json_array_append_new(full, json_string("/dev/shm"));
-		if (e->disk_full & DISK_FULL_OUT)
-			json_array_append_new(full, json_string("/out"));
-		json_object_set_new(j, "disk_full", full);
-	}
-	json_object_set_new(j, "error", e->error[0] ? text_json(e->error, strlen(e->error)) : json_null());
-	json_object_set_new(j, "environment", run_env_json(&c->env));
-	json_object_set_new(j, "audit", json_pack("{s:I,s:I,s:s}", "start_seq", (json_int_t)c->start_seq,
-						  "end_seq", (json_int_t)c->end_seq, "chain", chain));
-	return j;
+	message(c, "audit log unavailable, the run was not started: %s", err);
+	reply(c, SBX_REPLY_START_FAIL);
+	/* the supervisor waits 2 s for us */
+	outq_flush(&c->q, sbx_mono_ms() + 1000);
+	_exit(1);
 }
 
-static void send_frame(int fd, uint32_t type, const void *data, uint32_t len, int pass_fd)
-{
-	unsigned char *msg = malloc(8 + (size_t)len);
-	uint32_t be[2] = {htonl(type), htonl(len)};
-
-	if (msg == NULL)
-		return;
-	memcpy(msg, be, 8);
-	memcpy(msg + 8, data, len);
-	(void)send_fd(fd, msg, 8 + (size_t)len, pass_fd);
-	free(msg);
-}
-
-void recorder_main(struct run *r, int ctl, int out_r, int err_r, int art)
+void recorder_run(const struct sbx_run_desc *d)
 {
 	static struct rec c;
 	struct sbx_record start, end;
-	char err[SBX_ERR_LEN], chainhex[65];
+	char err[SBX_ERR_LEN], chainhex[65], origin[SBX_ORIGIN_MAX + 1];
 	json_t *tb = NULL, *res;
 	char *text;
 
-	c.r = r;
-	c.ctl = ctl;
-	c.art = art;
-	c.s[0] = (struct stream){.in = out_r, .out = 1};
-	c.s[1] = (struct stream){.in = err_r, .out = 2};
+	c.d = d;
+	c.ctl = SBX_REC_FD_CONTROL;
+	c.art = SBX_REC_FD_ARTIFACTS;
+	outq_init(&c.q, SBX_REC_FD_RESULT);
+	c.s[0] = (struct stream){.in = SBX_REC_FD_STDOUT, .frame = SBX_FRAME_STDOUT};
+	c.s[1] = (struct stream){.in = SBX_REC_FD_STDERR, .frame = SBX_FRAME_STDERR};
 	umask(027);
-	{
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_alarm; /* no SA_RESTART */
-		sigaction(SIGALRM, &sa, NULL);
-	}
-	openlog("sbx", LOG_PID, LOG_AUTHPRIV);
-	if (r->conf.audit_origin[0])
-		strlcpy(c.origin, r->conf.audit_origin, sizeof(c.origin));
-	else if (gethostname(c.origin, sizeof(c.origin) - 1) < 0)
-		strlcpy(c.origin, "localhost", sizeof(c.origin));
+	origin_of(d, origin, sizeof(origin));
 
-	fill_common(&start, r);
+	if (read_code(&c, err, sizeof(err)) < 0)
+		start_failed(&c, err);
+	fill_common(&start, &c);
 	start.kind = SBX_REC_START;
-	start.code = r->code;
-	start.code_len = r->code_len;
-	if (start_fields(&start, r, &c.env, err, sizeof(err)) < 0 || open_log(&c, err, sizeof(err)) < 0 ||
-	    sbx_audit_append(c.log, &start, c.sk, c.origin, c.chain, err, sizeof(err)) < 0) {
-		char k = REC_START_FAIL;
-		warnx1("audit log unavailable, the run was not started: %s", err);
-		(void)!send(ctl, &k, 1, MSG_NOSIGNAL);
-		_exit(1);
-	}
+	start.code = c.code;
+	start.code_len = c.code_len;
+	if (start_fields(&start, &c, err, sizeof(err)) < 0 || rec_log_open(&c.log, origin, err, sizeof(err)) < 0 ||
+	    rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
+		start_failed(&c, err);
 	c.start_seq = start.seq;
 	sbx_rext_free(&start.ext);
-	if (r->error[0] == '\0') {
-		char k = REC_START_OK;
-		(void)!send(ctl, &k, 1, MSG_NOSIGNAL);
+	if (!(d->flags & SBX_DESC_REFUSED)) {
+		reply(&c, SBX_REPLY_START_OK);
+		outq_frame(&c.q, SBX_FRAME_STARTED, d->run_id, strlen(d->run_id), -1);
 		pump(&c);
 	} else {
-		close(out_r);
-		close(err_r);
+		close(c.s[0].in);
+		close(c.s[1].in);
 		c.s[0].eof = c.s[1].eof = true;
 		read_end(&c);
 	}
 	collect_artifacts(&c);
 	TEST_HOOK("recorder-end");
-	if (c.s[1].len > 0)
-		tb = sbx_traceback_parse(c.s[1].buf, c.s[1].len, r->lang_name);
+	if (c.s[1].cap.len > 0)
+		tb = sbx_traceback_parse(c.s[1].cap.buf, c.s[1].cap.len, d->language);
 
-	fill_common(&end, r);
-	end.kind = SBX_REC_END;
-	{
-		/* END carries the time the run ended, START the time it began */
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		end.realtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-		clock_gettime(CLOCK_BOOTTIME, &ts);
-		end.boottime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	}
-	strlcpy(end.outcome, c.end.outcome, sizeof(end.outcome));
-	strlcpy(end.limit, c.end.limit, sizeof(end.limit));
-	strlcpy(end.error, c.end.error, sizeof(end.error));
-	end.exit_code = c.end.exit_code;
-	end.signal = c.end.signal;
-	end.wall_ms = c.end.wall_ms;
-	end.cpu_ms = c.end.cpu_ms;
-	end.memory_peak_bytes = c.end.memory_peak_bytes;
-	end.stdout_bytes = c.s[0].total;
-	end.stderr_bytes = c.s[1].total;
-	crypto_hash_sha256(end.stdout_sha256, (const unsigned char *)(c.s[0].buf ? c.s[0].buf : ""), c.s[0].len);
-	crypto_hash_sha256(end.stderr_sha256, (const unsigned char *)(c.s[1].buf ? c.s[1].buf : ""), c.s[1].len);
-	excerpt(&c.s[1], end.stderr_excerpt, sizeof(end.stderr_excerpt));
-	end.artifacts = c.arts;
-	end.n_artifacts = c.n_arts;
-	if (sbx_audit_append(c.log, &end, c.sk, c.origin, c.chain, err, sizeof(err)) < 0) {
-		warnx1("audit: END record: %s", err);
-		syslog(LOG_ERR, "run=%s END record not written: %s", r->run_id, err);
+	fill_end(&c, &end);
+	if (sbx_rec_put_u64(&end, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, sizeof(err)) < 0 ||
+	    rec_log_append(c.log, &end, c.chain, err, sizeof(err)) < 0) {
+		message(&c, "audit: END record: %s", err);
+		syslog(LOG_ERR, "run=%s END record not written: %s", d->run_id, err);
+		outq_flush(&c.q, sbx_mono_ms() + 1000);
 		_exit(1);
 	}
+	sbx_rext_free(&end.ext);
 	/* After every END, so that every finished run can be proven; after it,
 	 * not inside it: a failed checkpoint costs only its own freshness
 	 * (verify warns about the tail), never the run's record. */
-	if (sbx_audit_checkpoint(c.log, c.sk, c.origin, 0, 0, NULL, err, sizeof(err)) < 0)
-		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", r->run_id, err);
-	sodium_memzero(c.sk, sizeof(c.sk));
+	if (rec_log_checkpoint(c.log, err, sizeof(err)) < 0)
+		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", d->run_id, err);
 	c.end_seq = end.seq;
-	hex(c.chain, 32, chainhex);
+	sbx_hex(c.chain, 32, chainhex);
 	/* a remote syslog that keeps these lines witnesses the chain */
 	syslog(LOG_INFO, "run=%s user=%s uid=%u policy=%s lang=%s outcome=%s exit=%d seq=%" PRIu64 " chain=%s",
-	       r->run_id, r->user, (unsigned)r->uid, r->policy.name, r->lang_name, c.end.outcome,
+	       d->run_id, d->user, (unsigned)d->uid, d->policy, d->language, sbx_outcome_defs[c.end.outcome].name,
 	       c.end.exit_code, c.end_seq, chainhex);
-	sbx_audit_close(c.log);
+	rec_log_close(c.log);
 
 	res = result_json(&c, tb);
 	text = res ? json_dumps(res, JSON_COMPACT) : NULL;
-	for (size_t i = 0; i < c.n_arts; i++) {
-		send_frame(r->result_fd, SBX_FRAME_ARTIFACT, c.arts[i].name, (uint32_t)strlen(c.arts[i].name),
-			   c.art_fd[i]);
-		close(c.art_fd[i]);
-	}
+	for (size_t i = 0; i < c.n_arts; i++)
+		outq_frame(&c.q, SBX_FRAME_ARTIFACT, c.arts[i].name, strlen(c.arts[i].name), c.art_fd[i]);
+	if (c.end.error[0])
+		message(&c, "%s", c.end.error);
 	if (text != NULL)
-		send_frame(r->result_fd, SBX_FRAME_RESULT, text, (uint32_t)strlen(text), -1);
-	close(r->result_fd);
+		outq_frame_take(&c.q, SBX_FRAME_RESULT, text, strlen(text));
+	outq_flush(&c.q, sbx_mono_ms() + SBX_FLUSH_MS);
 	_exit(0);
 }

@@ -2,7 +2,8 @@
 /*
  * What START records about a run beyond the fixed fields of version 1
  * (record fields, auditlog/recfield.h): the inputs the payload sees under
- * /in (name, size, SHA-256), the size of the code, and the environment it
+ * /in (name, size, SHA-256), its standard input (size, SHA-256), the size
+ * of the code, and the environment it
  * ran in (sbx version, kernel release, interpreter). Runs in the recorder
  * as _sbx, before the payload starts, so the record says what ran on what.
  */
@@ -14,13 +15,15 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "environment.h"
-#include "helper.h"
+#include "proto.h"
 #include "record.h"
+#include "recorder.h"
 #include "startfacts.h"
+#include "version.h"
 
-/* Sealed memfds (the supervisor checked the seals): pread cannot block,
- * and what is hashed is what the sandbox will read. */
+/* Sealed memfds (the supervisor checked the seals) at their fixed numbers
+ * (proto.h): pread cannot block, and what is hashed is what the sandbox
+ * will read. */
 static int hash_sealed(int fd, uint64_t size, const char *what, unsigned char out[32], char *err, size_t errlen)
 {
 	crypto_hash_sha256_state st;
@@ -44,55 +47,56 @@ static int hash_sealed(int fd, uint64_t size, const char *what, unsigned char ou
 	return 0;
 }
 
-static int hash_input(struct run_input *in, char *err, size_t errlen)
+static int hash_input(const struct sbx_desc_input *in, int fd, unsigned char sha256[32], char *err,
+		      size_t errlen)
 {
 	char what[80];
 
 	snprintf(what, sizeof(what), "input %s", in->name);
-	if (hash_sealed(in->fd, in->size, what, in->sha256, err, errlen) < 0)
-		return -1;
-	in->hashed = true;
-	return 0;
+	return hash_sealed(fd, in->size, what, sha256, err, errlen);
 }
 
-int start_fields(struct sbx_record *rec, struct run *r, struct run_env *env, char *err, size_t errlen)
+int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen)
 {
+	const struct sbx_run_desc *d = c->d;
+	const char *interp = d->argv; /* the first of the NUL-separated argv */
+
 	/* The interpreter as the sandbox runs it, resolved in the tree its /usr
 	 * comes from (the policy's image or the host), and that environment */
-	run_environment(r->policy.image, r->image_digest, r->argv[0], env);
-	if (sbx_rec_put_str(rec, SBX_F_SBX_VERSION, env->sbx_version, err, errlen) < 0 ||
-	    sbx_rec_put_u64(rec, SBX_F_CODE_BYTES, r->code_len, err, errlen) < 0)
+	run_environment(d->image, d->image_digest, interp[0] != '\0' ? interp : NULL, &c->env);
+	if (sbx_rec_put_u64(rec, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, errlen) < 0 ||
+	    sbx_rec_put_str(rec, SBX_F_SBX_VERSION, c->env.sbx_version, err, errlen) < 0 ||
+	    sbx_rec_put_u64(rec, SBX_F_CODE_BYTES, c->code_len, err, errlen) < 0)
 		return -1;
-	if (env->kernel[0] && sbx_rec_put_str(rec, SBX_F_KERNEL, env->kernel, err, errlen) < 0)
+	if (c->env.kernel[0] && sbx_rec_put_str(rec, SBX_F_KERNEL, c->env.kernel, err, errlen) < 0)
 		return -1;
-	if (r->argv[0] != NULL && sbx_rec_put_str(rec, SBX_F_INTERP_PATH, env->interpreter, err, errlen) < 0)
+	if (interp[0] != '\0' && sbx_rec_put_str(rec, SBX_F_INTERP_PATH, c->env.interpreter, err, errlen) < 0)
 		return -1;
-	if (run_env_fields(rec, env, err, errlen) < 0)
+	if (run_env_fields(rec, &c->env, err, errlen) < 0)
 		return -1;
-	/* A refused run never reads its inputs (their seals are unchecked). */
-	if (r->error[0] != '\0')
-		return 0;
-	for (size_t i = 0; i < r->n_inputs; i++) {
-		struct run_input *in = &r->inputs[i];
+	/* A refused run's inputs are never passed (their seals are unchecked):
+	 * the description lists none. */
+	for (uint32_t i = 0; i < d->n_inputs; i++) {
+		const struct sbx_desc_input *in = &d->inputs[i];
 		struct sbx_fval v[3] = {
 			{.type = SBX_FT_STR, .p = (const unsigned char *)in->name, .n = strlen(in->name)},
 			{.type = SBX_FT_U64, .u = in->size},
-			{.type = SBX_FT_DIGEST, .p = in->sha256, .n = 32},
+			{.type = SBX_FT_DIGEST, .p = c->input_sha256[i], .n = 32},
 		};
-		if (hash_input(in, err, errlen) < 0 ||
+		if (hash_input(in, SBX_REC_FD_INPUT0 + (int)i, c->input_sha256[i], err, errlen) < 0 ||
 		    sbx_rec_add_item(rec, SBX_F_INPUTS, v, 3, err, errlen) < 0)
 			return -1;
 	}
 	/* the standard input the client passed (sbx(1)) */
-	if (r->stdin_fd >= 0) {
+	if (d->flags & SBX_DESC_STDIN) {
 		struct sbx_fval v[2] = {
-			{.type = SBX_FT_U64, .u = r->stdin_size},
-			{.type = SBX_FT_DIGEST, .p = r->stdin_sha256, .n = 32},
+			{.type = SBX_FT_U64, .u = d->stdin_bytes},
+			{.type = SBX_FT_DIGEST, .p = c->stdin_sha256, .n = 32},
 		};
-		if (hash_sealed(r->stdin_fd, r->stdin_size, "stdin", r->stdin_sha256, err, errlen) < 0 ||
+		if (hash_sealed(SBX_REC_FD_STDIN, d->stdin_bytes, "stdin", c->stdin_sha256, err, errlen) < 0 ||
 		    sbx_rec_add_item(rec, SBX_F_STDIN, v, 2, err, errlen) < 0)
 			return -1;
-		r->stdin_hashed = true;
+		c->stdin_hashed = true;
 	}
 	return 0;
 }

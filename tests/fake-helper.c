@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * A stand-in for sbx-helper to exercise the client's side of proto.h
- * without root: it speaks the frame protocol and acts on the first word of
- * the code it is given. Not built by default:
+ * (protocol version 2) without root: it speaks the frame protocol and acts
+ * on the first word of the code it is given. Not built by default:
  *
  *   cc -std=c17 -D_GNU_SOURCE -Icommon -o /tmp/fake-helper tests/fake-helper.c
  *   cc ... -DSBX_HELPER_PATH='"/tmp/fake-helper"' client/\*.c build/libsbx.a ...
@@ -54,6 +54,11 @@ static void send_frame(uint32_t type, const void *data, uint32_t len, int fd)
 	free(msg);
 }
 
+static void text(uint32_t type, const char *s)
+{
+	send_frame(type, s, (uint32_t)strlen(s), -1);
+}
+
 static int memfd_with(const char *content, size_t n)
 {
 	int fd = memfd_create("art", MFD_ALLOW_SEALING);
@@ -72,14 +77,13 @@ static void result(const char *json)
 int main(int argc, char **argv)
 {
 	char code[4096] = {0}, word[64] = {0}, buf[512];
-	int i, code_fd = -1, ctl = -1;
+	int i, code_fd = -1;
 
 	for (i = 1; i + 1 < argc; i++) {
 		if (strcmp(argv[i], "--code-fd") == 0) code_fd = atoi(argv[i + 1]);
 		if (strcmp(argv[i], "--result-fd") == 0) sock = atoi(argv[i + 1]);
-		if (strcmp(argv[i], "--control-fd") == 0) ctl = atoi(argv[i + 1]);
 	}
-	if (code_fd < 0 || sock < 0 || ctl < 0) {
+	if (code_fd < 0 || sock < 0) {
 		fprintf(stderr, "sbx-helper: missing fds\n");
 		return 125;
 	}
@@ -87,9 +91,9 @@ int main(int argc, char **argv)
 		return 125;
 	sscanf(code, "%63s", word);
 	if (strcmp(word, "ok") == 0) {
-		printf("hello\n");
-		fflush(stdout);
-		fprintf(stderr, "payload says hi on stderr\n");
+		text(SBX_FRAME_STARTED, "0123456789abcdef0123456789abcdef");
+		text(SBX_FRAME_STDOUT, "hello\n");
+		text(SBX_FRAME_STDERR, "payload says hi on stderr\n");
 		result("{\"outcome\":\"ok\",\"exit_code\":0,\"stdout\":\"hello\\n\",\"artifacts\":[]}");
 		return 0;
 	}
@@ -106,7 +110,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(word, "error") == 0) {
-		fprintf(stderr, "payload noise\nsbx-helper: policy 'secret': not allowed for user x\n");
+		text(SBX_FRAME_STDERR, "payload noise\n");
+		text(SBX_FRAME_MESSAGE, "policy 'secret': not allowed for user x");
 		return 125;
 	}
 	if (strcmp(word, "crash") == 0)
@@ -120,18 +125,17 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(word, "exit3") == 0) {
-		fprintf(stderr, "Traceback (most recent call last):\nValueError: x\n");
+		text(SBX_FRAME_STDERR, "Traceback (most recent call last):\nValueError: x\n");
 		result("{\"outcome\":\"error\",\"exit_code\":3}");
 		return 3;
 	}
 	if (strcmp(word, "control") == 0) {
 		ssize_t n;
 		char c = 0;
-		printf("waiting\n");
-		fflush(stdout);
-		n = read(ctl, &c, 1);
+		text(SBX_FRAME_STDOUT, "waiting\n");
+		n = read(sock, &c, 1);
 		snprintf(buf, sizeof(buf), "{\"outcome\":\"signal\",\"control\":\"%s\"}",
-			 n == 1 ? (c == 'I' ? "I" : c == 'T' ? "T" : "?") : "EOF");
+			 n == 1 ? (c == SBX_CONTROL_INTERRUPT ? "I" : c == SBX_CONTROL_TERMINATE ? "T" : "?") : "EOF");
 		result(buf);
 		return 130;
 	}
@@ -139,7 +143,7 @@ int main(int argc, char **argv)
 		size_t off = (size_t)snprintf(buf, sizeof(buf), "{\"outcome\":\"ok\",\"argv\":[");
 		for (i = 1; i < argc && off < sizeof(buf) - 64; i++)
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s\"%s\"", i > 1 ? "," : "", argv[i]);
-		snprintf(buf + off, sizeof(buf) - off, "],\"fd6_open\":%s}", fcntl(6, F_GETFD) >= 0 ? "true" : "false");
+		snprintf(buf + off, sizeof(buf) - off, "],\"fd5_open\":%s}", fcntl(5, F_GETFD) >= 0 ? "true" : "false");
 		result(buf);
 		return 0;
 	}
@@ -148,9 +152,10 @@ int main(int argc, char **argv)
 		size_t n = 1 << 20;
 		char *big = malloc(n + 64);
 		memset(big, 'x', n);
-		fwrite(big, 1, n, stdout);
-		fwrite(big, 1, n, stderr);
-		fflush(NULL);
+		for (size_t off = 0; off < n; off += SBX_FRAME_OUTPUT_MAX) {
+			send_frame(SBX_FRAME_STDOUT, big + off, SBX_FRAME_OUTPUT_MAX, -1);
+			send_frame(SBX_FRAME_STDERR, big + off, SBX_FRAME_OUTPUT_MAX, -1);
+		}
 		memcpy(big, "{\"outcome\":\"ok\",\"pad\":\"", 23);
 		memset(big + 23, 'y', n - 23);
 		memcpy(big + n, "\"}", 3);
@@ -159,6 +164,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(word, "silent") == 0)
 		return 0;
-	fprintf(stderr, "sbx-helper: fake: unknown word '%s'\n", word);
+	snprintf(buf, sizeof(buf), "fake: unknown word '%s'", word);
+	text(SBX_FRAME_MESSAGE, buf);
 	return 125;
 }

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: ISC
 # Class 2, ptrace and memory access to the privileged phases. A same-uid
 # attacker (bin/phase-attack.c, run as the caller) starts the test-only
-# sbx-helper-hooked, which pauses at every set-up phase (helper/testhook.h:
-# built only with -DSBX_TEST_HOOKS, installed by the test set-up under its
-# own name, never by `make install`). At each pause it tries PTRACE_ATTACH,
+# sbx-helper-hooked, which (with the sbx-recorder-hooked it execs) pauses at
+# every set-up phase (common/testhook.h: built only with -DSBX_TEST_HOOKS,
+# installed by the test set-up under their own names, never by `make
+# install`). At each pause it tries PTRACE_ATTACH,
 # PTRACE_SEIZE, process_vm_readv, /proc/PID/mem, pidfd_getfd and /proc/PID/
 # {environ,ns/user,fd,root,cwd,exe} against the supervisor, the recorder,
 # the sandbox init and the artifact collector. Every attempt must fail.
@@ -31,8 +32,10 @@ check "each of the 12 attacks tried at the most exposed phase (sandbox init, cal
 check "that phase really had the caller's uid and a full capability set" \
 	sh -c 'grep -q "^STATUS sandbox-caller role=sandbox-init .* Uid $1 $1 $1 $1$" "$2" && grep -q "^STATUS sandbox-caller role=sandbox-init .* CapEff 000001ff" "$2"' _ "$(id -u sbxtest)" "$T/attack"
 check "the run still completed (exit 0)" grep -q '^EXIT 0$' "$T/attack"
-check "the release helper has no hook: no symbol (nm), no string (strings)" \
-	sh -c '! nm "$1" 2>/dev/null | grep -qi "test_hook" && ! strings -a "$1" | grep -qi "sbx-test-hook\|testhook" && nm "$2" | grep -q test_hook' _ "$P/libexec/sbx/sbx-helper" "$HOOKED"
+check "the release helper and recorder have no hook: no symbol (nm), no string (strings)" \
+	sh -c 'for b in "$1" "$3"; do ! nm "$b" 2>/dev/null | grep -qi "test_hook" && ! strings -a "$b" | grep -qi "sbx-test-hook\|testhook\|hooked" || exit 1; done
+	       nm "$2" | grep -q test_hook && nm "$4" | grep -q test_hook' _ \
+	"$P/libexec/sbx/sbx-helper" "$HOOKED" "$P/libexec/sbx/sbx-recorder" "$P/libexec/sbx/sbx-recorder-hooked"
 check "host unchanged" host_unchanged
 check "the attacked run is audited" audited "$(sed -n 's/^ID //p' "$T/attack")" ok
 finish

@@ -25,7 +25,7 @@ pwned=/tmp/sbx-escape-7-pwned-$$
 python3 - "$T/cases.json" "$pwned" <<'PY'
 import json, sys
 out, pwned = sys.argv[1], sys.argv[2]
-fds = ["--code-fd", "3", "--result-fd", "4", "--control-fd", "5"]
+fds = ["--code-fd", "3", "--result-fd", "4"]
 base = ["run", "--lang", "python"] + fds
 big = "A" * (128 * 1024 - 1)
 pre = {  # refused before any policy is read: not audited
@@ -73,10 +73,10 @@ pre = {  # refused before any policy is read: not audited
     "pids-0": (base + ["--pids", "0"], []),
     "attempt-wrap": (base + ["--attempt", str(2**32 + 1)], []),
     "attempt-11": (base + ["--attempt", "11"], []),
-    "fd-wrap": (["run", "--lang", "python", "--code-fd", str(2**32 + 3), "--result-fd", "4", "--control-fd", "5"], []),
-    "fd-stdin": (["run", "--lang", "python", "--code-fd", "0", "--result-fd", "4", "--control-fd", "5"], []),
-    "fd-not-open": (["run", "--lang", "python", "--code-fd", "9", "--result-fd", "4", "--control-fd", "5"], []),
-    "fd-same": (["run", "--lang", "python", "--code-fd", "3", "--result-fd", "3", "--control-fd", "5"], []),
+    "fd-wrap": (["run", "--lang", "python", "--code-fd", str(2**32 + 3), "--result-fd", "4"], []),
+    "fd-stdin": (["run", "--lang", "python", "--code-fd", "0", "--result-fd", "4"], []),
+    "fd-not-open": (["run", "--lang", "python", "--code-fd", "9", "--result-fd", "4"], []),
+    "fd-same": (["run", "--lang", "python", "--code-fd", "3", "--result-fd", "3"], []),
     "parent-upper": (base + ["--parent", "A" * 32], []),
     "missing-value": (base + ["--pids"], []),
 }

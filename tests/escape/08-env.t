@@ -79,7 +79,7 @@ check "the sandbox sees only the policy's environment" [ "$(cat "$T/out")" = "$p
 python3 - "$T/cases.json" "$T" <<'PY'
 import json, sys
 out, t = sys.argv[1], sys.argv[2]
-fds = ["--code-fd", "3", "--result-fd", "4", "--control-fd", "5"]
+fds = ["--code-fd", "3", "--result-fd", "4"]
 base = ["run", "--lang", "python"] + fds
 code = """import os, resource as r
 print(" ".join(sorted(os.environ)))

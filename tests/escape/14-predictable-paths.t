@@ -70,7 +70,7 @@ name=live-$$
 printf 'echo started\nsleep 3\n' > "$T/$name.sh"; chmod 0644 "$T/$name.sh"
 (run_as sbxtest "$SBX" run --lang sh "$T/$name.sh" > "$T/live.out" 2>&1) &
 lp=$!
-for i in $(seq 100); do grep -q started "$T/live.out" && break; sleep 0.05; done
+for i in $(seq 400); do grep -q started "$T/live.out" && break; sleep 0.05; done # 20 s: a loaded machine
 id=$(ids_for "$name.sh")
 dirs=$(ls -d /sys/fs/cgroup/*/sbx/run-"$id" 2>/dev/null)
 diag "live run $id: $(echo $dirs)"

@@ -7,24 +7,26 @@ usage: drive.py HELPER RAWEXEC CASES.json > RESULTS.jsonl
 Each case is an object:
   argv     the helper's arguments after argv[0] (list of strings)
   raw      extra rawexec options (["-0"], ["-c"], ["-e", "X"], ["-B", "N"])
-  code     the code put in the memfd on fd 3 (default: a Python print)
+  code     the code put in the sealed memfd on fd 3 (default: a Python print)
   rlimits  {"NOFILE": [soft, hard], ...} set before the exec
-The result fd is a socketpair on fd 4, the control fd a pipe on fd 5;
-every other fd of this process is close-on-exec.
-One JSON line per case: rc, stdout, stderr, result (the result frame's
-JSON or null), artifacts (frame count).
+The result fd is a socketpair on fd 4; every other fd of this process is
+close-on-exec.
+One JSON line per case: rc, stdout (the helper's own stdout and the
+payload's STDOUT frames), stderr (the helper's own stderr and its MESSAGE
+frames, each "sbx-helper: ..." as sbx shows them), result (the result
+frame's JSON or null), frames (count).
 """
-import json, os, resource, socket, struct, subprocess, sys, threading, time
+import json, os, resource, socket, subprocess, sys, threading, time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import sbxframes as F
 
 helper, rawexec, cases = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
 for c in cases:
     t0 = time.monotonic()
     code = c.get("code", "print('RAN')").encode()
-    m = os.memfd_create("code", os.MFD_ALLOW_SEALING)
-    os.write(m, code)
+    m = F.memfd(code)
     res, peer = socket.socketpair()
-    cr, cw = os.pipe()
-    fds = {3: m, 4: peer.fileno(), 5: cr}
+    fds = {3: m, 4: peer.fileno()}
     limits = c.get("rlimits", {})
 
     def setup():
@@ -39,36 +41,19 @@ for c in cases:
     p = subprocess.Popen([rawexec] + c.get("raw", []) + ["--", helper, "sbx-helper"] + c["argv"],
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          preexec_fn=setup, close_fds=False, env={})
-    peer.close(); os.close(cr); os.close(m)
+    peer.close(); os.close(m)
     got = []
 
-    def read_result():
-        data = b""
-        res.settimeout(60)
-        try:
-            while True:
-                b = res.recv(1 << 20)
-                if not b:
-                    break
-                data += b
-        except socket.timeout:
-            pass
-        got.append(data)
-
-    # the helper forwards output to our pipes while it runs: drain them
-    # concurrently, or it waits for a stalled client
-    th = threading.Thread(target=read_result)
+    # the socket and the helper's own stdout/stderr are read concurrently:
+    # a usage error goes to stderr before the socket is checked
+    th = threading.Thread(target=lambda: got.append(F.read_all(res, 60)))
     th.start()
     out, err = p.communicate(timeout=60)
     th.join()
     data = got[0]
-    os.close(cw); res.close()
-    result, frames = None, 0
-    while len(data) >= 8:
-        t, n = struct.unpack(">II", data[:8])
-        body, data = data[8:8 + n], data[8 + n:]
-        frames += 1
-        if t == 2:
-            result = json.loads(body)
+    res.close()
+    out += F.output(data)
+    err += "".join(m + "\n" for m in F.messages(data)).encode()
     print(json.dumps({"name": c.get("name", ""), "rc": p.returncode, "stdout": out.decode(errors="replace"),
-                      "stderr": err.decode(errors="replace"), "result": result, "frames": frames, "ms": int((time.monotonic() - t0) * 1000)}), flush=True)
+                      "stderr": err.decode(errors="replace"), "result": F.result(data), "frames": len(F.parse(data)),
+                      "ms": int((time.monotonic() - t0) * 1000)}), flush=True)

@@ -33,11 +33,9 @@ static void check_run(const struct run *r)
 {
 	size_t i;
 
-	REQUIRE(r->code_fd >= 3 && r->code_fd <= 1023);
-	REQUIRE(r->result_fd >= 3 && r->result_fd <= 1023);
-	REQUIRE(r->control_fd >= 3 && r->control_fd <= 1023);
-	REQUIRE(r->code_fd != r->result_fd && r->code_fd != r->control_fd &&
-		r->result_fd != r->control_fd);
+	REQUIRE(r->code_fd >= 3 && r->code_fd <= SBX_ARG_FD_MAX);
+	REQUIRE(r->result_fd >= 3 && r->result_fd <= SBX_ARG_FD_MAX);
+	REQUIRE(r->code_fd != r->result_fd);
 	REQUIRE(sbx_valid_name(r->lang_name));
 	REQUIRE(r->policy_name[0] == '\0' || sbx_valid_name(r->policy_name));
 	REQUIRE(r->code_name[0] == '\0' || token_ok(r->code_name, 64));
@@ -49,18 +47,18 @@ static void check_run(const struct run *r)
 			REQUIRE(isdigit((unsigned char)r->parent_id[i]) ||
 				(r->parent_id[i] >= 'a' && r->parent_id[i] <= 'f'));
 	}
-	REQUIRE(r->request.wall_ms <= (1ULL << 40));
+	REQUIRE(r->request.wall_ms <= SBX_ARG_TIMEOUT_MAX);
 	/* inputs: named pairs, every descriptor named once */
 	REQUIRE(r->n_inputs <= SBX_MAX_INPUTS);
 	for (i = 0; i < r->n_inputs; i++) {
 		int fd = r->inputs[i].fd;
 		REQUIRE(fd >= 3 && fd <= 1023 && token_ok(r->inputs[i].name, 64));
-		REQUIRE(fd != r->code_fd && fd != r->result_fd && fd != r->control_fd && fd != r->work_fd);
+		REQUIRE(fd != r->code_fd && fd != r->result_fd && fd != r->work_fd);
 		for (size_t j = 0; j < i; j++)
 			REQUIRE(fd != r->inputs[j].fd && strcmp(r->inputs[i].name, r->inputs[j].name) != 0);
 	}
 	REQUIRE(r->work_fd == -1 || (r->work_fd >= 3 && r->work_fd <= 1023 && r->work_fd != r->code_fd &&
-				     r->work_fd != r->result_fd && r->work_fd != r->control_fd));
+				     r->work_fd != r->result_fd));
 	REQUIRE(r->request.memory_bytes == 0 || r->request.memory_bytes >= (1U << 20));
 	REQUIRE(r->request.pids <= (1U << 22));
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * libFuzzer target: the client's decoding of what sbx-helper sends on the
- * result socket (common/proto.h): the frame reader (client/frames.c) through
+ * result socket (common/proto.h: output, messages, progress, artifacts and
+ * the result, frames of every type): the frame reader (client/frames.c) through
  * run_read_frames() in client/run.c, the result JSON through run_finish()
  * (client/finish.c), and the retry loop's use of the result, the fixer's
  * document (client/fixdoc.c). A compromised or buggy helper must not be
@@ -73,7 +74,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rs.dir.fd = -1;
 	rs.pidfd = -1;
 	rs.h.result_fd = sv[0];
-	rs.h.out_fd = rs.h.err_fd = rs.h.control_fd = -1;
+	{
+		/* plain mode shows output and messages: here, on /dev/null */
+		static int devnull = -1;
+		if (devnull < 0)
+			devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		rs.show[0].fd = rs.show[1].fd = devnull;
+	}
 	frame_reader_init(&rs.fr, sv[0]);
 	for (off = 0; off < size && !rs.sock_done; off += chunk) {
 		size_t n = size - off < chunk ? size - off : chunk;
@@ -85,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!rs.sock_done)
 		run_read_frames(&rs);
 	REQUIRE(rs.sock_done); /* all bytes are in, the writer closed: EOF or error */
+	close(sv[0]);
 	rs.status = 0; /* the helper exited 0 */
 	(void)run_finish(&rs);
 	if (res != NULL) {
@@ -98,5 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(rs.arts);
 	free(rs.result);
+	/* plain mode: output and messages wait for stdout/stderr there */
+	free(rs.show[0].buf);
+	free(rs.show[1].buf);
 	return 0;
 }

@@ -4,7 +4,7 @@
 # concurrent runs with mixed outcomes: each gets its own cgroup and the
 # right outcome, the chain stays unbroken, no cgroup is left.
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 13
 POL=$P/etc/sbx/policies.d
 cat > "$POL/small.policy" <<'EOF2'
 [policy]
@@ -24,6 +24,9 @@ sbx_run run --json --policy small --lang sh -c 'exec head -c 2000000 /dev/zero >
 check "file_size: outcome file_size (SIGXFSZ)" [ "$(jget outcome)" = file_size ]
 check "file_size: exit 153 (128 + SIGXFSZ)" [ "$rc" = 153 ]
 check "file_size: audited with the limit" [ "$(audit_field "$(jget id)" end.limit)" = file_size ]
+# the bug of issue 13: --outcome file_size was "not an outcome"
+check "file_size: sbx-audit search --outcome file_size finds the run" \
+	sh -c '"$1" search --outcome file_size --format jsonl | grep -q "\"id\": *\"$2\""' _ "$AUDIT" "$(jget id)"
 
 sbx_run run --json --policy small --lang sh -c 'kill -SEGV $$'
 check "signal: name SEGV in the result" [ "$(jget outcome) $(jget signal_name)" = "signal SEGV" ]

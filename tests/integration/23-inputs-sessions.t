@@ -3,7 +3,7 @@
 # Input files (/in), sessions (/work), and the helper's checks of the fds
 # behind them when it is called directly with crafted ones.
 . "$(dirname "$0")/lib.sh"
-plan 55
+plan 56
 POL=$P/etc/sbx/policies.d
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"
@@ -51,6 +51,9 @@ check "inputs: read-only (write, append and create fail)" sh -c '[ "$(grep -cE "
 
 srun run --input "$T/data.csv" --json -c 'pass'
 check "inputs: the result's limits carry input_bytes" [ "$(jget limits.input_bytes)" = 67108864 ]
+# one vocabulary: sbx-audit show --json has the result's limit keys, input_bytes too
+check "inputs: show --json has the result's limits, input_bytes included (START and END)" \
+	[ "$(audit_field "$(jget id)" start.limits.input_bytes) $(audit_field "$(jget id)" end.limits.input_bytes) $(audit_field "$(jget id)" start.limits.wall_time_ms)" = "67108864 67108864 30000" ]
 check "inputs: the result lists name, size and SHA-256" \
 	[ "$(jget inputs.0.name) $(jget inputs.0.size) $(jget inputs.0.sha256)" = "data.csv 8 $(sha256sum < "$T/data.csv" | cut -d' ' -f1)" ]
 
@@ -150,11 +153,13 @@ check "client: session owned by another user refused" grep -q "owned by uid 0, n
 
 # --- the helper called directly with crafted fds ---
 cat > "$T/direct.py" <<'PY'
+# The payload's output goes to our stdout, the helper's messages (and any
+# usage error on its own stderr) to our stderr, as sbx would show them.
 import os, socket, sys
+import sbxframes as F
 helper, mode, arg = sys.argv[1], sys.argv[2], sys.argv[3]
-code = os.memfd_create("code", os.MFD_ALLOW_SEALING)
-os.write(code, b"print('ran')")
-res, peer = socket.socketpair(); cr, cw = os.pipe()
+code = F.memfd(b"print('ran')")
+res, peer = socket.socketpair()
 extra = []
 if mode == "plainfile":        # a regular file, not a memfd
     fd = os.open(arg, os.O_RDONLY); extra = ["--input-fd", str(fd), "--input-name", "x"]
@@ -185,15 +190,17 @@ elif mode == "work":           # --work-fd on any path (O_PATH, no follow)
     fd = os.open(arg, os.O_PATH | os.O_NOFOLLOW); extra = ["--work-fd", str(fd)]
 elif mode == "procself":       # our own /proc/PID: ours, 0555, but /proc/PID/root is the host's /
     fd = os.open("/proc/%d" % os.getpid(), os.O_RDONLY | os.O_DIRECTORY); extra = ["--work-fd", str(fd)]
-for f in [code, peer.fileno(), cr] + ([fd] if extra else []):
+for f in [code, peer.fileno()] + ([fd] if extra else []):
     os.set_inheritable(f, True)
 pid = os.fork()
 if pid == 0:
     os.execv(helper, [helper, "run", "--lang", "python", "--code-fd", str(code),
-             "--result-fd", str(peer.fileno()), "--control-fd", str(cr)] + extra)
-peer.close(); os.close(cr)
-while res.recv(65536): pass
+             "--result-fd", str(peer.fileno())] + extra)
+peer.close()
+data = F.read_all(res)
 _, st = os.waitpid(pid, 0)
+sys.stdout.write(F.output(data).decode(errors="replace"))
+sys.stderr.write("".join(m + "\n" for m in F.messages(data)))
 print(os.waitstatus_to_exitcode(st))
 PY
 chmod 644 "$T/direct.py"

@@ -8,6 +8,9 @@ AUDIT=$P/bin/sbx-audit
 T=$(mktemp -d /tmp/sbx-t.XXXXXX)
 chmod 0777 "$T"
 trap 'rm -rf "$T"' EXIT
+# the protocol for tests that drive the helper directly (import sbxframes)
+cp "$(dirname "$0")/../sbxframes.py" "$T/sbxframes.py"
+chmod 0644 "$T/sbxframes.py"
 n=0
 fails=0
 

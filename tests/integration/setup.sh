@@ -21,6 +21,7 @@ build="$src/build-check-$(basename "$prefix")"
 make -C "$src" --no-print-directory -s B="build-check-$(basename "$prefix")" PREFIX="$prefix" SYSCONFDIR="$prefix/etc" \
 	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" RUNSTATEDIR="$prefix/run" ${SBX_MAKEFLAGS:-} escape-bins >/dev/null
 install -o root -g sbx -m 4754 "$build/sbx-helper-hooked" "$prefix/libexec/sbx/sbx-helper-hooked"
+install -o root -g root -m 0755 "$build/sbx-recorder-hooked" "$prefix/libexec/sbx/sbx-recorder-hooked"
 install -d -m 0755 "$prefix/lib/sbx-escape"
 for f in "$build"/tests/escape/*; do install -m 0755 "$f" "$prefix/lib/sbx-escape/"; done
 

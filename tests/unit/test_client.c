@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * Unit tests for the client's pieces that need no helper: the frame reader
- * (over a real socketpair, with SCM_RIGHTS), artifact saving, code names and
- * the helper error line. The client is not in libsbx.a, so its sources are
+ * (over a real socketpair, with SCM_RIGHTS; every frame type and bound of
+ * proto.h), artifact saving, code names. The client is not in libsbx.a, so its sources are
  * compiled into this test directly.
  */
 #include <setjmp.h>
@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "../../client/artifacts.c"
-#include "../../client/errline.c"
 #include "../../client/errobj.c"
 #include "../../client/hint.c"
 #include "../../client/fail.c"
@@ -187,9 +187,9 @@ static void test_frames_protocol_errors(void **state)
 	(void)state;
 	pair(sv);
 	frame_reader_init(&r, sv[0]);
-	send_frame(sv[1], 7, "x", 1, 0, NULL);
+	send_frame(sv[1], 99, "x", 1, 0, NULL);
 	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_ERROR);
-	assert_non_null(strstr(err, "unknown frame type 7"));
+	assert_non_null(strstr(err, "unknown frame type 99"));
 	frame_reader_free(&r);
 	close(sv[0]);
 	close(sv[1]);
@@ -367,31 +367,61 @@ static void test_code_names(void **state)
 	assert_true(code_name_valid(out));
 }
 
-/* ---- helper error line ---- */
+/* ---- protocol v2 frames: output, messages, progress ---- */
 
-static void test_errline(void **state)
+static void test_frames_v2_types(void **state)
 {
-	struct errline e;
-	char big[3000];
+	static const uint32_t types[] = {SBX_FRAME_STDOUT, SBX_FRAME_STDERR, SBX_FRAME_MESSAGE, SBX_FRAME_STARTED};
+	static const char *const payloads[] = {"out", "err", "policy 'x': refused", "0123456789abcdef0123456789abcdef"};
+	struct frame_reader r;
+	struct frame f;
+	char err[256];
+	int sv[2];
 
 	(void)state;
-	memset(&e, 0, sizeof(e));
-	errline_feed(&e, "payload output\nsbx-hel", 22);
-	assert_false(e.have);
-	errline_feed(&e, "per: policy 'x': not allowed\nmore payload\n", 42);
-	assert_true(e.have);
-	assert_string_equal(e.last, "sbx-helper: policy 'x': not allowed");
-	errline_feed(&e, "sbx-helper: cgroup: no delegation", 33);
-	errline_finish(&e);
-	assert_string_equal(e.last, "sbx-helper: cgroup: no delegation");
+	pair(sv);
+	frame_reader_init(&r, sv[0]);
+	for (size_t i = 0; i < 4; i++)
+		send_frame(sv[1], types[i], payloads[i], (uint32_t)strlen(payloads[i]), 0, NULL);
+	close(sv[1]);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_READY);
+		assert_int_equal(f.type, types[i]);
+		assert_string_equal(f.payload, payloads[i]);
+		free(f.payload);
+	}
+	assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_EOF);
+	close(sv[0]);
+}
 
-	memset(&e, 0, sizeof(e));
-	memcpy(big, "sbx-helper: ", 12);
-	memset(big + 12, 'z', sizeof(big) - 13);
-	big[sizeof(big) - 1] = '\n';
-	errline_feed(&e, big, sizeof(big));
-	assert_true(e.have);
-	assert_int_equal(strlen(e.last), ERRLINE_MAX - 1);
+/* Each type has its own bound: a frame one byte over it is refused before
+ * anything is allocated. */
+static void test_frames_v2_bounds(void **state)
+{
+	static const struct { uint32_t type; uint32_t max; } b[] = {
+		{SBX_FRAME_STDOUT, SBX_FRAME_OUTPUT_MAX}, {SBX_FRAME_STDERR, SBX_FRAME_OUTPUT_MAX},
+		{SBX_FRAME_MESSAGE, SBX_FRAME_LINE_MAX}, {SBX_FRAME_STARTED, SBX_ID_LEN},
+		{SBX_FRAME_DRY_RUN, sizeof(struct sbx_dry_run)}, {SBX_FRAME_ARTIFACT, ARTIFACT_NAME_MAX},
+	};
+	struct frame_reader r;
+	struct frame f;
+	char err[256];
+	int sv[2];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+		unsigned char hdr[8];
+
+		pair(sv);
+		frame_reader_init(&r, sv[0]);
+		sbx_frame_header(hdr, b[i].type, b[i].max + 1);
+		assert_int_equal(write(sv[1], hdr, 8), 8);
+		assert_int_equal(frame_read(&r, &f, err, sizeof(err)), FRAME_ERROR);
+		assert_non_null(strstr(err, "limit"));
+		frame_reader_free(&r);
+		close(sv[0]);
+		close(sv[1]);
+	}
 }
 
 /* exit status of f(arg) run in a child (cli_die exits 125) */
@@ -730,7 +760,8 @@ int main(void)
 		cmocka_unit_test(test_artifact_save),
 		cmocka_unit_test(test_artifact_printable),
 		cmocka_unit_test(test_code_names),
-		cmocka_unit_test(test_errline),
+		cmocka_unit_test(test_frames_v2_types),
+		cmocka_unit_test(test_frames_v2_bounds),
 		cmocka_unit_test(test_cli_inputs_sessions),
 		cmocka_unit_test(test_inputs_memfds),
 		cmocka_unit_test(test_error_object), cmocka_unit_test(test_hint_debian),

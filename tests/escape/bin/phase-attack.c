@@ -194,7 +194,7 @@ static void attack_all(const char *phase)
 int main(int argc, char **argv)
 {
 	static const char code[] = "echo payload-ran\n";
-	int res[2], ctl[2], hin[2], hout[2], mfd, st, phases = 0;
+	int res[2], hin[2], hout[2], mfd, st, phases = 0;
 	char line[256], *json = NULL;
 	size_t jlen = 0;
 	FILE *hooks;
@@ -205,27 +205,25 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mfd = memfd_create("code", MFD_ALLOW_SEALING);
-	if (mfd < 0 || write(mfd, code, sizeof(code) - 1) < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, res) < 0 ||
-	    pipe(ctl) < 0 || pipe(hin) < 0 || pipe(hout) < 0) {
+	if (mfd < 0 || write(mfd, code, sizeof(code) - 1) < 0 ||
+	    fcntl(mfd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, res) < 0 || pipe(hin) < 0 || pipe(hout) < 0) {
 		perror("phase-attack: set-up");
 		return 2;
 	}
 	helper = fork();
 	if (helper == 0) {
-		if (dup2(hin[0], 0) < 0 || dup2(hout[1], 2) < 0 || dup2(mfd, 3) < 0 || dup2(res[1], 4) < 0 ||
-		    dup2(ctl[0], 5) < 0)
+		if (dup2(hin[0], 0) < 0 || dup2(hout[1], 2) < 0 || dup2(mfd, 3) < 0 || dup2(res[1], 4) < 0)
 			_exit(2);
 		int nul = open("/dev/null", O_WRONLY);
 		dup2(nul, 1);
-		closefrom(6);
-		execl(argv[1], argv[1], "run", "--lang", "sh", "--code-fd", "3", "--result-fd", "4",
-		      "--control-fd", "5", (char *)NULL);
+		closefrom(5);
+		execl(argv[1], argv[1], "run", "--lang", "sh", "--code-fd", "3", "--result-fd", "4", (char *)NULL);
 		_exit(127);
 	}
 	close(hin[0]);
 	close(hout[1]);
 	close(res[1]);
-	close(ctl[0]);
 	close(mfd);
 	signal(SIGPIPE, SIG_IGN);
 	hooks = fdopen(hout[0], "r");
@@ -242,7 +240,7 @@ int main(int argc, char **argv)
 		attack_all(phase);
 		(void)!write(hin[1], "c", 1);
 	}
-	/* the result socket: frames; the JSON is the last frame's payload */
+	/* the result socket: frames; the result JSON is the last one's payload */
 	for (;;) {
 		char buf[65536];
 		ssize_t n = read(res[0], buf, sizeof(buf));

@@ -57,6 +57,7 @@ while time.time() - t < 5:
     for i in range(100):                                     # as race2.py
         libc.renameat2(-100, b"/work/x/d%d" % i, -100, b"/work/x/l%d" % i, 2)
 print("done", flush=True)
+time.sleep(1)  # the run, and its hold on the session, goes on: rm's last try cannot race the end
 EOF
 chmod 644 "$T/race.py"
 run_as sbxtest env XDG_DATA_HOME="$X" "$SBX" run --session race "$T/race.py" >"$T/race.out" 2>"$T/race.err" </dev/null &
@@ -64,7 +65,7 @@ RACE=$!
 for _ in $(seq 100); do grep -q ready "$T/race.out" 2>/dev/null && break; sleep 0.1; done
 check "payload: set up and racing" grep -q ready "$T/race.out"
 tries=0 refused=0 other=
-while kill -0 "$RACE" 2>/dev/null && [ "$tries" -lt 20 ]; do
+while kill -0 "$RACE" 2>/dev/null && ! grep -q done "$T/race.out" && [ "$tries" -lt 20 ]; do
 	srun session rm race
 	tries=$((tries + 1))
 	if [ "$rc" = 75 ] && [ "$(cat "$T/err")" = "sbx: session rm: race is in use by a running sbx run" ]; then

@@ -15,8 +15,17 @@ static int hook_in = -1, hook_out = -1;
  * at fixed high numbers (keep_fds spares them, exec closes them). */
 void test_hook_init(void)
 {
-	hook_in = fcntl(0, F_DUPFD_CLOEXEC, 900);
-	hook_out = fcntl(2, F_DUPFD_CLOEXEC, 900);
+	hook_in = dup3(0, SBX_HOOK_FD_IN, O_CLOEXEC);
+	hook_out = dup3(2, SBX_HOOK_FD_OUT, O_CLOEXEC);
+}
+
+/* The hooked recorder: the supervisor left the two fds open across exec. */
+void test_hook_inherit(void)
+{
+	if (fcntl(SBX_HOOK_FD_IN, F_SETFD, FD_CLOEXEC) == 0 && fcntl(SBX_HOOK_FD_OUT, F_SETFD, FD_CLOEXEC) == 0) {
+		hook_in = SBX_HOOK_FD_IN;
+		hook_out = SBX_HOOK_FD_OUT;
+	}
 }
 
 int test_hook_fds(int fds[2])

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * sbx-recorder internals: one run's audit-log side, as _sbx with no
+ * capabilities, exec'd by the supervisor (helper/main.c) with the fds of
+ * proto.h enum sbx_recorder_fd. It trusts nothing it reads from the
+ * sandbox or the collector; what it sends the supervisor is one byte (enum
+ * sbx_rec_reply), what it sends the client is frames (outq.h).
+ */
+#ifndef SBX_RECORDER_H
+#define SBX_RECORDER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "log.h"
+#include "outq.h"
+#include "record.h"
+#include "environment.h"
+#include "rundesc.h"
+
+#define MAX_ARTIFACTS 64
+
+struct stream {
+	int in;                /* the payload's pipe */
+	uint32_t frame;        /* SBX_FRAME_STDOUT or SBX_FRAME_STDERR */
+	struct outq_src cap;   /* captured bytes, at most the output cap in all */
+	size_t alloc;
+	uint64_t total;        /* bytes the payload wrote, kept or not */
+	bool eof, truncated;
+};
+
+struct rec {
+	const struct sbx_run_desc *d;
+	int ctl, art;
+	struct rec_log *log;
+	struct outq q;
+	struct stream s[2];
+	uint64_t captured;
+	struct sbx_run_end end;
+	bool have_end;
+	char *code;
+	size_t code_len;
+	unsigned char code_sha256[32];
+	unsigned char input_sha256[SBX_MAX_INPUTS][32]; /* set with START (startfacts.c) */
+	unsigned char stdin_sha256[32];                 /* likewise, with SBX_DESC_STDIN */
+	bool stdin_hashed;
+	struct sbx_artifact arts[MAX_ARTIFACTS];
+	int art_fd[MAX_ARTIFACTS];
+	size_t n_arts, skipped_arts;
+	uint64_t start_seq, end_seq;
+	unsigned char chain[32];
+	struct run_env env;   /* environment.h: set with START, in the result */
+};
+
+/* recorder.c: the run, from START to the result; never returns. */
+_Noreturn void recorder_run(const struct sbx_run_desc *d);
+
+/* recorder.c: what the END record and the result call the limit that
+ * ended the run (its policy key), or the full tmpfs it ran into, or "". */
+const char *rec_limit_name(const struct sbx_run_end *e);
+
+/* result.c: the result JSON (docs/result.schema.json) of a recorded run;
+ * traceback is consumed. NULL when out of memory. */
+json_t *result_json(const struct rec *c, json_t *traceback);
+
+#endif

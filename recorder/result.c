@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The result JSON of a recorded run (recorder.h; sbx(1) "The result",
+ * docs/result.schema.json): one table, one row per key, in the order the
+ * result shows them. Adding a key is a row and its function here, and its
+ * entry in the schema.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "environment.h"
+#include "fdio.h"
+#include "limitjson.h"
+#include "proto.h"
+#include "recorder.h"
+#include "textutil.h"
+
+/* What the value functions get: the run and the parsed traceback. */
+struct rctx {
+	const struct rec *c;
+	json_t *traceback; /* consumed by the "traceback" row */
+};
+
+static json_t *text_json(const char *data, size_t len)
+{
+	char *s = sbx_utf8_sanitize(data ? data : "", data ? len : 0);
+	json_t *j = json_string(s ? s : "");
+	free(s);
+	return j;
+}
+
+static json_t *u64(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+static json_t *digest(const unsigned char d[32])
+{
+	char hex[65];
+
+	sbx_hex(d, 32, hex);
+	return json_string(hex);
+}
+
+static json_t *k_id(const struct rctx *x) { return json_string(x->c->d->run_id); }
+static json_t *k_outcome(const struct rctx *x) { return json_string(sbx_outcome_defs[x->c->end.outcome].name); }
+static json_t *k_exit_code(const struct rctx *x)
+{
+	return x->c->end.exit_code >= 0 ? json_integer(x->c->end.exit_code) : json_null();
+}
+static json_t *k_signal(const struct rctx *x) { return x->c->end.signal ? json_integer(x->c->end.signal) : json_null(); }
+static json_t *k_signal_name(const struct rctx *x)
+{
+	const char *n = x->c->end.signal ? sigabbrev_np(x->c->end.signal) : NULL;
+
+	return x->c->end.signal ? json_string(n ? n : "?") : json_null();
+}
+static json_t *k_wall_ms(const struct rctx *x) { return u64(x->c->end.wall_ms); }
+static json_t *k_cpu_ms(const struct rctx *x) { return u64(x->c->end.cpu_ms); }
+static json_t *k_memory_peak(const struct rctx *x) { return u64(x->c->end.memory_peak_bytes); }
+static json_t *k_pids_peak(const struct rctx *x) { return u64(x->c->end.pids_peak); }
+static json_t *k_stdout(const struct rctx *x) { return text_json(x->c->s[0].cap.buf, x->c->s[0].cap.len); }
+static json_t *k_stderr(const struct rctx *x) { return text_json(x->c->s[1].cap.buf, x->c->s[1].cap.len); }
+/* cut by the cap, or the payload wrote more than was captured */
+static json_t *truncated(const struct stream *st) { return json_boolean(st->truncated || st->total > st->cap.len); }
+static json_t *k_stdout_truncated(const struct rctx *x) { return truncated(&x->c->s[0]); }
+static json_t *k_stderr_truncated(const struct rctx *x) { return truncated(&x->c->s[1]); }
+static json_t *k_stdout_bytes(const struct rctx *x) { return u64(x->c->s[0].total); }
+static json_t *k_stderr_bytes(const struct rctx *x) { return u64(x->c->s[1].total); }
+static json_t *k_traceback(const struct rctx *x) { return x->traceback ? x->traceback : json_null(); }
+
+static json_t *k_artifacts(const struct rctx *x)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < x->c->n_arts; i++) {
+		const struct sbx_artifact *r = &x->c->arts[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", json_string(r->name));
+		json_object_set_new(o, "size", u64(r->size));
+		json_object_set_new(o, "media_type", json_string(r->media_type));
+		json_object_set_new(o, "sha256", digest(r->sha256));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *k_artifacts_skipped(const struct rctx *x) { return u64(x->c->skipped_arts); }
+static json_t *k_policy(const struct rctx *x) { return json_string(x->c->d->policy); }
+static json_t *k_limits(const struct rctx *x) { return sbx_limits_json(&x->c->d->limits); }
+static json_t *k_attempt(const struct rctx *x) { return u64(x->c->d->attempt); }
+static json_t *k_session(const struct rctx *x) { return json_string(x->c->d->session); }
+static json_t *k_language(const struct rctx *x) { return json_string(x->c->d->language); }
+static json_t *k_code_sha256(const struct rctx *x) { return digest(x->c->code_sha256); }
+
+/* [{name, size, sha256}] of the input files, as START recorded them. */
+static json_t *k_inputs(const struct rctx *x)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; a != NULL && i < x->c->d->n_inputs; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", json_string(x->c->d->inputs[i].name));
+		json_object_set_new(o, "size", u64(x->c->d->inputs[i].size));
+		json_object_set_new(o, "sha256", digest(x->c->input_sha256[i]));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* {size, sha256} of the standard input passed to the program, as START
+ * recorded it, or null (/dev/null). */
+static json_t *k_stdin(const struct rctx *x)
+{
+	json_t *o;
+
+	if (!x->c->stdin_hashed)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "size", u64(x->c->d->stdin_bytes));
+	json_object_set_new(o, "sha256", digest(x->c->stdin_sha256));
+	return o;
+}
+
+static json_t *k_limit(const struct rctx *x)
+{
+	const char *n = rec_limit_name(&x->c->end);
+
+	return n[0] ? json_string(n) : json_null();
+}
+
+/* the size-capped tmpfs mounts the payload left full */
+static json_t *k_disk_full(const struct rctx *x)
+{
+	json_t *a = json_array();
+
+	if (x->c->end.disk_full & SBX_DISK_FULL_TMP)
+		json_array_append_new(a, json_string("/tmp"));
+	if (x->c->end.disk_full & SBX_DISK_FULL_SHM)
+		json_array_append_new(a, json_string("/dev/shm"));
+	if (x->c->end.disk_full & SBX_DISK_FULL_OUT)
+		json_array_append_new(a, json_string("/out"));
+	return a;
+}
+
+static json_t *k_error(const struct rctx *x)
+{
+	const char *e = x->c->end.error;
+
+	return e[0] ? text_json(e, strlen(e)) : json_null();
+}
+
+static json_t *k_audit(const struct rctx *x)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "start_seq", u64(x->c->start_seq));
+	json_object_set_new(o, "end_seq", u64(x->c->end_seq));
+	json_object_set_new(o, "chain", digest(x->c->chain));
+	return o;
+}
+
+/* image or host, digest, interpreter (environment.h) */
+static json_t *k_environment(const struct rctx *x)
+{
+	return run_env_json(&x->c->env);
+}
+
+static const struct {
+	const char *key;
+	json_t *(*value)(const struct rctx *x);
+} keys[] = {
+	{"id", k_id},
+	{"outcome", k_outcome},
+	{"exit_code", k_exit_code},
+	{"signal", k_signal},
+	{"signal_name", k_signal_name},
+	{"wall_ms", k_wall_ms},
+	{"cpu_ms", k_cpu_ms},
+	{"memory_peak_bytes", k_memory_peak},
+	{"pids_peak", k_pids_peak},
+	{"stdout", k_stdout},
+	{"stderr", k_stderr},
+	{"stdout_truncated", k_stdout_truncated},
+	{"stderr_truncated", k_stderr_truncated},
+	{"stdout_bytes", k_stdout_bytes},
+	{"stderr_bytes", k_stderr_bytes},
+	{"traceback", k_traceback},
+	{"artifacts", k_artifacts},
+	{"artifacts_skipped", k_artifacts_skipped},
+	{"policy", k_policy},
+	{"limits", k_limits},
+	{"attempt", k_attempt},
+	{"session", k_session},
+	{"language", k_language},
+	{"code_sha256", k_code_sha256},
+	{"inputs", k_inputs},
+	{"stdin", k_stdin},
+	{"limit", k_limit},
+	{"disk_full", k_disk_full},
+	{"error", k_error},
+	{"environment", k_environment},
+	{"audit", k_audit},
+};
+
+json_t *result_json(const struct rec *c, json_t *traceback)
+{
+	struct rctx x = {.c = c, .traceback = traceback};
+	json_t *j = json_object();
+
+	for (size_t i = 0; j != NULL && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *v = keys[i].value(&x);
+
+		if (v == NULL || json_object_set_new(j, keys[i].key, v) < 0) {
+			json_decref(j);
+			return NULL;
+		}
+	}
+	return j;
+}

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * Unit tests for the recorder's side of the protocol: the run description
+ * check (common/rundesc.c: what a recorder or client accepts) and the
+ * frame queue (recorder/outq.c), which must never block on a client that
+ * does not read, keep frames whole and in order, and drop what a stalled
+ * client has not taken by its deadline.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fdio.h"
+#include "outq.h"
+#include "proto.h"
+#include "rundesc.h"
+#include "clock.h"
+
+static void good_desc(struct sbx_run_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	sbx_msg_hdr_init(&d->hdr, SBX_REC_MSG_RUN, sizeof(*d));
+	strcpy(d->run_id, "0123456789abcdef0123456789abcdef");
+	assert_int_equal(sbx_run_desc_add_arg(d, "/usr/bin/python3"), 0);
+	assert_int_equal(sbx_run_desc_add_arg(d, "/code/main.py"), 0);
+}
+
+static void test_desc_check(void **state)
+{
+	static struct sbx_run_desc d;
+	char err[256];
+
+	(void)state;
+	good_desc(&d);
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), 0);
+	/* what recv(2) returned must be the header's size and ours */
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d) - 1, false, err, sizeof(err)), -1);
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), true, err, sizeof(err)), -1);
+	d.hdr.version++;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "version"));
+	good_desc(&d);
+	d.hdr.magic ^= 1;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), -1);
+	good_desc(&d);
+	d.hdr.type = SBX_REC_MSG_END;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), -1);
+	/* a string that runs off its array */
+	good_desc(&d);
+	memset(d.user, 'u', sizeof(d.user));
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), -1);
+	good_desc(&d);
+	memset(d.inputs[0].name, 'n', sizeof(d.inputs[0].name));
+	d.n_inputs = 1;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), -1);
+	good_desc(&d);
+	d.n_inputs = SBX_MAX_INPUTS + 1;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), -1);
+	/* argv must end with a NUL inside its length */
+	good_desc(&d);
+	d.argv[d.argv_len - 1] = 'x';
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), -1);
+	good_desc(&d);
+	d.argv_len = sizeof(d.argv) + 1;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), -1);
+	/* a refusal always says why */
+	good_desc(&d);
+	d.flags = SBX_DESC_REFUSED;
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), -1);
+	strcpy(d.error, "policy 'x' does not allow user y");
+	assert_int_equal(sbx_run_desc_check(&d, sizeof(d), false, err, sizeof(err)), 0);
+}
+
+static void test_desc_argv_full(void **state)
+{
+	static struct sbx_run_desc d;
+	char arg[300];
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	memset(arg, 'a', sizeof(arg) - 1);
+	arg[sizeof(arg) - 1] = '\0';
+	assert_int_equal(sbx_run_desc_add_arg(&d, arg), 0);
+	assert_int_equal(sbx_run_desc_add_arg(&d, arg), 0);
+	assert_int_equal(sbx_run_desc_add_arg(&d, arg), 0);
+	assert_int_equal(sbx_run_desc_add_arg(&d, arg), -1); /* 4 x 300 > 1024 */
+	assert_int_equal(d.argv_len, 900);
+}
+
+static void test_end_check(void **state)
+{
+	struct sbx_run_end e;
+	char err[256];
+
+	(void)state;
+	memset(&e, 0, sizeof(e));
+	sbx_msg_hdr_init(&e.hdr, SBX_REC_MSG_END, sizeof(e));
+	e.outcome = SBX_OUTCOME_OK;
+	e.limit = SBX_LIMIT_NONE;
+	assert_int_equal(sbx_run_end_check(&e, sizeof(e), err, sizeof(err)), 0);
+	/* outcome and limit within their tables; "incomplete" is not a run's */
+	e.outcome = SBX_OUTCOME_N;
+	assert_int_equal(sbx_run_end_check(&e, sizeof(e), err, sizeof(err)), -1);
+	e.outcome = SBX_OUTCOME_INCOMPLETE;
+	assert_int_equal(sbx_run_end_check(&e, sizeof(e), err, sizeof(err)), -1);
+	e.outcome = SBX_OUTCOME_OK;
+	e.limit = SBX_LIMIT_N;
+	assert_int_equal(sbx_run_end_check(&e, sizeof(e), err, sizeof(err)), -1);
+	e.limit = SBX_LIMIT_NONE;
+	memset(e.error, 'x', sizeof(e.error));
+	assert_int_equal(sbx_run_end_check(&e, sizeof(e), err, sizeof(err)), -1);
+}
+
+/* Read every frame from fd until EOF: types and payload lengths. */
+static size_t read_frames(int fd, uint32_t *types, size_t *lens, size_t max, int *got_fd)
+{
+	size_t n = 0;
+	unsigned char hdr[8];
+
+	*got_fd = -1;
+	for (;;) {
+		int pass;
+		int r = sbx_recv_fd(fd, hdr, 8, &pass);
+		if (r <= 0)
+			return n;
+		assert_int_equal(r, 8);
+		if (pass >= 0)
+			*got_fd = pass;
+		uint32_t len = (uint32_t)hdr[4] << 24 | (uint32_t)hdr[5] << 16 | (uint32_t)hdr[6] << 8 | hdr[7];
+		char *p = malloc(len + 1);
+		assert_non_null(p);
+		assert_int_equal(sbx_read_full(fd, p, len), (ssize_t)len);
+		free(p);
+		assert_true(n < max);
+		types[n] = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+		lens[n++] = len;
+	}
+}
+
+static void test_outq_order_and_merge(void **state)
+{
+	static char big[3 * SBX_FRAME_OUTPUT_MAX] = "x";
+	struct outq_src out = {.buf = big}, err = {.buf = big};
+	struct outq q;
+	uint32_t types[16] = {0};
+	size_t lens[16] = {0}, n;
+	int sv[2], mfd = memfd_create("a", MFD_CLOEXEC), got;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	outq_init(&q, sv[0]);
+	outq_frame(&q, SBX_FRAME_STARTED, "id", 2, -1);
+	/* consecutive stdout chunks merge, up to SBX_FRAME_OUTPUT_MAX */
+	outq_output(&q, SBX_FRAME_STDOUT, &out, 0, 10);
+	outq_output(&q, SBX_FRAME_STDOUT, &out, 10, 20);
+	outq_output(&q, SBX_FRAME_STDERR, &err, 0, 5);
+	outq_output(&q, SBX_FRAME_STDOUT, &out, 30, 2 * SBX_FRAME_OUTPUT_MAX + 1);
+	outq_frame(&q, SBX_FRAME_ARTIFACT, "plot.png", 8, mfd);
+	outq_frame_take(&q, SBX_FRAME_RESULT, strdup("{}"), 2);
+	outq_flush(&q, sbx_mono_ms() + 5000);
+	free(q.items);
+	close(sv[0]);
+	n = read_frames(sv[1], types, lens, 16, &got);
+	close(sv[1]);
+	assert_int_equal(n, 8);
+	assert_int_equal(types[0], SBX_FRAME_STARTED);
+	assert_int_equal(types[1], SBX_FRAME_STDOUT);
+	assert_int_equal(lens[1], 30);
+	assert_int_equal(types[2], SBX_FRAME_STDERR);
+	assert_int_equal(lens[3] + lens[4] + lens[5], 2 * SBX_FRAME_OUTPUT_MAX + 1);
+	for (size_t i = 3; i < 6; i++) {
+		assert_int_equal(types[i], SBX_FRAME_STDOUT);
+		assert_true(lens[i] <= SBX_FRAME_OUTPUT_MAX);
+	}
+	assert_int_equal(types[6], SBX_FRAME_ARTIFACT);
+	assert_true(got >= 0); /* the memfd came with its frame */
+	close(got);
+	assert_int_equal(types[7], SBX_FRAME_RESULT);
+}
+
+/* A client that never reads: sending returns at once, a flush returns at
+ * its deadline, and the queue lets go of everything. */
+static void test_outq_stalled_client(void **state)
+{
+	static char big[1 << 20] = "x";
+	struct outq_src out = {.buf = big};
+	struct outq q;
+	int sv[2], small = 4096;
+	int64_t t0;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	outq_init(&q, sv[0]);
+	for (size_t off = 0; off < sizeof(big); off += 4096)
+		outq_output(&q, SBX_FRAME_STDOUT, &out, off, 4096);
+	t0 = sbx_mono_ms();
+	outq_send(&q);
+	assert_true(sbx_mono_ms() - t0 < 1000);
+	assert_true(outq_pending(&q));
+	outq_frame(&q, SBX_FRAME_RESULT, "{}", 2, -1);
+	t0 = sbx_mono_ms();
+	outq_flush(&q, t0 + 300);
+	assert_true(sbx_mono_ms() - t0 >= 300);
+	assert_true(sbx_mono_ms() - t0 < 2000);
+	assert_false(outq_pending(&q));
+	assert_true(q.gone);
+	free(q.items);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* A client that has gone: EPIPE, no SIGPIPE, nothing pending. */
+static void test_outq_client_gone(void **state)
+{
+	struct outq_src out = {.buf = (char *)"hello"};
+	struct outq q;
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	close(sv[1]);
+	outq_init(&q, sv[0]);
+	outq_output(&q, SBX_FRAME_STDOUT, &out, 0, 5);
+	outq_send(&q);
+	assert_true(q.gone);
+	assert_false(outq_pending(&q));
+	free(q.items);
+	close(sv[0]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_desc_check),
+		cmocka_unit_test(test_desc_argv_full),
+		cmocka_unit_test(test_end_check),
+		cmocka_unit_test(test_outq_order_and_merge),
+		cmocka_unit_test(test_outq_stalled_client),
+		cmocka_unit_test(test_outq_client_gone),
+	};
+	return cmocka_run_group_tests_name("recorder", tests, NULL, NULL);
+}
