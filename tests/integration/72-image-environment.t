@@ -6,10 +6,12 @@
 # docs/image-digest.md says), the interpreter resolved in that tree with its
 # package and version, the kernel and the sbx version; sbx-audit search
 # finds runs by image digest; report --environments shows the same code
-# giving two outcomes under two environments.
+# giving two outcomes under two environments; and sbx-image rm of an image
+# a run is using (refused while a policy names it; --force: the run keeps
+# it until it ends).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-image.sh"
-plan 25
+plan 32
 
 ensure_image tiny
 img_policy tiny tiny
@@ -83,5 +85,31 @@ assert any(r["image"] == "tiny" and r["digest"] == sys.argv[2] and r["runs"] >= 
 ' "$T/rep" "$dig"
 "$AUDIT" verify >"$T/verify" 2>&1
 check "sbx-audit verify: no tampering found in the log with the new fields" grep -Eq '^OK: |\(0 tampering' "$T/verify"
+
+# --- rm while a run uses the image: refused while a policy names it, and
+# with --force the run keeps its image until it ends (last, as it removes
+# the image the other image tests reuse) ----------------------------------
+ino=$(stat -c %i "$STORE/tiny/image.erofs")
+run_as sbxtest "$SBX" run --policy tiny -c 'import time; print("started"); time.sleep(4); import tabulate; print("kept", open("/usr/lib/os-release").read().count("\n") > 0)' \
+	>"$T/bg.out" 2>"$T/bg.err" </dev/null &
+bg=$!
+# the run has its image once its code prints (up to 60 s on a loaded machine)
+i=0; while [ $i -lt 600 ] && ! grep -qx started "$T/bg.out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+check "precondition: the background run started" grep -qx started "$T/bg.out"
+img rm tiny
+check "rm of an image a policy names: exit 4, names the policy" sh -c "[ $rc = 4 ] && grep -q \"named by policy tiny\" '$T/img.err'"
+img rm --force tiny
+check "rm --force: removed, says running runs keep it" sh -c "[ $rc = 0 ] && grep -q 'runs already started keep it until they end' '$T/img.out'"
+check "... gone from the store at once" [ ! -e "$STORE/tiny" ]
+sbx_run run --policy tiny -c 'print(1)'
+check "... a new run is refused: does not exist" sh -c "[ $rc = 125 ] && grep -q \"image 'tiny' of policy 'tiny' does not exist\" '$T/err'"
+wait $bg; bgrc=$?
+diag "background run: $bgrc $(cat "$T/bg.out" "$T/bg.err")"
+check "... the run that had started finished with its image" sh -c "[ $bgrc = 0 ] && grep -qx 'kept True' '$T/bg.out'"
+# the loop device goes with the last mount of the image (the run's), which
+# the kernel drops just after the run's processes exit
+i=0; while [ $i -lt 100 ] && losetup -a | grep -q ":$ino "; do sleep 0.1; i=$((i + 1)); done
+check "... and then its loop device went" sh -c "! losetup -a | grep -q ':$ino '"
+rm -f "$POLICIES/tiny.policy"
 
 finish
