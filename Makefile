@@ -11,11 +11,22 @@ LIBEXECDIR    ?= $(PREFIX)/libexec
 DATADIR       ?= $(PREFIX)/share
 MANDIR        ?= $(PREFIX)/share/man
 BASHCOMPDIR   ?= $(PREFIX)/share/bash-completion/completions
+# README, threat model, seccomp document, examples (the man pages point here)
+DOCDIR        ?= $(PREFIX)/share/doc/sbx
+# sbx's own data: the result JSON Schema, the post-install step, what the
+# sandbox sees at /sbx (sandbox/)
+PKGDATADIR     = $(DATADIR)/sbx
+# the Python package sbx (python/sbx); Debian's python3 searches
+# /usr/local/lib/python3/dist-packages and /usr/lib/python3/dist-packages
+PYTHONDIR     ?= $(PREFIX)/lib/python3/dist-packages
 # systemd units (packages: /lib/systemd/system on Debian, %{_unitdir} on Fedora)
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
 # where sbx-cgroup.service names its delegated cgroup (read by the helper)
 RUNSTATEDIR   ?= /run
 DESTDIR       ?=
+# The one version source: sbx --version, sbx-audit --version, the MCP
+# server's serverInfo, the .deb (packaging/build-deb) and the .rpm.
+VERSION := $(shell cat $(dir $(lastword $(MAKEFILE_LIST)))VERSION)
 
 CC      ?= cc
 PKGS     = libseccomp libcap sqlite3 libbsd libmd libsodium inih jansson
@@ -32,6 +43,12 @@ HELPER_LIBS   = $(shell pkg-config --libs $(HELPER_PKGS))
 RECORDER_LIBS = $(shell pkg-config --libs $(RECORDER_PKGS))
 
 WARN     = -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
+# The tree also builds clean with these (make STRICT=1); they join WARN
+# once every workstream's branch has merged the fixes.
+WARN_NEXT = -Wmissing-prototypes -Wstrict-prototypes -Wcast-qual -Wconversion
+ifeq ($(STRICT),1)
+WARN     += $(WARN_NEXT)
+endif
 HARDEN   = -fstack-protector-strong -fPIE
 ifeq ($(SANITIZE),1)
 OPT      = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -39,7 +56,7 @@ SAN_LD   = -fsanitize=address,undefined
 else
 OPT      = -O2 -g -D_FORTIFY_SOURCE=2
 endif
-INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iimage
+INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iclient/mcp -Iimage
 CFLAGS  ?=
 CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
@@ -53,7 +70,7 @@ COMMON_SRC   = $(filter-out common/testhook.c,$(wildcard common/*.c))
 AUDITLOG_SRC = $(wildcard auditlog/*.c)
 RECORDER_SRC = $(wildcard recorder/*.c)
 HELPER_SRC   = $(wildcard helper/*.c)
-CLIENT_SRC   = $(wildcard client/*.c)
+CLIENT_SRC   = $(wildcard client/*.c client/mcp/*.c)
 RELAY_SRC    = $(wildcard relay/*.c)
 AUDIT_SRC    = $(wildcard audit/*.c)
 IMAGE_SRC    = $(wildcard image/*.c)
@@ -83,15 +100,23 @@ PROGS = $(B)/sbx-helper $(B)/sbx-recorder $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
-.PHONY: deps all check check-linkage check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint ci FORCE
+.PHONY: deps deps-run deps-test dist uninstall install-doc install-python check-python all check check-linkage check-vm check-unit check-setup check-integration check-escape escape-bins install install-files install-systemd postinst clean bench fuzz fuzz-build lint ci help FORCE
 all: $(PROGS) $(TOOLS)
 
 # Rewritten only when a path changes, so a different PREFIX rebuilds.
 $(B)/paths.h: FORCE
 	@mkdir -p $(B)
-	@printf '#define SBX_SYSCONFDIR "%s"\n#define SBX_LOCALSTATEDIR "%s"\n#define SBX_LIBEXECDIR "%s"\n#define SBX_BINDIR "%s"\n#define SBX_RUNSTATEDIR "%s"\n#define SBX_DATADIR "%s"\n' \
-	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' '$(RUNSTATEDIR)' '$(DATADIR)' > $@.tmp
+	@printf '#define SBX_SYSCONFDIR "%s"\n#define SBX_LOCALSTATEDIR "%s"\n#define SBX_LIBEXECDIR "%s"\n#define SBX_BINDIR "%s"\n#define SBX_RUNSTATEDIR "%s"\n#define SBX_DATADIR "%s"\n#define SBX_VERSION "%s"\n' \
+	  '$(SYSCONFDIR)' '$(LOCALSTATEDIR)' '$(LIBEXECDIR)' '$(BINDIR)' '$(RUNSTATEDIR)' '$(DATADIR)' '$(VERSION)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+# The result JSON Schema built into sbx (client/resultschema.c): the
+# bytes of docs/result.schema.json as a C array, NUL-terminated.
+$(B)/result_schema.h: docs/result.schema.json
+	@mkdir -p $(B)
+	@{ echo '/* generated from $< */'; echo 'static const char sbx_result_schema_json[] = {'; \
+	  od -An -v -tx1 $< | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; echo '0};'; } > $@.tmp && mv $@.tmp $@
+$(B)/client/resultschema.o $(B)/fuzz/client/resultschema.o $(B)/lint/client/resultschema.tidy $(B)/lint/cppcheck.ok: $(B)/result_schema.h
 
 # Header dependencies come from the compiler (-MMD -MP, the .d files).
 $(B)/%.o: %.c $(B)/paths.h
@@ -167,7 +192,7 @@ $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 # Unit tests link the objects they test (test_client still #includes
 # client sources: HACKING.md).
 UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbxclient.a $(B)/libsbximage.a $(LIBLOG) $(LIBCOMMON)
-$(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h
+$(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h $(B)/result_schema.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $(CRYPTO_LIBS) $$(pkg-config --libs cmocka)
 
@@ -192,7 +217,7 @@ check-vm: all
 	SBX_SRCDIR=$(CURDIR) prove -v tests/integration/10-cgroup-v2-vm.t
 
 # Everything, in one prove run (unit tests print TAP through cmocka).
-check: all $(UNIT_BIN) check-linkage check-setup
+check: all $(UNIT_BIN) check-linkage check-setup check-python
 	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t tests/escape/*.t
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang and run one after
@@ -273,14 +298,17 @@ $(B)/lint/%.tidy: %.c $(wildcard */*.h) .clang-tidy tests/.clang-tidy bench/.cla
 	@clang-tidy -quiet $< -- $(LINT_FLAGS) 2>/dev/null
 	@touch $@
 
-# Man pages name the packages' paths; the installed copies name this build's.
+# Man pages name the packages' paths; the installed copies name this build's,
+# and the footer names the version (.Os sbx VERSION; groff's default is "BSD").
 MAN_SRC = $(wildcard man/*.1 man/*.5 man/*.8)
 MAN_OUT = $(MAN_SRC:man/%=$(B)/man/%)
 man: $(MAN_OUT)
-$(B)/man/%: man/% $(B)/paths.h
+$(B)/man/%: man/% $(B)/paths.h VERSION
 	@mkdir -p $(dir $@)
 	sed -e 's|/usr/libexec/sbx|$(LIBEXECDIR)/sbx|g' -e 's|/etc/sbx|$(SYSCONFDIR)/sbx|g' \
-	    -e 's|/var/lib/sbx|$(LOCALSTATEDIR)/lib/sbx|g' -e 's|/run/sbx/|$(RUNSTATEDIR)/sbx/|g' $< > $@
+	    -e 's|/var/lib/sbx|$(LOCALSTATEDIR)/lib/sbx|g' -e 's|/run/sbx/|$(RUNSTATEDIR)/sbx/|g' \
+	    -e 's|/usr/share/doc/sbx|$(DOCDIR)|g' -e 's|/usr/share/sbx/|$(PKGDATADIR)/|g' \
+	    -e 's|^\.Os sbx$$|.Os sbx $(VERSION)|' $< > $@
 
 install-man: man
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
@@ -307,19 +335,42 @@ install-systemd:
 	    packaging/systemd/sbx-images.service.in > $(DESTDIR)$(UNITDIR)/sbx-images.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/sbx-images.service
 
-install-files: all install-man install-completion install-systemd
+# Documentation: what the man pages point to (sbx(1) SEE ALSO).
+DOC_FILES = README.md LICENSE docs/threat-model.md docs/seccomp.md docs/outcomes.md
+EXAMPLE_FILES = $(wildcard examples/*.py examples/*.sh)
+FIXER_FILES = $(wildcard examples/fixers/*)
+AGENT_FILES = $(wildcard examples/agents/*.py)
+install-doc:
+	install -d $(DESTDIR)$(DOCDIR)/examples/fixers $(DESTDIR)$(DOCDIR)/examples/agents
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(EXAMPLE_FILES) $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 $(FIXER_FILES) $(DESTDIR)$(DOCDIR)/examples/fixers/
+	install -m 0644 $(AGENT_FILES) $(DESTDIR)$(DOCDIR)/examples/agents/
+
+# The Python package (standard library only), with VERSION filled in.
+PY_FILES = $(wildcard python/sbx/*.py)
+install-python:
+	install -d $(DESTDIR)$(PYTHONDIR)/sbx
+	install -m 0644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/sbx/
+	sed -i 's/@VERSION@/$(VERSION)/' $(DESTDIR)$(PYTHONDIR)/sbx/__init__.py
+# Its tests and the agent examples' stub loops, against a stand-in sbx.
+check-python:
+	cd python && python3 -W error -m unittest -v tests/test_sbx.py tests/test_examples.py
+
+install-files: all install-man install-completion install-systemd install-doc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(SYSCONFDIR)/sbx/policies.d \
-	  $(DESTDIR)$(LOCALSTATEDIR)/lib/sbx $(DESTDIR)$(PREFIX)/share/sbx
+	  $(DESTDIR)$(LOCALSTATEDIR)/lib/sbx $(DESTDIR)$(PKGDATADIR)
 	install -m 0755 $(B)/sbx $(B)/sbx-audit $(DESTDIR)$(BINDIR)/
 	install -d $(DESTDIR)$(SBINDIR)
 	install -m 0755 $(B)/sbx-image $(DESTDIR)$(SBINDIR)/
 	install -m 0755 $(B)/sbx-helper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
 	install -m 0755 $(B)/sbx-recorder $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-recorder
+	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PKGDATADIR)/sbx-postinst
+	install -m 0644 docs/result.schema.json $(DESTDIR)$(PKGDATADIR)/result.schema.json
 	install -m 0755 $(B)/sbx-relay $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-relay
-	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PREFIX)/share/sbx/sbx-postinst
 	# what the sandbox sees read-only at /sbx (sbx.conf(5))
-	install -d $(DESTDIR)$(DATADIR)/sbx/sandbox/python
-	install -m 0644 sandbox/python/*.py $(DESTDIR)$(DATADIR)/sbx/sandbox/python/
+	install -d $(DESTDIR)$(PKGDATADIR)/sandbox/python
+	install -m 0644 sandbox/python/*.py $(DESTDIR)$(PKGDATADIR)/sandbox/python/
 	@for f in policies/*.policy; do \
 	  t=$(DESTDIR)$(SYSCONFDIR)/sbx/policies.d/$$(basename $$f); \
 	  [ -e $$t ] || install -m 0644 $$f $$t; done
@@ -327,14 +378,35 @@ install-files: all install-man install-completion install-systemd
 
 # The post-install step (accounts, key, modes, setuid bit) is skipped for
 # staged installs; packages run the same script from their maintainer scripts.
-install: install-files
+install: install-files install-python
 	@if [ -z "$(DESTDIR)" ]; then \
 	  sh packaging/sbx-postinst --bindir '$(BINDIR)' --libexecdir '$(LIBEXECDIR)' \
 	    --sysconfdir '$(SYSCONFDIR)' --localstatedir '$(LOCALSTATEDIR)'; \
-	else echo "DESTDIR set: run share/sbx/sbx-postinst on the target system"; fi
+	  echo "installed; add users to group sbx to let them run code (they log in again, or run newgrp sbx)"; \
+	else echo "DESTDIR set: run $(PKGDATADIR)/sbx-postinst on the target system"; fi
 
+# Everything `make install` put there, with the same variables; the audit
+# log and its key stay (packaging/uninstall says what it kept and why).
+uninstall:
+	@DESTDIR='$(DESTDIR)' BINDIR='$(BINDIR)' LIBEXECDIR='$(LIBEXECDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
+	  LOCALSTATEDIR='$(LOCALSTATEDIR)' MANDIR='$(MANDIR)' BASHCOMPDIR='$(BASHCOMPDIR)' UNITDIR='$(UNITDIR)' \
+	  DOCDIR='$(DOCDIR)' PKGDATADIR='$(PKGDATADIR)' RUNSTATEDIR='$(RUNSTATEDIR)' PYTHONDIR='$(PYTHONDIR)' \
+	  sh packaging/uninstall
+
+# Dependencies by group (tools/install-deps): run = building and running sbx
+# and the curated interpreters (what quickstart.sh installs); test = all
+# that `make ci` needs besides. `make deps` installs both.
 deps:
-	tools/install-deps
+	tools/install-deps all
+deps-run:
+	tools/install-deps run
+deps-test:
+	tools/install-deps test
+
+# The release tarball sbx-VERSION.tar.gz (the README's way to get the
+# source, and the RPM's Source0): the tracked and new files, no build output.
+dist:
+	packaging/make-dist build-pkg
 
 # What CI runs (README's test command, .ci/run): dependencies, the whole
 # suite, static analysis, the whole suite again under ASan+UBSan (its own
@@ -361,6 +433,31 @@ bench: all
 
 clean:
 	rm -rf $(B) $(B)-san build-check* build-vm build-man build-image-cache
+
+# What each target is for (HACKING.md says where each kind of change goes).
+help:
+	@echo 'Build (B=DIR build directory, SANITIZE=1 for ASan+UBSan, STRICT=1 for WARN_NEXT):'
+	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx, sbx-audit, sbx-relay'
+	@echo '  man               the man pages, checked'
+	@echo 'Tests (CHECK_PREFIX=/tmp/sbx-check-NAME: a root-owned temporary install):'
+	@echo '  check-unit        cmocka unit tests (no root needed)'
+	@echo '  check-linkage     the setuid helper links only libc, libbsd, libmd, libcap, libseccomp, libinih'
+	@echo '  check-setup       install into CHECK_PREFIX for single tests: prove -v tests/integration/NN-x.t'
+	@echo '  check-integration tests/integration/*.t (root; runs the client as sbxtest)'
+	@echo '  check-escape      tests/escape/*.t, one attack class each (root)'
+	@echo '  check-vm          cgroup v2 in a qemu VM'
+	@echo '  check             unit, linkage, integration and escape tests in one prove run'
+	@echo '  lint              cppcheck and clang-tidy'
+	@echo '  fuzz              libFuzzer targets, FUZZ_SECONDS each'
+	@echo '  fuzz-build        build the fuzz targets only'
+	@echo '  ci                what CI runs: deps, check, lint, check SANITIZE=1, fuzz'
+	@echo '  bench             bench/startup (bare, bubblewrap, sbx), bench/audit, bench/egress'
+	@echo 'Install and packages (PREFIX, DESTDIR):'
+	@echo '  install           files, then sbx-postinst (accounts, key, setuid bit) unless DESTDIR'
+	@echo '  deps              tools/install-deps (apt: build, test and runtime packages)'
+	@echo '  deb               the Debian package, into build-pkg/'
+	@echo '  clean             remove the build directories'
+	@echo '  help              this list'
 
 # Header dependencies written by -MMD -MP.
 -include $(shell find $(B) -name "*.d" 2>/dev/null)

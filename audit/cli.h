@@ -28,10 +28,11 @@ struct cli {
 };
 
 /* Options every subcommand accepts, also before the subcommand name. */
-enum { OPT_DB = 0x100, OPT_PUBKEY, OPT_FIRST_CMD };
+enum { OPT_DB = 0x100, OPT_PUBKEY, OPT_VERSION, OPT_FIRST_CMD };
 #define CLI_COMMON_OPTIONS                                  \
 	{"db", required_argument, NULL, OPT_DB},            \
 	{"pubkey", required_argument, NULL, OPT_PUBKEY},    \
+	{"version", no_argument, NULL, OPT_VERSION},        \
 	{"help", no_argument, NULL, 'h'}
 
 /* "sbx-audit: <message>" on stderr; message is "what: why". */
@@ -39,7 +40,8 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Handle one getopt_long result that is not the subcommand's own: --db,
- * --pubkey, or an unknown option / missing value (message, EXIT_USAGE).
+ * --pubkey, --version (prints "sbx-audit VERSION", EXIT_OK), or an unknown
+ * option / missing value (message, EXIT_USAGE).
  * Returns -1 when handled without error, else the exit status to return.
  */
 int cli_common_opt(struct cli *c, const char *cmd, int opt, char **argv);

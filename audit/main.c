@@ -49,6 +49,7 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --db PATH      the log (default " SBX_LOCALSTATEDIR "/lib/sbx/audit.db)\n"
 		"  --pubkey PATH  the public key (default " SBX_SYSCONFDIR "/sbx/audit.pub)\n"
+		"  --version      print \"sbx-audit VERSION\" and exit\n"
 		"  -h, --help     this text; COMMAND --help for a command's options\n"
 		"\n"
 		"exit status: 0 ok, 1 findings or failure, 2 usage (verify: warnings only),\n"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "auditdb.h"
+#include "unconst.h"
 
 static void field(const char *name)
 {
@@ -220,10 +221,10 @@ static void ext_fields(const struct sbx_record *r)
 		} else if (f->type == SBX_FT_LIST) {
 			field(f->label);
 			printf("%ld\n", sbx_rec_items(f, p, n, NULL, NULL));
-			sbx_rec_items(f, p, n, item_text, (void *)f);
+			sbx_rec_items(f, p, n, item_text, sbx_unconst(f));
 		} else if (f->type == SBX_FT_OBJ) {
 			field(f->label);
-			sbx_rec_items(f, p, n, item_text, (void *)f);
+			sbx_rec_items(f, p, n, item_text, sbx_unconst(f));
 		} else if (sbx_fval_parse(f->type, p, n, &v) == 0) {
 			field(f->label);
 			value(&v);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "version.h"
+
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -32,6 +34,9 @@ int cli_common_opt(struct cli *c, const char *cmd, int opt, char **argv)
 	case OPT_PUBKEY:
 		c->pubkey = optarg;
 		return -1;
+	case OPT_VERSION: /* anywhere, like --help: "sbx-audit VERSION" */
+		printf(PROG " %s\n", SBX_VERSION);
+		return EXIT_OK;
 	case ':':
 		e = out_esc(word, strlen(word), 0);
 		cli_err("%s%soption '%s' needs a value (see " PROG "%s%s --help)",

@@ -65,7 +65,7 @@ int sbx_checkpoint_sign(const struct sbx_checkpoint *cp, const unsigned char *sk
 	if (n < 0 || n >= SBX_NOTE_MAX)
 		return -1;
 	sbx_note_key_id(cp->origin, pk, blob);
-	if (crypto_sign_detached(blob + 4, NULL, (const unsigned char *)out, (size_t)n, sk) != 0)
+	if (crypto_sign_detached(blob + 4, NULL, (const unsigned char *)out, (unsigned long long)n, sk) != 0)
 		return -1;
 	sodium_bin2base64(b64, sizeof(b64), blob, sizeof(blob), sodium_base64_VARIANT_ORIGINAL);
 	m = snprintf(out + n, SBX_NOTE_MAX - (size_t)n, "\n" EM_DASH "%s %s\n", cp->origin, b64);

@@ -258,8 +258,8 @@ static int bench_append(const char *db, int writers, long count)
 		bad += (int)fails[w];
 	qsort(lat, total, sizeof(int64_t), cmp64);
 	printf("%s writers=%d records=%zu median_ms=%.2f p99_ms=%.2f max_ms=%.2f throughput_per_s=%.0f failures=%d\n",
-	       no_ckpt ? "no-checkpoint" : "checkpoint-per-END", writers, total, lat[total / 2] / 1e6, lat[total * 99 / 100] / 1e6, lat[total - 1] / 1e6,
-	       total / ((t1 - t0) / 1e9), bad);
+	       no_ckpt ? "no-checkpoint" : "checkpoint-per-END", writers, total, (double)lat[total / 2] / 1e6, (double)lat[total * 99 / 100] / 1e6,
+	       (double)lat[total - 1] / 1e6, (double)total / ((double)(t1 - t0) / 1e9), bad);
 	return bad ? 1 : 0;
 }
 

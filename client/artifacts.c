@@ -43,7 +43,7 @@ void artifact_dir_open(const char *dir, struct artifact_dir *ad)
 	ad->fd = open(dir, flags);
 	if (ad->fd < 0 && errno == ENOENT) {
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			cli_die("--artifacts", "%s: cannot create: %s", dir, strerror(errno));
+			cli_die_code("artifacts_unwritable", "--artifacts", "%s: cannot create: %s", dir, strerror(errno));
 		ad->fd = open(dir, flags);
 	}
 	if (ad->fd < 0) {
@@ -51,9 +51,15 @@ void artifact_dir_open(const char *dir, struct artifact_dir *ad)
 		/* O_NOFOLLOW reports a symlink as ELOOP (or ENOTDIR with
 		 * O_DIRECTORY): name the real reason. */
 		if ((e == ELOOP || e == ENOTDIR) && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
-			cli_die("--artifacts", "%s: is a symbolic link; give the directory itself", dir);
-		cli_die("--artifacts", "%s: %s", dir, strerror(e));
+			cli_die_code("artifacts_unwritable", "--artifacts", "%s: is a symbolic link; give the directory itself", dir);
+		cli_die_code("artifacts_unwritable", "--artifacts", "%s: %s", dir, strerror(e));
 	}
+	/* Checked before the run, as the caller who writes the files (the
+	 * collector runs with the caller's uid): a directory that exists but
+	 * cannot be written would otherwise lose the artifacts after it. */
+	if (faccessat(ad->fd, ".", W_OK | X_OK, AT_EACCESS) < 0)
+		cli_die_code("artifacts_unwritable", "--artifacts", "%s: you cannot write there (%s); give a directory you can write",
+			     dir, strerror(errno));
 	ad->path = absolute(dir);
 }
 

@@ -16,8 +16,10 @@ struct artifact_dir {
 
 /*
  * Open DIR (O_DIRECTORY | O_NOFOLLOW: DIR itself must not be a symlink),
- * creating it with mode 0755 (less the umask) if missing. Done before the
- * run so a bad DIR costs no run. Dies with "sbx: --artifacts: DIR: why".
+ * creating it with mode 0755 (less the umask) if missing, and check that
+ * the caller may write there. Done before the run so a bad DIR costs no
+ * run and loses no artifact. Dies with "sbx: --artifacts: DIR: why",
+ * error code artifacts_unwritable (exit 2).
  */
 void artifact_dir_open(const char *dir, struct artifact_dir *ad);
 

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bsd/string.h>
 
@@ -44,15 +45,35 @@ void cli_usage(FILE *out)
 	      "  --version      show the version\n"
 	      "\n"
 	      "Exit status: that of the program; 124 time or CPU limit; 128+N killed by\n"
-	      "signal N (137: memory limit); 125 sbx itself failed; 126/127 as env(1).\n",
+	      "signal N (137: memory limit); sbx itself: 2 usage, 77 refused (group,\n"
+	      "policy), 74 audit log, 125 set-up; 126/127 as env(1). sbx(1), ERROR CODES.\n",
 	      out);
+}
+
+void cli_version(void)
+{
+	printf("sbx %s\n", SBX_VERSION);
+	exit(fflush(stdout) == 0 ? 0 : SBX_EXIT_FAILURE);
+}
+
+void cli_std_opts(int argc, char **argv, void (*usage)(FILE *))
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			exit(0);
+		}
+		if (strcmp(argv[i], "--version") == 0)
+			cli_version();
+	}
 }
 
 void cli_usage_mcp(FILE *out)
 {
 	fputs("Usage: sbx mcp [--keep-artifacts SIZE]\n"
 	      "\n"
-	      "Serve the Model Context Protocol (revisions 2025-06-18 and 2025-11-25) on\n"
+	      "Serve the Model Context Protocol (revisions 2024-11-05, 2025-03-26,\n"
+	      "2025-06-18 and 2025-11-25: the client's, else the newest) on\n"
 	      "standard input and output: JSON-RPC 2.0, one message per line; log lines\n"
 	      "go to standard error. For MCP clients that start a server as a command,\n"
 	      "such as agent frameworks and desktop assistants.\n"
@@ -82,8 +103,9 @@ void cli_usage_mcp(FILE *out)
 	      "  -h, --help     show this help\n"
 	      "\n"
 	      "Ends when standard input ends and every call is answered (exit 0), or on\n"
-	      "SIGTERM, SIGINT or SIGHUP (runs are stopped). Exit status 125 when\n"
-	      "standard input or output fails.\n",
+	      "SIGTERM, SIGINT or SIGHUP (runs are stopped). Exit status 2 for a usage\n"
+	      "error, 77 when the caller may not run the helper (not in group sbx,\n"
+	      "checked at start-up), 125 when standard input or output fails.\n",
 	      out);
 }
 
@@ -151,6 +173,7 @@ void cli_usage_run(FILE *out)
 	      "                      {\"event\":\"result\",\"result\":R} (R as for --json,\n"
 	      "                      also when sbx fails)\n"
 	      "  -h, --help          show this help\n"
+	      "  --version           show the version\n"
 	      "\n"
 	      "Retry loop (see sbx(1), FIXER PROTOCOL):\n"
 	      "  --fix CMD           after a failed attempt, run CMD with /bin/sh -c, as\n"
@@ -173,8 +196,9 @@ void cli_usage_run(FILE *out)
 	      "terminate (SIGTERM); a third Ctrl-C kills the sandbox.\n"
 	      "\n"
 	      "Exit status: that of the program; 124 time or CPU limit; 128+N killed by\n"
-	      "signal N (137: memory limit); 125 sbx failed (usage, policy, sandbox set-up,\n"
-	      "audit log); 126/127 as env(1).\n"
+	      "signal N (137: memory limit); sbx itself: 2 usage, 77 refused (group,\n"
+	      "policy), 74 audit log, 125 set-up (with --json: error.code, sbx(1) ERROR\n"
+	      "CODES); 126/127 as env(1).\n"
 	      "\n"
 	      "Examples:\n"
 	      "  sbx run -c 'print(6*7)'\n"
@@ -239,6 +263,7 @@ enum {
 	OPT_INPUT,
 	OPT_SESSION,
 	OPT_DRY_RUN,
+	OPT_VERSION,
 	OPT_ALLOW,
 };
 
@@ -262,6 +287,7 @@ static const struct option long_opts[] = {
 	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 	{"allow", required_argument, NULL, OPT_ALLOW},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
 };
 
@@ -299,11 +325,11 @@ static void prescan_json(int argc, char **argv)
 static void parse_loop_duration(const char *opt, const char *v, uint64_t *ms)
 {
 	if (sbx_parse_duration_ms(v, ms) < 0)
-		cli_die(opt, "'%s' is not a duration (examples: 2s, 500ms)", v);
+		cli_die_usage(opt, "'%s' is not a duration (examples: 2s, 500ms)", v);
 	if (*ms == 0)
-		cli_die(opt, "'%s' is not more than 0 ms", v);
+		cli_die_usage(opt, "'%s' is not more than 0 ms", v);
 	if (*ms > SBX_ARG_TIMEOUT_MAX)
-		cli_die(opt, "'%s' is too long", v);
+		cli_die_usage(opt, "'%s' is too long", v);
 }
 
 static void parse_value(int c, const char *v, struct run_opts *o)
@@ -311,53 +337,53 @@ static void parse_value(int c, const char *v, struct run_opts *o)
 	switch (c) {
 	case OPT_LANG:
 		if (!sbx_valid_name(v))
-			cli_die("--lang", "'%s' is not a language name ([a-z0-9][a-z0-9_-]{0,63})", v);
+			cli_die_usage("--lang", "'%s' is not a language name ([a-z0-9][a-z0-9_-]{0,63})", v);
 		o->lang = v;
 		break;
 	case OPT_POLICY:
 		if (!sbx_valid_name(v))
-			cli_die("--policy", "'%s' is not a policy name ([a-z0-9][a-z0-9_-]{0,63})", v);
+			cli_die_usage("--policy", "'%s' is not a policy name ([a-z0-9][a-z0-9_-]{0,63})", v);
 		o->policy = v;
 		break;
 	case OPT_TIMEOUT:
 		if (sbx_parse_duration_ms(v, &o->timeout_ms) < 0)
-			cli_die("--timeout", "'%s' is not a duration (examples: 2s, 500ms)", v);
+			cli_die_usage("--timeout", "'%s' is not a duration (examples: 2s, 500ms)", v);
 		if (o->timeout_ms == 0)
-			cli_die("--timeout", "'%s' is not more than 0 ms", v);
+			cli_die_usage("--timeout", "'%s' is not more than 0 ms", v);
 		if (o->timeout_ms > SBX_ARG_TIMEOUT_MAX)
-			cli_die("--timeout", "'%s' is too long", v);
+			cli_die_usage("--timeout", "'%s' is too long", v);
 		break;
 	case OPT_MEMORY:
 		if (sbx_parse_size(v, &o->memory_bytes) < 0)
-			cli_die("--memory", "'%s' is not a size (examples: 256M, 1G)", v);
+			cli_die_usage("--memory", "'%s' is not a size (examples: 256M, 1G)", v);
 		if (o->memory_bytes < SBX_ARG_MEMORY_MIN)
-			cli_die("--memory", "'%s' is below the minimum of 1M", v);
+			cli_die_usage("--memory", "'%s' is below the minimum of 1M", v);
 		if (o->memory_bytes > SBX_ARG_MEMORY_MAX)
-			cli_die("--memory", "'%s' is too large", v);
+			cli_die_usage("--memory", "'%s' is too large", v);
 		break;
 	case OPT_PIDS:
 		if (sbx_parse_uint(v, SBX_ARG_PIDS_MAX, &o->pids) < 0 || o->pids == 0)
-			cli_die("--pids", "'%s' is not a number from 1 to %llu", v, (unsigned long long)SBX_ARG_PIDS_MAX);
+			cli_die_usage("--pids", "'%s' is not a number from 1 to %llu", v, (unsigned long long)SBX_ARG_PIDS_MAX);
 		break;
 	case OPT_ARTIFACTS:
 		if (v[0] == '\0')
-			cli_die("--artifacts", "the directory name is empty");
+			cli_die_usage("--artifacts", "the directory name is empty");
 		o->artifacts = v;
 		break;
 	case OPT_NAME:
 		if (!code_name_valid(v))
-			cli_die("--name", "'%s' is not a file name for the code "
+			cli_die_usage("--name", "'%s' is not a file name for the code "
 				"([A-Za-z0-9._-], 1-64 characters, not starting with '.')", v);
 		strlcpy(o->name, v, sizeof(o->name)); /* length checked just above */
 		break;
 	case OPT_FIX:
 		if (v[0] == '\0')
-			cli_die("--fix", "the command is empty");
+			cli_die_usage("--fix", "the command is empty");
 		o->fix = v;
 		break;
 	case OPT_MAX_ATTEMPTS:
 		if (sbx_parse_uint(v, SBX_MAX_ATTEMPTS, &o->max_attempts) < 0 || o->max_attempts == 0)
-			cli_die("--max-attempts", "'%s' is not a number from 1 to %d", v, SBX_MAX_ATTEMPTS);
+			cli_die_usage("--max-attempts", "'%s' is not a number from 1 to %d", v, SBX_MAX_ATTEMPTS);
 		break;
 	case OPT_ALLOW: {
 		char host[SBX_HOST_MAX + 1];
@@ -373,14 +399,14 @@ static void parse_value(int c, const char *v, struct run_opts *o)
 	}
 	case OPT_INPUT:
 		if (o->n_inputs == SBX_MAX_INPUTS)
-			cli_die("--input", "more than %d files", SBX_MAX_INPUTS);
+			cli_die_usage("--input", "more than %d files", SBX_MAX_INPUTS);
 		if (v[0] == '\0')
-			cli_die("--input", "the file name is empty");
+			cli_die_usage("--input", "the file name is empty");
 		o->inputs[o->n_inputs++] = v;
 		break;
 	case OPT_SESSION:
 		if (!code_name_valid(v))
-			cli_die("--session", "'%s' is not a session name "
+			cli_die_usage("--session", "'%s' is not a session name "
 				"([A-Za-z0-9._-], 1-64 characters, not starting with '.')", v);
 		o->work_session = v;
 		break;
@@ -412,18 +438,20 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 			cli_usage_run(stdout);
 			return 1;
 		}
+		if (c == OPT_VERSION)
+			cli_version();
 		if (c == '?') {
 			if (optopt != 0)
-				cli_die("run", "unknown option '-%c' (see sbx run --help)", optopt);
-			cli_die("run", "unknown option '%s' (see sbx run --help)", argv[optind - 1]);
+				cli_die_usage("run", "unknown option '-%c' (see sbx run --help)", optopt);
+			cli_die_usage("run", "unknown option '%s' (see sbx run --help)", argv[optind - 1]);
 		}
 		if (c == ':')
-			cli_die("run", "option '%s' needs a value (see sbx run --help)", argv[optind - 1]);
+			cli_die_usage("run", "option '%s' needs a value (see sbx run --help)", argv[optind - 1]);
 		bit = 1ul << (c == 'c' ? 0 : c - OPT_LANG + 1);
 		if ((seen & bit) && c != OPT_INPUT) {
 			char what[32];
 			snprintf(what, sizeof(what), c == 'c' ? "-c" : "--%s", opt_name(c));
-			cli_die(what, "given more than once");
+			cli_die_usage(what, "given more than once");
 		}
 		seen |= bit;
 		if (c == 'c')
@@ -440,19 +468,19 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 	if (optind < argc)
 		o->file = argv[optind++];
 	if (optind < argc)
-		cli_die("run", "more than one FILE given ('%s', '%s')", o->file, argv[optind]);
+		cli_die_usage("run", "more than one FILE given ('%s', '%s')", o->file, argv[optind]);
 	if (o->code && o->file)
-		cli_die("run", "both -c and FILE '%s' given; use one", o->file);
+		cli_die_usage("run", "both -c and FILE '%s' given; use one", o->file);
 	if (!o->code && !o->file)
-		cli_die("run", "no code given: use -c CODE, FILE, or - for standard input");
+		cli_die_usage("run", "no code given: use -c CODE, FILE, or - for standard input");
 	if (o->json && o->jsonl)
-		cli_die("run", "--json and --jsonl given; use one");
+		cli_die_usage("run", "--json and --jsonl given; use one");
 	if (o->jsonl)
 		o->json = true; /* the same pipes and quiet stderr; events.h for the rest */
 	if (!o->fix && (o->max_attempts || o->budget_ms || o->fix_timeout_ms))
-		cli_die("run", "--max-attempts, --budget and --fix-timeout need --fix CMD");
+		cli_die_usage("run", "--max-attempts, --budget and --fix-timeout need --fix CMD");
 	if (o->dry_run && (o->fix || o->jsonl || o->artifacts))
-		cli_die("--dry-run", "cannot be combined with --fix, --jsonl or --artifacts");
+		cli_die_usage("--dry-run", "cannot be combined with --fix, --jsonl or --artifacts");
 	if (o->lang == NULL)
 		o->lang = o->file && ends_with(o->file, ".sh") ? "sh" : "python";
 	if (o->name[0] == '\0' && o->file && strcmp(o->file, "-") != 0)

@@ -55,6 +55,17 @@ void cli_usage_mcp(FILE *out);
 void cli_usage_session(FILE *out);
 void cli_usage_policies(FILE *out);
 
+/* Print "sbx VERSION" (the top-level VERSION file) and exit 0. */
+void cli_version(void) __attribute__((noreturn));
+
+/*
+ * The options every command and subcommand takes, for those that have no
+ * option parser of their own: among argv[1..argc) up to a "--", --help or
+ * -h prints usage(stdout) and exits 0, --version exits through
+ * cli_version(). Everything else is left to the caller.
+ */
+void cli_std_opts(int argc, char **argv, void (*usage)(FILE *));
+
 /*
  * Parse the arguments after "run" (argv[0] is "run"). Validates every
  * value (ranges as the helper enforces them, see proto.h) and dies with

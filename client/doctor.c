@@ -7,7 +7,9 @@
  * delegated cgroup subtree, the audit key and log). Each check is one
  * line, "ok: NAME: WHAT" or "problem: NAME: WHAT; fix: HOW".
  */
+#include "cli.h"
 #include "doctor.h"
+#include "access.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -171,19 +173,6 @@ static void check_seccomp(void)
 		add(true, "seccomp", "", "filters available");
 }
 
-static bool in_group(gid_t g)
-{
-	gid_t groups[1024];
-	int n = getgroups(1024, groups);
-
-	if (getegid() == g)
-		return true;
-	for (int i = 0; i < n; i++)
-		if (groups[i] == g)
-			return true;
-	return false;
-}
-
 static void check_install(void)
 {
 	struct group *gr = getgrnam("sbx");
@@ -205,7 +194,7 @@ static void check_install(void)
 
 	if (gr == NULL)
 		add(false, "caller-group", "run sbx-postinst as root (it creates the group)", "group sbx does not exist");
-	else if (!in_group(gr->gr_gid)) {
+	else if (!caller_in_gid(gr->gr_gid)) {
 		snprintf(fix, sizeof(fix), "as root: usermod -a -G sbx %s, then log in again",
 			 pw ? pw->pw_name : "USER");
 		add(false, "caller-group", fix, "%s is not in group sbx, so it may not run the helper",
@@ -309,7 +298,7 @@ void doctor_usage(FILE *out)
 	      "              \"problem\"), \"what\", \"fix\" (null when ok)}]} instead\n"
 	      "  -h, --help  show this help\n"
 	      "\n"
-	      "Exit status: 0 every check passed, 1 a problem was found, 125 usage error.\n",
+	      "Exit status: 0 every check passed, 1 a problem was found, 2 usage error.\n",
 	      out);
 }
 
@@ -323,8 +312,10 @@ int doctor_main(int argc, char **argv)
 		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			doctor_usage(stdout);
 			return 0;
-		} else
-			cli_die(argv[i], "unknown argument (see sbx doctor --help)");
+		} else if (strcmp(argv[i], "--version") == 0)
+			cli_version();
+		else
+			cli_die_usage(argv[i], "unknown argument (see sbx doctor --help)");
 	}
 	check_cgroup_mode();
 	check_userns();

@@ -3,9 +3,14 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "errcode.h"
 #include "hint.h"
+#include "resultschema.h"
+#include "textutil.h"
+#include "units.h"
 #include "limit.h"
 #include "outcome.h"
 
@@ -80,9 +85,14 @@ bool result_limit_message(json_t *res, const struct run_opts *o, char *buf, size
 static json_t *make(const char *code, const char *type, json_t *message, json_t *line, json_t *traceback,
 		    json_t *hint)
 {
-	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "code", code, "type", type,
+	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "code", code, "type", type ? type : code,
 			 "message", message ? message : json_null(), "hint", hint ? hint : json_null(),
 			 "line", line ? line : json_null(), "traceback", traceback ? traceback : json_null());
+}
+
+json_t *result_error_object(const char *code, const char *type, json_t *message, const char *hint)
+{
+	return make(code, type, message, NULL, NULL, hint ? json_string(hint) : NULL);
 }
 
 /* The last non-empty line of stderr, at most LAST_LINE_MAX bytes, cut at a
@@ -135,18 +145,32 @@ json_t *result_error(json_t *res, const struct run_opts *o)
 	json_t *tb = json_object_get(res, "traceback");
 	json_t *old = json_object_get(res, "error");
 	const char *tbtext = json_string_value(json_object_get(tb, "text"));
+	const struct sbx_errcode *ec;
+	const char *code;
 	char buf[256];
 
 	if (outcome == NULL || strcmp(outcome, "ok") == 0)
 		return json_null();
+	/* sandbox_error: the supervisor's reason, with the code of a refusal
+	 * ({code, message}, recorder/result.c) or alone (set-up) */
+	if (strcmp(outcome, "sandbox_error") == 0 && json_is_object(old) && json_object_size(old) == 2) {
+		const char *c = json_string_value(json_object_get(old, "code"));
+
+		return make(sbx_errcode_find(c) != NULL ? c : "setup", NULL, json_incref(json_object_get(old, "message")),
+			    NULL, NULL, NULL);
+	}
+	if (json_is_object(old) && json_is_string(json_object_get(old, "code")))
+		return json_incref(old); /* already one (the retry loop's attempts) */
 	if (strcmp(outcome, "sandbox_error") == 0)
-		return make("sandbox_error", "sandbox_error", json_is_string(old) ? json_incref(old) : NULL, NULL,
-			    NULL, NULL);
+		return make("setup", NULL, json_is_string(old) ? json_incref(old) : NULL, NULL, NULL, NULL);
+	/* every other outcome has its row, code = the outcome's name */
+	ec = sbx_errcode_of_outcome(outcome);
+	code = ec != NULL ? ec->code : "setup";
 	/* a limit leads, the traceback says where the program was */
 	if (result_limit_message(res, o, buf, sizeof(buf)))
-		return make(outcome, outcome, json_string(buf), NULL, tbtext ? json_string(tbtext) : NULL, NULL);
+		return make(code, NULL, json_string(buf), NULL, tbtext ? json_string(tbtext) : NULL, NULL);
 	if (json_is_object(tb) && json_is_string(json_object_get(tb, "type")))
-		return make(outcome, json_string_value(json_object_get(tb, "type")),
+		return make(code, json_string_value(json_object_get(tb, "type")),
 			    json_incref(json_object_get(tb, "message")), json_incref(json_object_get(tb, "line")),
 			    json_incref(json_object_get(tb, "text")),
 			    traceback_hint(tb, json_string_value(json_object_get(json_object_get(res, "environment"), "image"))));
@@ -154,15 +178,41 @@ json_t *result_error(json_t *res, const struct run_opts *o)
 		const char *name = json_string_value(json_object_get(res, "signal_name"));
 
 		snprintf(buf, sizeof(buf), "killed by signal SIG%s", name ? name : "?");
-		return make(outcome, outcome, json_string(buf), NULL, NULL, NULL);
+		return make(code, NULL, json_string(buf), NULL, NULL, NULL);
 	}
-	return make(outcome, outcome, last_line(json_string_value(json_object_get(res, "stderr"))), NULL, NULL,
-		    NULL);
+	/* the program's own last word, else its exit status: never no message */
+	json_t *msg = last_line(json_string_value(json_object_get(res, "stderr")));
+	if (msg == NULL) {
+		snprintf(buf, sizeof(buf), "the program exited with status %" JSON_INTEGER_FORMAT " and wrote nothing to stderr",
+			 json_integer_value(json_object_get(res, "exit_code")));
+		msg = json_string(buf);
+	}
+	return make(code, NULL, msg, NULL, NULL, NULL);
+}
+
+json_t *result_of_failure(const char *code, const char *message)
+{
+	char *clean = sbx_utf8_sanitize(message, strlen(message));
+	json_t *r = json_pack("{s:s,s:n,s:s,s:n,s:n,s:n,s:i,s:i,s:i,s:i,s:s,s:s,s:b,s:b,s:i,s:i,s:n,s:[],s:i,"
+			      "s:n,s:n,s:i,s:s,s:n,s:n,s:[],s:n,s:n,s:[],s:o,s:n}",
+			      "schema_version", result_schema_version(), "id", "outcome", "sandbox_error",
+			      "exit_code", "signal", "signal_name", "wall_ms", 0, "cpu_ms", 0,
+			      "memory_peak_bytes", 0, "pids_peak", 0, "stdout", "", "stderr", "",
+			      "stdout_truncated", 0, "stderr_truncated", 0, "stdout_bytes", 0, "stderr_bytes", 0,
+			      "traceback", "artifacts", "artifacts_skipped", 0, "policy", "limits", "attempt", 1,
+			      "session", "", "language", "code_sha256", "inputs", "stdin", "limit", "disk_full", "error",
+			      result_error_object(code, NULL, json_string(clean ? clean : "out of memory"), NULL),
+			      "audit");
+
+	free(clean);
+	return r;
 }
 
 int result_set_error(json_t *res, const struct run_opts *o)
 {
 	json_t *e = result_error(res, o);
 
-	return e == NULL ? -1 : json_object_set_new(res, "error", e);
+	if (e == NULL || json_object_set_new(res, "error", e) < 0)
+		return -1;
+	return json_object_set_new(res, "schema_version", json_string(result_schema_version()));
 }

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The result's "error" member: one shape for every way a run can fail, so
- * an agent reads one place, leading with what stopped the program.
+ * The result's "error" member (PLAN.md "Conventions", sbx(1) The result,
+ * docs/result.schema.json): one shape for every way a run can fail, so an
+ * agent reads one place, leading with what stopped the program.
  *
  *   null when the outcome is "ok"; otherwise
- *   {"code":      the outcome ("timeout", "memory_limit", "error",
- *                 "sandbox_error"...),
+ *   {"code":      from the error-code table (common/errcode.h): the
+ *                 outcome's name for a program that ran ("error",
+ *                 "timeout", "memory_limit"...), else why sbx could not
+ *                 run it ("usage", "setup", "limit_above_policy"...),
  *    "type":      the exception type ("ZeroDivisionError", "ShellError")
  *                 when the program failed with a parsed traceback, else
  *                 the code: a limit comes first even when the interpreter
@@ -35,11 +38,23 @@
 
 #include "cli.h"
 
+/* The object {code, type, message, hint, line: null, traceback: null}
+ * for a failure of sbx itself; type NULL: the code; message (consumed)
+ * and hint may be NULL (null). New reference, or NULL. */
+json_t *result_error_object(const char *code, const char *type, json_t *message, const char *hint);
+
+/* The result when sbx failed without one from the helper: every member
+ * of the schema, outcome sandbox_error, what is unknown null or empty, and
+ * error {code, message} (message: any bytes, invalid UTF-8 replaced). New
+ * reference, or NULL out of memory. */
+json_t *result_of_failure(const char *code, const char *message);
+
 /* The error object for result res of a run with options o (NULL: none
  * tightened a limit). New reference; NULL if out of memory. */
 json_t *result_error(json_t *res, const struct run_opts *o);
 
-/* Replace res's "error" with result_error(res, o). 0, or -1 out of memory. */
+/* Replace res's "error" with result_error(res, o) and set its
+ * schema_version (client/resultschema.h). 0, or -1 out of memory. */
 int result_set_error(json_t *res, const struct run_opts *o);
 
 /* "memory limit of 512M (policy default) reached" for a result whose

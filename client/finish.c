@@ -11,6 +11,7 @@
 
 #include "errobj.h"
 #include "events.h"
+#include "errcode.h"
 #include "fail.h"
 #include "proto.h"
 #include "run.h"
@@ -173,9 +174,12 @@ int run_finish(struct run_state *rs)
 			snprintf(rs->proto_err, sizeof(rs->proto_err), "invalid result JSON: %s", jerr.text);
 	}
 	if (root == NULL) {
+		/* the audit log failed (the helper's 74) or sbx could not set up */
+		bool audit = WIFEXITED(rs->status) && WEXITSTATUS(rs->status) == SBX_EXIT_AUDIT;
+
 		no_result_reason(rs, why, sizeof(why));
 		if (rs->o->json)
-			cli_print_json_error(why);
+			cli_print_json_error(audit ? "audit_unavailable" : "setup", why);
 		/* In plain mode the helper's own message is already on our
 		 * stderr; add ours when it sent none, or ours says more. A
 		 * usage error (before the helper checked the socket) went to
@@ -183,7 +187,7 @@ int run_finish(struct run_state *rs)
 		else if (rs->proto_err[0] || (rs->message[0] == '\0' && (!WIFEXITED(rs->status) ||
 									 WEXITSTATUS(rs->status) != SBX_EXIT_FAILURE)))
 			fprintf(stderr, "sbx: %s\n", why);
-		return SBX_EXIT_FAILURE;
+		return audit ? SBX_EXIT_AUDIT : SBX_EXIT_FAILURE;
 	}
 	if (rs->proto_err[0])
 		cli_warn("sbx-helper", "%s", rs->proto_err);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 #include "hint.h"
+#include "unconst.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -57,7 +58,7 @@ static bool compressed_has(int dirfd, const char *file, const char *needle, size
 	snprintf(path, sizeof(path), "%s/%s", APT_LISTS_DIR, file);
 	pid = fork();
 	if (pid == 0) {
-		char *const argv[] = {(char *)helper, (char *)"cat-file", path, NULL};
+		char *const argv[] = {sbx_unconst(helper), (char *)"cat-file", path, NULL};
 		char *const envp[] = {(char *)"PATH=/usr/bin:/bin", (char *)"LC_ALL=C", NULL};
 		null = open("/dev/null", O_RDWR);
 		if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(null, 2) < 0)

@@ -14,6 +14,7 @@
 #include "limit.h"
 #include "policy.h"
 #include "fdio.h"
+#include "units.h"
 
 static int copy_file(const char *path, uint64_t *total)
 {
@@ -24,11 +25,11 @@ static int copy_file(const char *path, uint64_t *total)
 	/* O_NONBLOCK: a FIFO must not hang us before fstat says what it is */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		cli_die("--input", "%s: %s", path, strerror(errno));
+		cli_die_code("input_unreadable", "--input", "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0)
-		cli_die("--input", "%s: %s", path, strerror(errno));
+		cli_die_code("input_unreadable", "--input", "%s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		cli_die("--input", "%s: not a regular file", path);
+		cli_die_code("input_unreadable", "--input", "%s: not a regular file", path);
 	mfd = memfd_create("sbx-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (mfd < 0)
 		cli_die("memfd_create", "%s", strerror(errno));
@@ -37,15 +38,15 @@ static int copy_file(const char *path, uint64_t *total)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			cli_die("--input", "%s: cannot read: %s", path, strerror(errno));
+			cli_die_code("input_unreadable", "--input", "%s: cannot read: %s", path, strerror(errno));
 		if (r == 0)
 			break;
 		*total += (uint64_t)r;
 		if (*total > sbx_limit_defs[SBX_LIMIT_INPUT_SIZE].max)
-			cli_die("--input", "%s: input files larger than %llu bytes together", path,
-				(unsigned long long)sbx_limit_defs[SBX_LIMIT_INPUT_SIZE].max);
+			cli_die_usage("--input", "%s: input files larger than %llu bytes together", path,
+				      (unsigned long long)sbx_limit_defs[SBX_LIMIT_INPUT_SIZE].max);
 		if (sbx_write_all(mfd, buf, (size_t)r) < 0)
-			cli_die("--input", "%s: cannot copy: %s", path, strerror(errno));
+			cli_die_code("input_unreadable", "--input", "%s: cannot copy: %s", path, strerror(errno));
 	}
 	close(fd);
 	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
@@ -53,7 +54,7 @@ static int copy_file(const char *path, uint64_t *total)
 	return mfd;
 }
 
-void stdin_open(struct run_opts *o, uint64_t cap)
+void stdin_open(struct run_opts *o, uint64_t cap, const char *policy)
 {
 	char buf[65536];
 	uint64_t total = 0;
@@ -80,10 +81,15 @@ void stdin_open(struct run_opts *o, uint64_t cap)
 		if (r == 0)
 			break;
 		total += (uint64_t)r;
-		if (total > cap)
-			cli_die("stdin", "more than input_size (%llu bytes) of the policy: the standard input "
-				"is passed to the program; redirect it from /dev/null to run without it",
-				(unsigned long long)cap);
+		if (total > cap) {
+			char c[32];
+
+			sbx_format_size(cap, c, sizeof(c));
+			cli_die_code("input_too_large", "stdin",
+				     "more than policy %s's input_size %s: the standard input is passed to the "
+				     "program; redirect it from /dev/null to run without it",
+				     policy, c);
+		}
 		if (sbx_write_all(mfd, buf, (size_t)r) < 0)
 			cli_die("stdin", "cannot copy: %s", strerror(errno));
 	}
@@ -109,11 +115,11 @@ void inputs_open(struct run_opts *o)
 		base = strrchr(name, '/');
 		base = base ? base + 1 : name;
 		if (!code_name_valid(base))
-			cli_die("--input", "%s: '%s' is not a name for /in ([A-Za-z0-9._-], 1-64 characters, "
+			cli_die_usage("--input", "%s: '%s' is not a name for /in ([A-Za-z0-9._-], 1-64 characters, "
 				"not starting with '.'); copy or link the file under another name", path, base);
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(o->input_names[j], base) == 0)
-				cli_die("--input", "%s: a second file named '%s' (names under /in must differ)", path,
+				cli_die_usage("--input", "%s: a second file named '%s' (names under /in must differ)", path,
 					base);
 		strlcpy(o->input_names[i], base, sizeof(o->input_names[i]));
 		o->input_fds[i] = copy_file(path, &total);

@@ -21,9 +21,10 @@ void inputs_open(struct run_opts *o);
  * a regular file (not a terminal, not a device such as /dev/null), read
  * it to its end into a sealed memfd (o->stdin_fd) that becomes the
  * program's standard input; at most cap bytes (the policy's input_size,
- * which the helper checks again), else exit 125 naming the cap. With "-"
- * (the code is read from stdin) or a terminal, nothing is read.
+ * which the helper checks again), else exit 77 with code input_too_large
+ * naming the cap and the policy. With "-" (the code is read from stdin)
+ * or a terminal, nothing is read.
  */
-void stdin_open(struct run_opts *o, uint64_t cap);
+void stdin_open(struct run_opts *o, uint64_t cap, const char *policy);
 
 #endif

@@ -50,15 +50,16 @@ static uint64_t mcp_options(int argc, char **argv)
 		else if (strcmp(argv[i], "--keep-artifacts") == 0 && i + 1 < argc)
 			v = argv[++i];
 		else if (strcmp(argv[i], "--keep-artifacts") == 0)
-			cli_die("mcp --keep-artifacts", "needs a size (examples: 256M, 0)");
+			cli_die_usage("mcp --keep-artifacts", "needs a size (examples: 256M, 0)");
 		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			cli_usage_mcp(stdout);
 			exit(0);
-		}
+		} else if (strcmp(argv[i], "--version") == 0)
+			cli_version();
 		else
-			cli_die("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[i]);
+			cli_die_usage("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[i]);
 		if (sbx_parse_size(v, &keep) < 0)
-			cli_die("mcp --keep-artifacts", "'%s' is not a size (examples: 256M, 1G, 0)", v);
+			cli_die_usage("mcp --keep-artifacts", "'%s' is not a size (examples: 256M, 1G, 0)", v);
 	}
 	return keep;
 }
@@ -76,10 +77,8 @@ int main(int argc, char **argv)
 		cli_usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("sbx %s\n", SBX_VERSION);
-		return 0;
-	}
+	if (strcmp(argv[1], "--version") == 0)
+		cli_version();
 	if (strcmp(argv[1], "mcp") == 0) {
 		return mcp_serve(mcp_options(argc - 1, argv + 1));
 	}
@@ -90,14 +89,18 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "doctor") == 0)
 		return doctor_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") != 0)
-		cli_die(argv[1], "unknown command (see sbx --help)");
+		cli_die_usage(argv[1], "unknown command (see sbx --help)");
 	if (cli_parse_run(argc - 1, argv + 1, &o) == 1)
 		return 0;
+	if (o.lang != NULL)
+		policies_check_language(o.lang);
 	inputs_open(&o);
 	if (!o.dry_run) {
 		struct sbx_limits l;
-		policy_limits(o.policy, &l);
-		stdin_open(&o, l.input_bytes);
+		char pol[SBX_NAME_MAX + 1];
+
+		policy_limits(o.policy, &l, pol, sizeof(pol));
+		stdin_open(&o, l.input_bytes, pol);
 	}
 	if (o.work_session) {
 		o.work_fd = session_open(o.work_session);

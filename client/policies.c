@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <bsd/string.h>
 
+#include "access.h"
 #include "cli.h"
 #include "fail.h"
 #include "limit.h"
@@ -50,25 +51,12 @@ static int read_text(const char *path, char **text, size_t *len)
 	return 0;
 }
 
-static int in_gid(gid_t g)
-{
-	gid_t groups[NGROUPS_MAX];
-	int n = getgroups(NGROUPS_MAX, groups);
-
-	if (getgid() == g || getegid() == g)
-		return 1;
-	for (int i = 0; i < n; i++)
-		if (groups[i] == g)
-			return 1;
-	return 0;
-}
-
 static int group_cb(const char *name, void *ctx)
 {
 	struct group *gr = getgrnam(name);
 
 	(void)ctx;
-	return gr != NULL && in_gid(gr->gr_gid);
+	return gr != NULL && caller_in_gid(gr->gr_gid);
 }
 
 /* The name the helper uses for the caller (helper/load.c lookup_caller). */
@@ -87,25 +75,56 @@ static void user_name(char *out, size_t len)
 		snprintf(out, len, "uid%u", (unsigned)getuid());
 }
 
-static void default_policy(char *out, size_t len)
+#define CONF_PATH SBX_SYSCONFDIR "/sbx/sbx.conf"
+
+/* sbx.conf parsed with the helper's parser, or NULL (unreadable, invalid:
+ * then the helper reports it). Free with free(). */
+static struct sbx_config *read_config(void)
 {
-	const char *path = SBX_SYSCONFDIR "/sbx/sbx.conf";
 	struct sbx_config *c = calloc(1, sizeof(*c));
 	char err[SBX_ERR_LEN], *text;
 	size_t n;
 
-	strlcpy(out, "default", len);
-	if (c == NULL || read_text(path, &text, &n) < 0) {
+	if (c == NULL || read_text(CONF_PATH, &text, &n) < 0) {
 		free(c);
-		return;
+		return NULL;
 	}
-	if (sbx_config_parse(path, text, n, c, err, sizeof(err)) == 0)
-		strlcpy(out, c->default_policy, len);
+	if (sbx_config_parse(CONF_PATH, text, n, c, err, sizeof(err)) < 0) {
+		free(c);
+		c = NULL;
+	}
 	free(text);
+	return c;
+}
+
+static void default_policy(char *out, size_t len)
+{
+	struct sbx_config *c = read_config();
+
+	strlcpy(out, c != NULL ? c->default_policy : "default", len);
 	free(c);
 }
 
-void policy_limits(const char *name, struct sbx_limits *out)
+void policies_check_language(const char *lang)
+{
+	struct sbx_config *c = read_config();
+	char names[SBX_MAX_LANGS * (SBX_NAME_MAX + 2) + 1] = "";
+
+	if (c == NULL || sbx_config_language(c, lang) != NULL) {
+		free(c);
+		return;
+	}
+	for (size_t i = 0; i < c->n_langs; i++) {
+		if (i > 0)
+			strlcat(names, ", ", sizeof(names));
+		strlcat(names, c->langs[i].name, sizeof(names));
+	}
+	free(c);
+	cli_die_code("unknown_language", "--lang", "no language '%s' in %s; there are: %s", lang, CONF_PATH,
+		     names[0] ? names : "none");
+}
+
+void policy_limits(const char *name, struct sbx_limits *out, char *resolved, size_t len)
 {
 	struct sbx_policy *p = calloc(1, sizeof(*p));
 	char dflt[SBX_NAME_MAX + 1], path[PATH_MAX], err[SBX_ERR_LEN], *text;
@@ -119,6 +138,7 @@ void policy_limits(const char *name, struct sbx_limits *out)
 		default_policy(dflt, sizeof(dflt));
 		name = dflt;
 	}
+	strlcpy(resolved, name, len);
 	snprintf(path, sizeof(path), "%s/sbx/policies.d/%s.policy", SBX_SYSCONFDIR, name);
 	if (sbx_valid_name(name) && read_text(path, &text, &n) == 0) {
 		if (sbx_policy_parse(path, text, n, p, err, sizeof(err)) == 0)
@@ -204,22 +224,17 @@ int policies_main(int argc, char **argv)
 	bool json = false;
 	int n;
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		cli_usage_policies(stdout);
-		free(p);
-		json_decref(arr);
-		return 0;
-	}
+	cli_std_opts(argc, argv, cli_usage_policies);
 	if (argc == 2 && strcmp(argv[1], "--json") == 0)
 		json = cli_json_errors = true;
 	else if (argc != 1)
-		cli_die("policies", "unexpected argument '%s' (see sbx policies --help)", argv[1]);
+		cli_die_usage("policies", "unexpected argument '%s' (see sbx policies --help)", argv[1]);
 	if (p == NULL)
 		cli_die("policies", "out of memory");
 	user_name(user, sizeof(user));
 	default_policy(dflt, sizeof(dflt));
 	sbx = getgrnam("sbx");
-	if (sbx == NULL || !in_gid(sbx->gr_gid))
+	if (sbx == NULL || !caller_in_gid(sbx->gr_gid))
 		cli_warn("policies", "user %s is not in group sbx: no policy is usable", user);
 	n = scandir(dir, &ents, NULL, by_name);
 	if (n < 0)
@@ -234,7 +249,7 @@ int policies_main(int argc, char **argv)
 			goto next;
 		memcpy(name, ents[i]->d_name, len - 7);
 		name[len - 7] = '\0';
-		if (!sbx_valid_name(name) || sbx == NULL || !in_gid(sbx->gr_gid))
+		if (!sbx_valid_name(name) || sbx == NULL || !caller_in_gid(sbx->gr_gid))
 			goto next;
 		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
 		if (read_text(path, &text, &len) < 0) {

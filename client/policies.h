@@ -2,6 +2,7 @@
 /* `sbx policies`: the policies the caller may use, with their limits. */
 #ifndef SBX_CLIENT_POLICIES_H
 #define SBX_CLIENT_POLICIES_H
+#include <stddef.h>
 
 /*
  * The client reads SYSCONFDIR/sbx/policies.d itself: policies are installed
@@ -13,10 +14,18 @@
  */
 int policies_main(int argc, char **argv);
 
+/*
+ * Before a run: when sbx.conf can be read and has no language `lang`, die
+ * with code unknown_language (exit 2) and the languages there are ("no
+ * language 'ruby' in /etc/sbx/sbx.conf; there are: python, sh"). The
+ * helper checks again and stays the authority.
+ */
+void policies_check_language(const char *lang);
+
 /* The policy NAME's limits (NULL: sbx.conf's default policy), as the
  * client can read them; the built-in defaults when it cannot (the helper
- * decides at run time in any case). */
+ * decides at run time in any case). The policy's name in resolved. */
 struct sbx_limits;
-void policy_limits(const char *name, struct sbx_limits *out);
+void policy_limits(const char *name, struct sbx_limits *out, char *resolved, size_t len);
 
 #endif

@@ -218,7 +218,7 @@ static int session_rm(const char *name)
 	int bfd, fd;
 
 	if (!code_name_valid(name))
-		cli_die("session rm", "'%s' is not a session name ([A-Za-z0-9._-], 1-64 characters, "
+		cli_die_usage("session rm", "'%s' is not a session name ([A-Za-z0-9._-], 1-64 characters, "
 			"not starting with '.')", name);
 	base_path(base, sizeof(base));
 	snprintf(path, sizeof(path), "%s/%s", base, name);
@@ -268,21 +268,26 @@ static int session_rm(const char *name)
 
 int session_main(int argc, char **argv)
 {
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		cli_usage_session(argc < 2 ? stderr : stdout);
-		return argc < 2 ? SBX_EXIT_FAILURE : 0;
+	if (argc < 2) {
+		cli_usage_session(stderr);
+		return SBX_EXIT_FAILURE;
 	}
+	/* sbx session [ls|rm] --help|--version; a session named "--help"
+	 * is removed with `sbx session rm -- --help` */
+	cli_std_opts(argc, argv, cli_usage_session);
 	if (strcmp(argv[1], "ls") == 0) {
 		if (argc == 2)
 			return session_ls(false);
 		if (argc == 3 && strcmp(argv[2], "--json") == 0)
 			return session_ls(true);
-		cli_die("session ls", "unexpected argument '%s' (see sbx session --help)", argv[2]);
+		cli_die_usage("session ls", "unexpected argument '%s' (see sbx session --help)", argv[2]);
 	}
 	if (strcmp(argv[1], "rm") == 0) {
+		if (argc == 4 && strcmp(argv[2], "--") == 0)
+			return session_rm(argv[3]);
 		if (argc != 3)
-			cli_die("session rm", "needs exactly one NAME (see sbx session --help)");
+			cli_die_usage("session rm", "needs exactly one NAME (see sbx session --help)");
 		return session_rm(argv[2]);
 	}
-	cli_die("session", "unknown command '%s' (see sbx session --help)", argv[1]);
+	cli_die_usage("session", "unknown command '%s' (see sbx session --help)", argv[1]);
 }

@@ -10,8 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "access.h"
 #include "fail.h"
 #include "signals.h"
+#include "unconst.h"
 
 #define ARGV_MAX (32 + 4 * SBX_MAX_INPUTS + 4 + 2 * SBX_EGRESS_MAX)
 /* exec_child moves every descriptor at least this high before placing it */
@@ -27,7 +29,7 @@ struct argv_buf {
 static void add(struct argv_buf *a, const char *s)
 {
 	if (a->n < ARGV_MAX - 1)
-		a->v[a->n++] = (char *)s;
+		a->v[a->n++] = sbx_unconst(s);
 	a->v[a->n] = NULL;
 }
 
@@ -168,7 +170,13 @@ void helper_spawn(const struct run_opts *o, int code_fd, struct helper *h, sigse
 	while (n < 0 && errno == EINTR);
 	close(ep[0]);
 	if (n == (ssize_t)sizeof(child_errno)) {
+		char why[512];
+		const char *code;
+
 		waitpid(h->pid, NULL, 0);
+		code = child_errno == EACCES ? helper_access(why, sizeof(why)) : NULL;
+		if (code != NULL)
+			cli_die_code(code, "run", "%s", why);
 		cli_die(SBX_HELPER_PATH, "cannot execute: %s", strerror(child_errno));
 	}
 	h->result_fd = sv[0];

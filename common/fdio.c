@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 #include "fdio.h"
+#include "unconst.h"
 
 #include <errno.h>
 #include <string.h>
@@ -62,7 +63,7 @@ ssize_t sbx_sendmsg_fd(int sock, struct iovec *iov, size_t iovcnt, int fd, int f
 
 int sbx_send_fd(int sock, const void *buf, size_t len, int fd, int flags)
 {
-	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	struct iovec iov = {.iov_base = sbx_unconst(buf), .iov_len = len};
 	ssize_t n;
 
 	do

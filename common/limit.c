@@ -9,8 +9,8 @@
 #include "units.h"
 
 const struct sbx_limit_def sbx_limit_defs[SBX_LIMIT_N] = {
-#define SBX_LIMIT_ROW(sym, key, unit, json, field, def, max, what, doc) \
-	[SBX_LIMIT_##sym] = {key, json, what, doc, offsetof(struct sbx_limits, field), def, max, SBX_LIMIT_##sym, unit},
+#define SBX_LIMIT_ROW(sym, key, unit, json, field, def, max, what, doc, opt) \
+	[SBX_LIMIT_##sym] = {key, json, what, doc, opt, offsetof(struct sbx_limits, field), def, max, SBX_LIMIT_##sym, unit},
 	SBX_LIMITS(SBX_LIMIT_ROW)
 #undef SBX_LIMIT_ROW
 };

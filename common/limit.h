@@ -24,39 +24,40 @@ enum sbx_unit {
 /*
  * X(SYMBOL, policy key, unit, JSON key, struct sbx_limits field, default,
  *   largest value, what (for messages: "the <what> of 30s"), man page
- *   summary). The JSON key is the same in the result, `sbx policies
+ *   summary, the sbx(1) option that asks for it or NULL: a refusal names
+ *   what the caller typed, "--timeout 10m exceeds policy P's wall_time 30s"). The JSON key is the same in the result, `sbx policies
  *   --json`, the dry run and `sbx-audit show --json`.
  */
-#define SBX_LIMITS(X)                                                                             \
-	X(WALL_TIME, "wall_time", SBX_UNIT_MS, "wall_time_ms", wall_ms, 30000, UINT64_MAX,          \
-	  "wall-time limit", "wall-clock time of the run; SIGINT, then SIGKILL 500 ms later")       \
-	X(CPU_TIME, "cpu_time", SBX_UNIT_MS, "cpu_time_ms", cpu_ms, 30000, UINT64_MAX,              \
-	  "CPU-time limit", "CPU time of the whole sandbox (cgroup; RLIMIT_CPU as a backstop)")     \
-	X(MEMORY, "memory", SBX_UNIT_BYTES, "memory_bytes", memory_bytes, 512ULL << 20, UINT64_MAX, \
-	  "memory limit", "memory of the cgroup, swap always 0")                                    \
-	X(PIDS, "pids", SBX_UNIT_COUNT, "pids", pids, 64, 1ULL << 22, "process limit",              \
-	  "processes and threads of the cgroup")                                                    \
-	X(CPUS, "cpus", SBX_UNIT_MILLICPU, "cpus", cpus_milli, 1000, 1024000, "CPU quota",          \
-	  "CPU bandwidth, in CPUs")                                                                 \
-	X(TMP_SIZE, "tmp_size", SBX_UNIT_BYTES, "tmp_bytes", tmp_bytes, 64ULL << 20, UINT64_MAX,    \
-	  "/tmp size", "size of the /tmp tmpfs")                                                    \
-	X(OUT_SIZE, "out_size", SBX_UNIT_BYTES, "out_bytes", out_bytes, 64ULL << 20, UINT64_MAX,    \
-	  "/out size", "size of the /out tmpfs and of the artifacts together")                      \
-	X(SHM_SIZE, "shm_size", SBX_UNIT_BYTES, "shm_bytes", shm_bytes, 64ULL << 20, UINT64_MAX,    \
-	  "/dev/shm size", "size of the /dev/shm tmpfs (POSIX shared memory, semaphores)")         \
-	X(INPUT_SIZE, "input_size", SBX_UNIT_BYTES, "input_bytes", input_bytes, 64ULL << 20,        \
-	  16ULL << 30, "input size limit", "input files under /in together")                        \
-	X(OUTPUT, "output", SBX_UNIT_BYTES, "output_bytes", output_bytes, 1ULL << 20, UINT64_MAX,   \
-	  "output limit", "standard output and standard error captured together")                   \
-	X(FILE_SIZE, "file_size", SBX_UNIT_BYTES, "file_size_bytes", file_size_bytes, 64ULL << 20,  \
-	  UINT64_MAX, "file size limit", "largest file the program may write (RLIMIT_FSIZE)")       \
-	X(OPEN_FILES, "open_files", SBX_UNIT_COUNT, "open_files", open_files, 256, 1ULL << 20,      \
-	  "open-files limit", "open files per process (RLIMIT_NOFILE)")                             \
-	X(MAX_ATTEMPTS, "max_attempts", SBX_UNIT_COUNT, "max_attempts", max_attempts, 5, 10,        \
-	  "attempt limit", "attempts of the client's retry loop (sbx run --fix)")
+#define SBX_LIMITS(X)                                                                                      \
+	X(WALL_TIME, "wall_time", SBX_UNIT_MS, "wall_time_ms", wall_ms, 30000, UINT64_MAX,                 \
+	  "wall-time limit", "wall-clock time of the run; SIGINT, then SIGKILL 500 ms later", "--timeout") \
+	X(CPU_TIME, "cpu_time", SBX_UNIT_MS, "cpu_time_ms", cpu_ms, 30000, UINT64_MAX,                     \
+	  "CPU-time limit", "CPU time of the whole sandbox (cgroup; RLIMIT_CPU as a backstop)", NULL)      \
+	X(MEMORY, "memory", SBX_UNIT_BYTES, "memory_bytes", memory_bytes, 512ULL << 20, UINT64_MAX,        \
+	  "memory limit", "memory of the cgroup, swap always 0", "--memory")                               \
+	X(PIDS, "pids", SBX_UNIT_COUNT, "pids", pids, 64, 1ULL << 22, "process limit",                     \
+	  "processes and threads of the cgroup", "--pids")                                                 \
+	X(CPUS, "cpus", SBX_UNIT_MILLICPU, "cpus", cpus_milli, 1000, 1024000, "CPU quota",                 \
+	  "CPU bandwidth, in CPUs", NULL)                                                                  \
+	X(TMP_SIZE, "tmp_size", SBX_UNIT_BYTES, "tmp_bytes", tmp_bytes, 64ULL << 20, UINT64_MAX,           \
+	  "/tmp size", "size of the /tmp tmpfs", NULL)                                                     \
+	X(OUT_SIZE, "out_size", SBX_UNIT_BYTES, "out_bytes", out_bytes, 64ULL << 20, UINT64_MAX,           \
+	  "/out size", "size of the /out tmpfs and of the artifacts together", NULL)                       \
+	X(SHM_SIZE, "shm_size", SBX_UNIT_BYTES, "shm_bytes", shm_bytes, 64ULL << 20, UINT64_MAX,           \
+	  "/dev/shm size", "size of the /dev/shm tmpfs (POSIX shared memory, semaphores)", NULL)           \
+	X(INPUT_SIZE, "input_size", SBX_UNIT_BYTES, "input_bytes", input_bytes, 64ULL << 20,               \
+	  16ULL << 30, "input size limit", "input files under /in together", "--input (together)")         \
+	X(OUTPUT, "output", SBX_UNIT_BYTES, "output_bytes", output_bytes, 1ULL << 20, UINT64_MAX,          \
+	  "output limit", "standard output and standard error captured together", NULL)                    \
+	X(FILE_SIZE, "file_size", SBX_UNIT_BYTES, "file_size_bytes", file_size_bytes, 64ULL << 20,         \
+	  UINT64_MAX, "file size limit", "largest file the program may write (RLIMIT_FSIZE)", NULL)        \
+	X(OPEN_FILES, "open_files", SBX_UNIT_COUNT, "open_files", open_files, 256, 1ULL << 20,             \
+	  "open-files limit", "open files per process (RLIMIT_NOFILE)", NULL)                              \
+	X(MAX_ATTEMPTS, "max_attempts", SBX_UNIT_COUNT, "max_attempts", max_attempts, 5, 10,               \
+	  "attempt limit", "attempts of the client's retry loop (sbx run --fix)", "--max-attempts")
 
 enum sbx_limit {
-#define SBX_LIMIT_ENUM(sym, key, unit, json, field, def, max, what, doc) SBX_LIMIT_##sym,
+#define SBX_LIMIT_ENUM(sym, key, unit, json, field, def, max, what, doc, opt) SBX_LIMIT_##sym,
 	SBX_LIMITS(SBX_LIMIT_ENUM)
 #undef SBX_LIMIT_ENUM
 	SBX_LIMIT_N
@@ -69,6 +70,7 @@ struct sbx_limit_def {
 	const char *json;    /* JSON key */
 	const char *what;    /* "wall-time limit" */
 	const char *doc;     /* one line for the man page */
+	const char *option;  /* sbx run's option for it, or NULL (the policy key then) */
 	size_t offset;       /* of the uint64_t in struct sbx_limits */
 	uint64_t def, max;   /* default; largest accepted (smallest: 1) */
 	enum sbx_limit id;

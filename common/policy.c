@@ -510,18 +510,22 @@ const struct sbx_language *sbx_config_language(const struct sbx_config *c, const
 	return NULL;
 }
 
-int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, char *err, size_t errlen)
+int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, const char *policy,
+		       char *err, size_t errlen)
 {
 	for (size_t i = 0; i < SBX_LIMIT_N; i++) {
 		const struct sbx_limit_def *d = &sbx_limit_defs[i];
 		uint64_t e = sbx_limit_get(eff, d->id), r = sbx_limit_get(req, d->id);
-		const char *unit = sbx_unit_name(d->unit);
+		char want[32], cap[32];
 
 		if (r == 0)
 			continue;
 		if (r > e) {
-			snprintf(err, errlen, "%s%s%s%s: %llu exceeds the policy's %llu", d->key, unit[0] ? " (" : "",
-				 unit, unit[0] ? ")" : "", (unsigned long long)r, (unsigned long long)e);
+			/* in the caller's words and the policy's units (limit.h) */
+			sbx_limit_format(d, r, want, sizeof(want));
+			sbx_limit_format(d, e, cap, sizeof(cap));
+			snprintf(err, errlen, "%s %s exceeds policy %s's %s %s", d->option ? d->option : d->key,
+				 want, policy != NULL ? policy : "?", d->key, cap);
 			return -1;
 		}
 		sbx_limit_set(eff, d->id, r);

@@ -150,10 +150,12 @@ const struct sbx_language *sbx_config_language(const struct sbx_config *c, const
 /*
  * Tighten-only merge: each nonzero field of `req` that is lower than the
  * policy's replaces it; a request above the policy is an error naming the
- * limit (so a caller learns the cap instead of getting silently less).
- * Returns 0 or -1 with err set.
+ * option, both values in the units a policy writes and the policy
+ * ("--timeout 10m exceeds policy default's wall_time 30s"), so a caller
+ * learns the cap instead of getting silently less. Returns 0 or -1 with
+ * err set.
  */
-int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req,
+int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, const char *policy,
 		       char *err, size_t errlen);
 
 #endif

@@ -2,6 +2,8 @@
 /* Run descriptions and run ends: filling and checking (rundesc.h). */
 #include "rundesc.h"
 
+#include "errcode.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -95,7 +97,8 @@ int sbx_run_end_check(const void *buf, size_t n, char *err, size_t errlen)
 	if (hdr_ok(&e->hdr, n, SBX_REC_MSG_END, sizeof(*e), err, errlen) < 0)
 		return -1;
 	if (e->outcome >= SBX_OUTCOME_N || !sbx_outcome_of_run(&sbx_outcome_defs[e->outcome]) ||
-	    e->limit < SBX_LIMIT_NONE || e->limit >= SBX_LIMIT_N || !TERMINATED(e->error)) {
+	    e->limit < SBX_LIMIT_NONE || e->limit >= SBX_LIMIT_N || !TERMINATED(e->error) || !TERMINATED(e->error_code) ||
+	    (e->error_code[0] != '\0' && sbx_errcode_find(e->error_code) == NULL)) {
 		snprintf(err, errlen, "malformed run end");
 		return -1;
 	}

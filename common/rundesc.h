@@ -101,6 +101,8 @@ struct sbx_run_end {
 	int32_t limit;            /* enum sbx_limit that fired, or SBX_LIMIT_NONE */
 	uint64_t wall_ms, cpu_ms, memory_peak_bytes, pids_peak;
 	char error[SBX_DESC_ERR_LEN];
+	char error_code[24];      /* with outcome sandbox_error: the error-code table's
+				   * code (errcode.h), "" = setup */
 	uint8_t disk_full;        /* SBX_DISK_FULL_* bits: tmpfs left full at the payload's exit */
 };
 #define SBX_DISK_FULL_TMP 1u

@@ -140,6 +140,18 @@ int sbx_parse_age(const char *s, int64_t *out)
 	return 0;
 }
 
+void sbx_format_duration_ms(uint64_t ms, char *buf, size_t len)
+{
+	if (ms != 0 && ms % 3600000 == 0)
+		snprintf(buf, len, "%lluh", (unsigned long long)(ms / 3600000));
+	else if (ms != 0 && ms % 60000 == 0)
+		snprintf(buf, len, "%llum", (unsigned long long)(ms / 60000));
+	else if (ms != 0 && ms % 1000 == 0)
+		snprintf(buf, len, "%llus", (unsigned long long)(ms / 1000));
+	else
+		snprintf(buf, len, "%llums", (unsigned long long)ms);
+}
+
 void sbx_format_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char units[] = "KMGT";
@@ -153,12 +165,4 @@ void sbx_format_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%llu", (unsigned long long)bytes);
 	else
 		snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
-}
-
-void sbx_format_duration_ms(uint64_t ms, char *buf, size_t len)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, len, "%llus", (unsigned long long)(ms / 1000));
-	else
-		snprintf(buf, len, "%llums", (unsigned long long)ms);
 }

@@ -40,7 +40,11 @@ int sbx_parse_uint(const char *s, uint64_t max, uint64_t *out);
  */
 void sbx_format_size(uint64_t bytes, char *buf, size_t len);
 
-/* ms as a policy writes it: "30s" for whole seconds, else "500ms". */
+/*
+ * Format milliseconds the way a policy and --timeout write them, in the
+ * largest unit that is exact (h, m, s, else ms): 30000 -> "30s", 600000
+ * -> "10m", 1500 -> "1500ms". buf gets at most 22 characters plus the NUL.
+ */
 void sbx_format_duration_ms(uint64_t ms, char *buf, size_t len);
 
 #endif

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: ISC */
-/* The version of sbx: printed by `sbx --version` and recorded in every
- * START record (record field sbx_version). Keep in step with
- * packaging/debian/changelog and packaging/rpm/sbx.spec. */
+/* The version of sbx: printed by `sbx --version` and `sbx-audit --version`
+ * and recorded in every START record (record field sbx_version). It comes
+ * from the top-level VERSION file, the one version source (the .deb and
+ * the .rpm take theirs from it too): the Makefile writes it into paths.h. */
 #ifndef SBX_VERSION_H
 #define SBX_VERSION_H
 
-#ifndef SBX_VERSION
-#define SBX_VERSION "0.1.0"
-#endif
+#include "paths.h"
 
 #endif

@@ -15,7 +15,7 @@
 unsigned run_cpu_set(const struct run *r, cpu_set_t *set)
 {
 	unsigned want = (unsigned)((r->limits.cpus_milli + 999) / 1000), have = 0, start = 0;
-	int cpus[CPU_SETSIZE];
+	unsigned cpus[CPU_SETSIZE];
 	cpu_set_t now;
 
 	if (want == 0)
@@ -25,7 +25,7 @@ unsigned run_cpu_set(const struct run *r, cpu_set_t *set)
 	 * it (taskset(1)): a run never gets more than that. */
 	if (sched_getaffinity(0, sizeof(now), &now) < 0)
 		return want; /* more CPUs than cpu_set_t holds: quota only */
-	for (int c = 0; c < CPU_SETSIZE; c++)
+	for (unsigned c = 0; c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &now))
 			cpus[have++] = c;
 	if (have == 0)

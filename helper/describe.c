@@ -101,10 +101,11 @@ void dry_run_send(const struct run *r)
 		cpu_set_t set;
 
 		d.cpus = run_cpu_set(r, &set);
-		for (int c = 0, k = 0; c < CPU_SETSIZE && k < CPU_COUNT(&set); c++)
+		int k = 0;
+		for (unsigned c = 0; c < CPU_SETSIZE && k < CPU_COUNT(&set); c++)
 			if (CPU_ISSET(c, &set)) {
 				size_t at = strlen(d.cpu_list);
-				snprintf(d.cpu_list + at, sizeof(d.cpu_list) - at, "%s%d", k++ ? "," : "", c);
+				snprintf(d.cpu_list + at, sizeof(d.cpu_list) - at, "%s%u", k++ ? "," : "", c);
 			}
 		sbx_runenv_build(&env, p, r->lang, d.cpus);
 		for (size_t i = 0; i < env.n; i++)

@@ -81,6 +81,7 @@ struct run {
 	struct sbx_policy policy;
 	struct sbx_limits limits;   /* effective */
 	const struct sbx_language *lang;
+	const char *error_code; /* when refused: its code (common/errcode.c), NULL = setup */
 	char *argv[SBX_MAX_ARGV + 2]; /* interpreter argv + code path, NULL-terminated */
 	char code_path[128];
 	char image_digest[72];  /* the image's content digest, "sha256:..."; "" without an image */
@@ -231,6 +232,8 @@ int msg_frame(uint32_t type, const void *data, size_t len, int timeout_ms);
  * caller, waiting for it at most a second. */
 void msg_as_caller(int fd, const void *buf, size_t n);
 _Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt, ...);
+/* The same with another exit status (SBX_EXIT_AUDIT: the audit log failed). */
+_Noreturn __attribute__((format(printf, 2, 3))) void die_status(int status, const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warnx1(const char *fmt, ...);
 
 #endif

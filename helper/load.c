@@ -19,6 +19,7 @@
 #include "helper.h"
 #include "paths.h"
 #include "proto.h"
+#include "unconst.h"
 
 #define CONF_MAX (256u << 10)
 
@@ -196,7 +197,10 @@ int load_config(struct run *r, char *err, size_t errlen)
 		strlcpy(r->policy_name, r->conf.default_policy, sizeof(r->policy_name));
 	r->lang = sbx_config_language(&r->conf, r->lang_name);
 	if (r->lang == NULL) {
-		snprintf(err, errlen, "--lang: no language '%s' in %s", r->lang_name, path);
+		/* name the ones there are: the caller may read sbx.conf anyway */
+		int n = snprintf(err, errlen, "--lang: no language '%s' in %s; there are:", r->lang_name, path);
+		for (size_t i = 0; i < r->conf.n_langs && n > 0 && (size_t)n < errlen; i++)
+			n += snprintf(err + n, errlen - (size_t)n, "%s %s", i ? "," : "", r->conf.langs[i].name);
 		return -1;
 	}
 	return 0;
@@ -261,7 +265,7 @@ int caller_may_use(const struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "user %s is not in group sbx", r->user);
 		return -1;
 	}
-	if (sbx_policy_allows(&r->policy, r->user, group_cb, (void *)r))
+	if (sbx_policy_allows(&r->policy, r->user, group_cb, sbx_unconst(r)))
 		return 0;
 	policy_refused(r, err, errlen);
 	return -1;

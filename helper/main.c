@@ -26,10 +26,12 @@
 #include <linux/sched.h>
 #include <bsd/string.h>
 
+#include "errcode.h"
 #include "helper.h"
 #include "proto.h"
 #include "testhook.h"
 #include "clock.h"
+#include "unconst.h"
 
 /* From SIGINT at the wall-time limit to SIGKILL (milliseconds). */
 #define WALL_GRACE_MS 500
@@ -144,7 +146,7 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 
 	exe = open_trusted(SBX_RECORDER_PATH, err, sizeof(err));
 	if (exe < 0)
-		die("audit log unavailable: the recorder: %s; the run was not started", err);
+		die_status(SBX_EXIT_AUDIT, "audit log unavailable: the recorder: %s; the run was not started", err);
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, art) < 0 ||
@@ -230,14 +232,16 @@ static _Noreturn void finish(struct sup *s, int code)
 	msg_release();
 	if (rc < 0) {
 		warnx1("audit: the END record of run %s was not written", s->r->run_id);
-		_exit(SBX_EXIT_FAILURE);
+		_exit(SBX_EXIT_AUDIT);
 	}
 	egress_reap(s->r);
 	_exit(code);
 }
 
-static _Noreturn void fail_run(struct sup *s, const char *msg)
+static _Noreturn void fail_run_code(struct sup *s, const char *code, const char *msg)
 {
+	const struct sbx_errcode *ec = sbx_errcode_find(code);
+
 	/* the recorder reads the payload's output pipes to their end before
 	 * it takes the END record: our write ends must go first */
 	for (int i = 0; i < 2; i++)
@@ -255,8 +259,14 @@ static _Noreturn void fail_run(struct sup *s, const char *msg)
 	s->end.outcome = SBX_OUTCOME_SANDBOX_ERROR;
 	s->end.limit = SBX_LIMIT_NONE;
 	strlcpy(s->end.error, msg, sizeof(s->end.error));
+	strlcpy(s->end.error_code, code != NULL ? code : "", sizeof(s->end.error_code));
 	s->end.exit_code = -1;
-	finish(s, SBX_EXIT_FAILURE);
+	finish(s, ec != NULL && ec->exit_status > 0 ? ec->exit_status : SBX_EXIT_FAILURE);
+}
+
+static _Noreturn void fail_run(struct sup *s, const char *msg)
+{
+	fail_run_code(s, NULL, msg);
 }
 
 static pid_t clone_sandbox(int *pidfd)
@@ -586,12 +596,21 @@ static void prepare(struct run *r, int argc, char **argv)
 	r->policy_loaded = true;
 	/* From here on every failure is audited. */
 	r->limits = r->policy.limits;
-	if (caller_may_use(r, err, sizeof(err)) < 0 ||
-	    sbx_limits_tighten(&r->limits, &r->request, err, sizeof(err)) < 0 ||
-	    egress_narrow(r, err, sizeof(err)) < 0 ||
-	    check_code(r, err, sizeof(err)) < 0 || check_inputs(r, err, sizeof(err)) < 0 ||
-	    check_work(r, err, sizeof(err)) < 0 ||
-	    image_open(r, err, sizeof(err)) < 0) {
+	/* the code says which: a refusal by policy (exit 77) or sbx's own
+	 * failure (125), sbx(1) EXIT STATUS */
+	if (caller_may_use(r, err, sizeof(err)) < 0 || egress_narrow(r, err, sizeof(err)) < 0)
+		r->error_code = "policy_denied";
+	else if (sbx_limits_tighten(&r->limits, &r->request, r->policy_name, err, sizeof(err)) < 0)
+		r->error_code = "limit_above_policy";
+	else if (check_code(r, err, sizeof(err)) < 0)
+		r->error_code = "setup";
+	else if (check_inputs(r, err, sizeof(err)) < 0)
+		r->error_code = r->inputs_bytes > r->limits.input_bytes ? "input_too_large" : "setup";
+	else if (check_work(r, err, sizeof(err)) < 0)
+		r->error_code = r->policy.sessions ? "setup" : "policy_denied";
+	else if (image_open(r, err, sizeof(err)) < 0)
+		r->error_code = "setup"; /* missing, modified or not mounted: the administrator's to fix */
+	if (r->error_code != NULL) {
 		r->refused = true;
 		/* never an empty reason (rundesc.h) */
 		strlcpy(r->error, err[0] ? err : "request refused", sizeof(r->error));
@@ -604,7 +623,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	snprintf(r->code_path, sizeof(r->code_path), "/code/%s", r->code_name);
 	size_t i;
 	for (i = 0; i < r->lang->argc; i++)
-		r->argv[i] = (char *)r->lang->argv[i];
+		r->argv[i] = sbx_unconst(r->lang->argv[i]);
 	r->argv[i++] = r->code_path;
 	r->argv[i] = NULL;
 }
@@ -649,15 +668,15 @@ int main(int argc, char **argv)
 	s->pipe_w[0] = f.out_w;
 	s->pipe_w[1] = f.err_w;
 	if (run.refused)
-		fail_run(s, run.error);
+		fail_run_code(s, run.error_code, run.error);
 	int verdict = await_start(s);
 	if (verdict == SBX_REPLY_START_FAIL) {
 		recorder_gone(s, 2000); /* it told the client why */
-		_exit(SBX_EXIT_FAILURE);
+		_exit(SBX_EXIT_AUDIT);
 	}
 	if (verdict != 0) {
 		recorder_gone(s, 0);
-		die("audit log unavailable: the recorder died; the run was not started");
+		die_status(SBX_EXIT_AUDIT, "audit log unavailable: the recorder died; the run was not started");
 	}
 
 	if (cgroup_create(&run.conf, run.run_id, &run.limits, &s->cg, err, sizeof(err)) < 0)

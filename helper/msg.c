@@ -18,6 +18,7 @@
 
 #include "helper.h"
 #include "clock.h"
+#include "unconst.h"
 
 #define MSG_WAIT_MS 1000
 #define MSG_HELD 4
@@ -66,9 +67,9 @@ int msg_frame(uint32_t type, const void *data, size_t len, int timeout_ms)
 		if (sent < 8) {
 			iov[m.msg_iovlen++] = (struct iovec){hdr + sent, 8 - sent};
 			if (len)
-				iov[m.msg_iovlen++] = (struct iovec){(void *)data, len};
+				iov[m.msg_iovlen++] = (struct iovec){sbx_unconst(data), len};
 		} else {
-			iov[m.msg_iovlen++] = (struct iovec){(char *)data + (sent - 8), total - sent};
+			iov[m.msg_iovlen++] = (struct iovec){(char *)sbx_unconst(data) + (sent - 8), total - sent};
 		}
 		n = sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n > 0) {
@@ -149,14 +150,23 @@ void warnx1(const char *fmt, ...)
 	emit(buf);
 }
 
+#define DIE_WITH(status, fmt)                                  \
+	do {                                                   \
+		char buf_[SBX_FRAME_LINE_MAX];                 \
+		va_list ap_;                                   \
+		va_start(ap_, fmt);                            \
+		vsnprintf(buf_, sizeof(buf_), fmt, ap_);       \
+		va_end(ap_);                                   \
+		warnx1("%s", buf_);                            \
+		_exit(status);                                 \
+	} while (0)
+
 _Noreturn void die(const char *fmt, ...)
 {
-	char buf[SBX_FRAME_LINE_MAX];
-	va_list ap;
+	DIE_WITH(SBX_EXIT_FAILURE, fmt);
+}
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	warnx1("%s", buf);
-	_exit(SBX_EXIT_FAILURE);
+_Noreturn void die_status(int status, const char *fmt, ...)
+{
+	DIE_WITH(status, fmt);
 }

@@ -13,6 +13,7 @@
 #include "fdio.h"
 #include "proto.h"
 #include "clock.h"
+#include "unconst.h"
 
 
 
@@ -142,9 +143,9 @@ void outq_send(struct outq *q)
 		if (it->sent < 8) {
 			iov[niov++] = (struct iovec){hdr + it->sent, 8 - it->sent};
 			if (it->len)
-				iov[niov++] = (struct iovec){(void *)payload, it->len};
+				iov[niov++] = (struct iovec){sbx_unconst(payload), it->len};
 		} else {
-			iov[niov++] = (struct iovec){(void *)(payload + it->sent - 8), it->len + 8 - it->sent};
+			iov[niov++] = (struct iovec){sbx_unconst(payload + it->sent - 8), it->len + 8 - it->sent};
 		}
 		/* the fd goes with the header's first byte */
 		w = sbx_sendmsg_fd(q->sock, iov, niov, it->sent == 0 ? it->fd : -1, MSG_DONTWAIT);

@@ -146,11 +146,18 @@ static json_t *k_disk_full(const struct rctx *x)
 	return a;
 }
 
+/* The supervisor's reason; with a code (a refusal, errcode.h) the object
+ * {code, message}, which the client completes (client/errobj.c). */
 static json_t *k_error(const struct rctx *x)
 {
-	const char *e = x->c->end.error;
+	const char *e = x->c->end.error, *code = x->c->end.error_code;
 
-	return e[0] ? text_json(e, strlen(e)) : json_null();
+	if (e[0] == '\0')
+		return json_null();
+	if (code[0] == '\0')
+		return text_json(e, strlen(e));
+	return json_pack("{s:s,s:o}", "code", code, "message",
+			 text_json(e, strlen(e)));
 }
 
 static json_t *k_audit(const struct rctx *x)

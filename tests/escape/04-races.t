@@ -52,7 +52,7 @@ wait $s1 $s2 $s3
 diag "exchanges: $(cat "$T/sw1" "$T/sw2" "$T/sw3" | tr '\n' ' ')" "exit statuses: $(sort "$T/rcs" | uniq -c | tr '\n' ' ')"
 check "the racers made thousands of exchanges each" \
 	sh -c 'for f in "$@"; do [ "$(cat "$f")" -gt 1000 ] || exit 1; done' _ "$T/sw1" "$T/sw2" "$T/sw3"
-check "every run either worked or was refused by the client (125)" sh -c '! grep -vxq "0\|125" "$1"' _ "$T/rcs"
+check "every run either worked or was refused by the client (2: a raced path, 125: set-up)" sh -c '! grep -vxq "0\|2\|125" "$1"' _ "$T/rcs"
 check "nothing written into the directory outside" [ -z "$(ls -A "$T/victim")" ]
 check "nothing written into /etc" [ -z "$(find /etc -maxdepth 2 \( -name 'r.txt*' -o -name '*.tmp-*' \) 2>/dev/null)" ]
 check "the root-only file was never read (not in any result or error)" sh -c '! grep -q canary-secret "$1"' _ "$T/all-output"
@@ -63,8 +63,8 @@ check "every run that ran is audited" audited_all
 
 # 2. the same paths, not raced: refused, not followed
 run_as sbxtest "$SBX" run --artifacts "$R/static-link" -c 'open("/out/s.txt", "w").write("x")' > "$T/out" 2> "$T/err"; rc=$?
-check "--artifacts naming a symlink: refused (125), nothing in its target" \
-	sh -c '[ "$1" = 125 ] && grep -q "is a symbolic link" "$2" && [ -z "$(ls -A "$3")" ]' _ "$rc" "$T/err" "$T/victim"
+check "--artifacts naming a symlink: refused (2, artifacts_unwritable), nothing in its target" \
+	sh -c '[ "$1" = 2 ] && grep -q "is a symbolic link" "$2" && [ -z "$(ls -A "$3")" ]' _ "$rc" "$T/err" "$T/victim"
 
 # 3. inside: /out entries raced against symlinks to a host file and /etc by
 # a process that tries to outlive the payload, while /out is copied out
@@ -112,7 +112,10 @@ check "the racer did not outlive the run (no cgroup left)" no_cgroups_left
 # the payload's /proc/PID/root, which the kernel refuses: the sandbox's
 # user namespace belongs to root, so the caller has no ptrace access to
 # the payload even with the same uid (commoncap: CAP_SYS_PTRACE in the
-# target's namespace). The racer tries for the whole run anyway.
+# target's namespace). The racer tries for the whole run anyway: the
+# payload fills /out, then waits for SIGUSR1, which the test (root) sends
+# once the racer is done; that the payload is waiting is read from its
+# /proc/PID/status (SigCgt), so no sleep decides who goes first.
 cat > "$T/hostrace.py" <<'PY'
 import ctypes, errno, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
@@ -130,17 +133,30 @@ print(n, " ".join(sorted(seen)))
 PY
 chmod 644 "$T/hostrace.py"
 rm -rf "$T/art4"
-sbx_run_bg() { run_as sbxtest "$SBX" run --json --artifacts "$T/art4" -c "import os, time
+sbx_run_bg() { run_as sbxtest "$SBX" run --json --artifacts "$T/art4" -c "import os, signal
 open('/out/x', 'w').write('sandbox-file')
 os.symlink('$T/hostsecret', '/out/y')
 os.mkdir('/out/d')
 os.symlink('/etc', '/out/e')
-time.sleep(0.6)" > "$T/out" 2>"$T/err"; }
+signal.signal(signal.SIGUSR1, lambda *a: None)
+signal.pause()" > "$T/out" 2>"$T/err"; }
 sbx_run_bg &
 bg=$!
 procs 2 > "$T/procs4.json"
 payload=$(pj "$T/procs4.json" 'max(p["pid"] for p in d["sandbox"])')
+# until the payload catches SIGUSR1 (bit 10 of SigCgt), at most 60 s
+python3 -c 'import sys, time
+for _ in range(600):
+    try:
+        st = open("/proc/%s/status" % sys.argv[1]).read()
+    except OSError:
+        sys.exit(1)
+    if int(st.split("SigCgt:")[1].split()[0], 16) & (1 << 9):
+        sys.exit(0)
+    time.sleep(0.1)
+sys.exit(1)' "$payload" || diag "the payload never waited for SIGUSR1"
 run_as sbxtest python3 "$T/hostrace.py" "$payload" > "$T/hostswaps" 2>&1
+kill -USR1 "$payload"
 wait $bg
 diag "caller on the payload's /proc/PID/root/out: $(cat "$T/hostswaps"); saved: $(ls -A "$T/art4" 2>/dev/null | tr '\n' ' ')"
 check "the caller cannot reach the sandbox's /out from outside (EACCES), only x comes back" \

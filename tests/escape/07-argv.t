@@ -7,7 +7,8 @@
 # itself, so "1 MB" is eight arguments of 128 KiB), embedded newlines,
 # shell metacharacters, path-like policy and language names, unknown and
 # repeated options, numbers that overflow or wrap, fd numbers that are not
-# open, and limits above the policy. Each must end with status 125 and one
+# open, and limits above the policy. Each must end with status 125 (77 for
+# a limit above the policy: a refusal by policy, sbx(1) EXIT STATUS) and one
 # line on stderr; nothing runs (no "RAN", no marker file: no shell is ever
 # involved); refusals after the policy is loaded are audited as
 # sandbox_error and leave no cgroup; accepted tightenings never exceed the
@@ -119,9 +120,9 @@ check "the repeated and overflowing cases name their fault" sh -c '
 	grep "\"name\": \"argc0\"" "$1" | grep -q "usage"' _ "$T/drive.out"
 bad=
 for c in above-memory above-timeout above-pids; do
-	[ "$(dcol $c 2) $(dcol $c 6)" = "125 sandbox_error" ] || bad="$bad $c"
+	[ "$(dcol $c 2) $(dcol $c 6)" = "77 sandbox_error" ] || bad="$bad $c"
 done
-check "limits above the policy refused (125, sandbox_error, nothing ran) ($bad)" [ -z "$bad" ]
+check "limits above the policy refused (77, sandbox_error, nothing ran) ($bad)" [ -z "$bad" ]
 bad=
 for c in above-memory above-timeout above-pids; do
 	id=$(dcol $c 7)
@@ -134,6 +135,6 @@ check "malformed argvs were not audited: only the 4 runs past the policy are" [ 
 diag "$(grep -c . "$T/drive.out") direct helper calls in $(( $(date +%s) - t0 )) s"
 # the client refuses the same above-policy request before it spawns anything
 sbx_run run --json --memory 4G -c 'print(1)'
-check "sbx run --memory above the policy: 125" [ "$rc" = 125 ]
+check "sbx run --memory above the policy: 77, limit_above_policy" [ "$rc|$(jget error.code)" = "77|limit_above_policy" ]
 check "and audited as sandbox_error" [ "$(end_outcome "$(last_id)")" = sandbox_error ]
 finish

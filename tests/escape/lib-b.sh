@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Shared by the escape tests 07-11 and 13-15 (sourced after
 # tests/integration/lib.sh). The test programs from tests/escape/bin/ are
 # built by `make escape-bins` and installed by setup.sh into

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Shared by the escape tests (sourced): the integration helpers
 # (run_as, sbx_run, jget, check...) plus what every attack class asserts:
 # the host is unchanged and the run is in the audit log.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: ISC
 # A failing program: outcome error, parsed traceback, audited.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 cp "$SBX_SRCDIR/examples/divide_by_zero.py" "$T/divide_by_zero.py"
 chmod 644 "$T/divide_by_zero.py"
@@ -17,14 +17,18 @@ assert any(f[\"file\"].endswith(\"divide_by_zero.py\") and f[\"line\"] for f in 
 " "$1"' _ "$T/out"
 check "stderr has the traceback" sh -c 'grep -q "ZeroDivisionError" "$1"' _ "$T/out"
 check "audited as error" [ "$(audit_field "$(jget id)" end.outcome)" = error ]
-check "error object: type, message, line and the traceback text" sh -c 'python3 -c "
+check "error object: {code error, the exception's type and message, hint, line, the traceback text}" sh -c 'python3 -c "
 import json,sys; d=json.load(open(sys.argv[1])); e=d[\"error\"]; t=d[\"traceback\"]
-assert e[\"type\"]==\"ZeroDivisionError\" and e[\"message\"]==t[\"message\"] and e[\"line\"]==t[\"line\"], e
+assert sorted(e) == [\"code\", \"hint\", \"line\", \"message\", \"traceback\", \"type\"], e
+assert e[\"code\"]==\"error\" and e[\"type\"]==\"ZeroDivisionError\" and e[\"message\"]==t[\"message\"] and e[\"line\"]==t[\"line\"], e
 assert e[\"traceback\"].startswith(\"Traceback (most recent call last):\") and e[\"traceback\"]==t[\"text\"], e
 " "$1"' _ "$T/out"
 sbx_run run --json --lang sh -c 'echo partial; echo "no such thing" >&2; exit 3'
 check "error object, no traceback: type error, the last stderr line" \
-	[ "$(jget error.type)|$(jget error.message)" = "error|no such thing" ]
+	[ "$(jget error.code)|$(jget error.type)|$(jget error.message)" = "error|error|no such thing" ]
+sbx_run run --json --lang sh -c 'exit 3'
+check "error object, nothing on stderr: the message says the exit status" \
+	[ "$(jget error.code)|$(jget error.message)" = "error|the program exited with status 3 and wrote nothing to stderr" ]
 sbx_run run --json -c 'print(1)'
 check "error is null when the outcome is ok" [ "$(jget error)" = null ]
 

@@ -9,7 +9,8 @@ plan 14
 POL=$P/etc/sbx/policies.d
 
 run_as sbxout "$SBX" run -c 'print(1)' >"$T/out" 2>"$T/err"; rc=$?
-check "caller outside group sbx: exit 125" [ "$rc" = 125 ]
+check "caller outside group sbx: exit 77, naming the group and how to join it" \
+	sh -c '[ "$1" = 77 ] && grep -q "sbxout is not in group sbx, which may run .*: ask an administrator to run usermod -a -G sbx sbxout, then log in again" "$2"' _ "$rc" "$T/err"
 check "caller outside group sbx: nothing ran" [ ! -s "$T/out" ]
 run_as sbxout "$P/libexec/sbx/sbx-helper" run --lang python --code-fd 3 --result-fd 4 \
 	3</dev/null 4>/dev/null >/dev/null 2>&1; rc=$?
@@ -21,7 +22,7 @@ check "helper not executable outside group sbx" [ "$rc" = 126 ]
 printf '[policy]\nusers = sbxout\n' > "$POL/named.policy"
 chmod 644 "$POL/named.policy"
 sbx_run run --json --policy named -c 'print("ran")'
-check "policy naming other users: refused (125)" [ "$rc" = 125 ]
+check "policy naming other users: refused by policy (77)" [ "$rc" = 77 ]
 check "policy naming other users: nothing ran" [ "$(jget stdout)" = "" ]
 check "policy naming other users: error says so" sh -c 'grep -q "does not allow user sbxtest" "$1"' _ "$T/out"
 rm -f "$POL/named.policy"
@@ -58,7 +59,7 @@ check "code in an unsealed memfd refused (it could change after it was recorded)
 	sh -c 'grep -q "^125 True sandbox_error .. sbx-helper: --code-fd: memfd not sealed" "$1"' _ "$T/out"
 
 sbx_run run --json --memory 4G -c 'print(1)'
-check "asking above the policy: 125" [ "$rc" = 125 ]
+check "asking above the policy: refused by policy (77)" [ "$rc" = 77 ]
 check "refused request is still audited as sandbox_error" sh -c '"$1" list --limit 1 | grep -q sandbox_error' _ "$AUDIT"
 
 # The hostile environment and caller rlimits: tests/escape/08-env.t.

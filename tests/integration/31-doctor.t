@@ -61,8 +61,8 @@ chmod 0640 "$DB"
 chmod 0400 "$KEY"
 
 doctor sbxtest --bogus
-check "doctor: unknown argument is a usage error (125) naming it" \
-	sh -c "[ $rc = 125 ] && grep -q '^sbx: --bogus: unknown argument' '$T/err'"
+check "doctor: unknown argument is a usage error (2) naming it" \
+	sh -c "[ $rc = 2 ] && grep -q '^sbx: --bogus: unknown argument' '$T/err'"
 
 # sbx-helper --check, called directly by a member of group sbx
 before=$("$AUDIT" list 2>/dev/null | wc -l)

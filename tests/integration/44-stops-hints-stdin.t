@@ -136,8 +136,8 @@ check "the audit START record has the same size and SHA-256" \
 	[ "$(audit_field "$(jget id)" start.stdin.size) $(audit_field "$(jget id)" start.stdin.sha256)" = "$(jget stdin.size) $(jget stdin.sha256)" ]
 head -c 2000 /dev/zero > "$T/big"
 sbx_in "$T/big" run --policy stops -c 'import sys; print(len(sys.stdin.buffer.read()))'
-check "stdin over input_size (1K): exit 125, one line naming the cap, nothing run" \
-	sh -c '[ "$1" = 125 ] && grep -q "^sbx: stdin: more than input_size (1024 bytes)" "$2" && [ ! -s "$3" ]' _ "$rc" "$T/err" "$T/out"
+check "stdin over input_size (1K): exit 77 (refused by policy), one line naming the cap and the policy, nothing run" \
+	sh -c '[ "$1" = 77 ] && grep -q "^sbx: stdin: more than policy stops.s input_size 1K" "$2" && [ ! -s "$3" ]' _ "$rc" "$T/err" "$T/out"
 printf 'print("code from stdin")\n' > "$T/code.py"
 sbx_in "$T/code.py" run --json -
 check "with '-' stdin is the code, not the program's input (stdin null in the result)" \

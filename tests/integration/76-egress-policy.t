@@ -15,7 +15,7 @@ eg_listen ns "$T/srv.log" "$EG_SRV:7000" "$EG_SRV:7001" "$EG_SRV2:7000" || { ech
 printf '%s\ttwo.sbx.test\n%s\ttwo.sbx.test\n' "$EG_SRV" "$EG_SRV2" >> "$T/hosts"
 
 # one line on stderr naming FILE:LINE and the reason, exit 125
-one_line() { [ "$rc" = 125 ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -qF -e "$1" "$T/err"; }
+one_line() { [ "$rc" = "${2:-125}" ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -qF -e "$1" "$T/err"; }
 
 eg_policy port0 "[network]
 mode = allow
@@ -87,11 +87,11 @@ check "--allow: the policy's other port of that host is refused" grep -q "^svc.s
 check "--allow: another entry of the policy is unreachable" grep -q "^$EG_SRV2:7000 OSError" "$T/out"
 check "--allow: the names left out are not pinned" sh -c '! grep -q two.sbx.test "$1"' _ "$T/out"
 egress_sbx run --policy eg-two --allow svc.sbx.test:7002 -c pass
-check "--allow cannot add a service: exit 125, named" \
-	one_line "--allow: svc.sbx.test:7002 is not in the allow list of policy 'eg-two'"
+check "--allow cannot add a service: refused by policy (77), named" \
+	one_line "--allow: svc.sbx.test:7002 is not in the allow list of policy 'eg-two'" 77
 egress_sbx run --allow svc.sbx.test:7000 -c pass
 check "--allow under a policy without network: refused" \
-	one_line "--allow: policy 'default' allows no network services (its [network] mode is none)"
+	one_line "--allow: policy 'default' allows no network services (its [network] mode is none)" 77
 egress_sbx run --policy eg-two --allow 'svc.sbx.test:99999' -c pass
 check "--allow with a bad port: refused by sbx itself" sh -c '[ "$1" = 125 ] && grep -q "^sbx: --allow: .*the port is not a number from 1 to 65535" "$2"' _ "$rc" "$T/err"
 

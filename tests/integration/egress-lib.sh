@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Shared by the egress tests (tests/integration/75-79, tests/escape/31-34;
 # sourced after lib.sh). A test network that lives only as long as the
 # test: a network namespace "the server host" joined to the host by a veth

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Shared by the TAP integration tests (sourced). Runs the installed client
 # as the unprivileged user sbxtest against the setuid install in
 # $SBX_CHECK_PREFIX (see setup.sh).
@@ -7,7 +8,45 @@ SBX=$P/bin/sbx
 AUDIT=$P/bin/sbx-audit
 T=$(mktemp -d /tmp/sbx-t.XXXXXX)
 chmod 0777 "$T"
-trap 'rm -rf "$T"' EXIT
+# Every result a test leaves in $T (sbx run --json, the result and
+# attempt events of --jsonl) is kept in $SBX_RESULTS (setup.sh empties it)
+# for 59-result-schema.t, which validates them all against the schema.
+SBX_RESULTS=${SBX_RESULTS:-$P/results}
+keep_results() {
+	[ -d "$SBX_RESULTS" ] && [ -w "$SBX_RESULTS" ] || return 0
+	python3 - "$SBX_RESULTS" "$(basename "$0" .t)" "$@" <<'PY' 2>/dev/null || true
+import json, os, sys
+out, test, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+def results(text):
+    try:
+        docs = [json.loads(text)]
+    except ValueError:
+        docs = []
+        for line in text.splitlines():
+            try:
+                docs.append(json.loads(line))
+            except ValueError:
+                pass
+    for d in docs:
+        if isinstance(d, dict) and d.get("event") in ("result", "attempt") and isinstance(d.get("result"), dict):
+            d = d["result"]
+        # a result, not an audit record (sbx-audit show/export: start_seq at the top)
+        if isinstance(d, dict) and "outcome" in d and "start_seq" not in d and \
+                ("stdout_truncated" in d or d.get("outcome") == "sandbox_error"):
+            yield d
+for f in files:
+    try:
+        text = open(f, errors="replace").read(1 << 24)
+    except OSError:
+        continue
+    for i, d in enumerate(results(text)):
+        name = "%s-%s-%d-%d.json" % (test, os.path.basename(f), os.getpid(), i)
+        with open(os.path.join(out, name), "w") as o:
+            json.dump(d, o)
+PY
+}
+lib_exit() { keep_results $(find "$T" -maxdepth 2 -type f -size -16M 2>/dev/null); rm -rf "$T"; }
+trap 'lib_exit' EXIT
 # the protocol for tests that drive the helper directly (import sbxframes)
 cp "$(dirname "$0")/../sbxframes.py" "$T/sbxframes.py"
 chmod 0644 "$T/sbxframes.py"
@@ -28,6 +67,7 @@ run_as() {
 sbx_run() {
 	run_as sbxtest "$SBX" "$@" >"$T/out" 2>"$T/err" </dev/null
 	rc=$?
+	keep_results "$T/out"
 }
 # jq-free JSON field access for the result document in $T/out
 jget() { python3 -c 'import json,sys

@@ -31,3 +31,6 @@ for u in sbxtest sbxout sbxpg; do
 	getent passwd $u >/dev/null || useradd --no-create-home --home-dir /nonexistent --shell /bin/sh $u
 done
 usermod -a -G sbx sbxtest
+# where lib.sh keeps every result JSON the suite produces (59-result-schema.t)
+rm -rf "$prefix/results"
+install -d -m 0755 "$prefix/results"

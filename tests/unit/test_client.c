@@ -25,6 +25,7 @@
 #include "fdio.h"
 #include "../../client/artifacts.c"
 #include "../../client/errobj.c"
+#include "../../client/resultschema.c"
 #include "../../client/hint.c"
 #include "../../client/fail.c"
 #include "../../client/frames.c"
@@ -468,10 +469,10 @@ static void test_cli_inputs_sessions(void **state)
 	assert_string_equal(o.work_session, "s-1.x");
 	assert_true(o.dry_run);
 	assert_int_equal(o.work_fd, -1);
-	assert_int_equal(status_of(parse_argv, bad_session), 125);
-	assert_int_equal(status_of(parse_argv, dot_session), 125);
-	assert_int_equal(status_of(parse_argv, two_sessions), 125);
-	assert_int_equal(status_of(parse_argv, dry_fix), 125);
+	assert_int_equal(status_of(parse_argv, bad_session), SBX_EXIT_USAGE);
+	assert_int_equal(status_of(parse_argv, dot_session), SBX_EXIT_USAGE);
+	assert_int_equal(status_of(parse_argv, two_sessions), SBX_EXIT_USAGE);
+	assert_int_equal(status_of(parse_argv, dry_fix), SBX_EXIT_USAGE);
 }
 
 static void open_inputs(void *arg)
@@ -511,10 +512,10 @@ static void test_inputs_memfds(void **state)
 	/* two files with one basename, and a directory: usage errors */
 	o.inputs[1] = c;
 	o.n_inputs = 2;
-	assert_int_equal(status_of(open_inputs, &o), 125);
+	assert_int_equal(status_of(open_inputs, &o), SBX_EXIT_USAGE);
 	o.inputs[0] = b;
 	o.n_inputs = 1;
-	assert_int_equal(status_of(open_inputs, &o), 125);
+	assert_int_equal(status_of(open_inputs, &o), SBX_EXIT_USAGE);
 	unlink(a);
 	unlink(c);
 	rmdir(sub);
@@ -546,13 +547,16 @@ static void test_error_object(void **state)
 	assert_true(json_is_null(e));
 	json_decref(e);
 
-	/* a parsed traceback: its type, message, line and text */
+	/* a parsed traceback: code "error", the exception's type and message */
 	e = error_of("{\"outcome\": \"error\", \"traceback\": {\"type\": \"ValueError\", \"message\": \"bad\","
 		     " \"line\": 5, \"text\": \"Traceback ...\\nValueError: bad\"}}");
+	assert_string_equal(json_string_value(json_object_get(e, "code")), "error");
 	assert_string_equal(json_string_value(json_object_get(e, "type")), "ValueError");
 	assert_string_equal(json_string_value(json_object_get(e, "message")), "bad");
+	assert_true(json_is_null(json_object_get(e, "hint")));
 	assert_int_equal(json_integer_value(json_object_get(e, "line")), 5);
 	assert_string_equal(json_string_value(json_object_get(e, "traceback")), "Traceback ...\nValueError: bad");
+	assert_int_equal(json_object_size(e), 6); /* {code, type, message, hint, line, traceback} */
 	json_decref(e);
 
 	/* a limit names itself, its value and the policy it came from */
@@ -567,6 +571,14 @@ static void test_error_object(void **state)
 	json_decref(e);
 	e = error_of("{\"outcome\": \"memory_limit\", \"policy\": \"lab\", \"limits\": {\"memory_bytes\": 1048576}}");
 	assert_string_equal(json_string_value(json_object_get(e, "message")), "memory limit of 1M (policy lab) reached");
+	json_decref(e);
+	/* durations in the largest exact unit, as a policy writes them */
+	e = error_of("{\"outcome\": \"cpu_limit\", \"policy\": \"p\", \"limits\": {\"cpu_time_ms\": 1500}}");
+	assert_string_equal(json_string_value(json_object_get(e, "code")), "cpu_limit");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "CPU-time limit of 1500ms (policy p) reached");
+	json_decref(e);
+	e = error_of("{\"outcome\": \"timeout\", \"policy\": \"p\", \"limits\": {\"wall_time_ms\": 600000}}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")), "wall-time limit of 10m (policy p) reached");
 	json_decref(e);
 	/* the interrupt's traceback stays, as where the program was stuck; the
 	 * limit leads, and --timeout is named when it set the limit */
@@ -615,13 +627,16 @@ static void test_error_object(void **state)
 	assert_string_equal(json_string_value(json_object_get(e, "type")), "error");
 	assert_string_equal(json_string_value(json_object_get(e, "message")), "Died at /code/a.pl line 3.");
 	json_decref(e);
-	e = error_of("{\"outcome\": \"error\", \"stderr\": \"\"}");
-	assert_true(json_is_null(json_object_get(e, "message")));
+	/* nothing on stderr: the exit status, never no message */
+	e = error_of("{\"outcome\": \"error\", \"exit_code\": 3, \"stderr\": \"\"}");
+	assert_string_equal(json_string_value(json_object_get(e, "message")),
+			    "the program exited with status 3 and wrote nothing to stderr");
 	json_decref(e);
 
 	/* the helper's sandbox_error string becomes the message */
 	e = error_of("{\"outcome\": \"sandbox_error\", \"error\": \"cgroup: no space\"}");
-	assert_string_equal(json_string_value(json_object_get(e, "type")), "sandbox_error");
+	assert_string_equal(json_string_value(json_object_get(e, "code")), "setup");
+	assert_string_equal(json_string_value(json_object_get(e, "type")), "setup");
 	assert_string_equal(json_string_value(json_object_get(e, "message")), "cgroup: no space");
 	json_decref(e);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* Unit tests of `sbx mcp` (client/mcp*.c): version negotiation, argument
+/* Unit tests of `sbx mcp` (client/mcp/): version negotiation, argument
  * checking, line framing, the tool result built from a result JSON and an
  * artifact directory, and the artifact store behind resources/read. The protocol end to end is tests/integration/19-mcp.t. */
 #include <fcntl.h>
@@ -10,14 +10,16 @@
 #include <unistd.h>
 
 /* Before cmocka.h: its fail() macro would take mcp_tool.c's fail(). */
-#include "../../client/mcp.c"
-#include "../../client/mcp_call.c"
-#include "../../client/mcp_child.c"
-#include "../../client/mcp_io.c"
-#include "../../client/mcp_result.c"
-#include "../../client/mcp_store.c"
-#include "../../client/mcp_tool.c"
+#include "../../client/mcp/mcp.c"
+#include "../../client/mcp/mcp_call.c"
+#include "../../client/mcp/mcp_child.c"
+#include "../../client/mcp/mcp_io.c"
+#include "../../client/mcp/mcp_result.c"
+#include "../../client/mcp/mcp_store.c"
+#include "../../client/mcp/mcp_tool.c"
 #include "../../client/name.c"
+#include "../../client/resultschema.c"
+#include "../../client/access.c"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,11 +40,37 @@ static json_t *J(const char *text)
 static void test_negotiate(void **state)
 {
 	(void)state;
-	assert_string_equal(mcp_negotiate("2025-06-18"), "2025-06-18");
-	assert_string_equal(mcp_negotiate("2025-11-25"), "2025-11-25");
-	assert_string_equal(mcp_negotiate("2024-11-05"), "2025-11-25");
-	assert_string_equal(mcp_negotiate("2099-01-01"), "2025-11-25");
-	assert_string_equal(mcp_negotiate(NULL), "2025-11-25");
+	/* every revision spoken is answered with itself; anything else with the newest */
+	assert_string_equal(mcp_negotiate("2025-06-18")->name, "2025-06-18");
+	assert_string_equal(mcp_negotiate("2025-11-25")->name, "2025-11-25");
+	assert_string_equal(mcp_negotiate("2025-03-26")->name, "2025-03-26");
+	assert_string_equal(mcp_negotiate("2024-11-05")->name, "2024-11-05");
+	assert_string_equal(mcp_negotiate("2099-01-01")->name, "2025-11-25");
+	assert_string_equal(mcp_negotiate("2024-10-07")->name, "2025-11-25");
+	assert_string_equal(mcp_negotiate(NULL)->name, "2025-11-25");
+	/* what each adds */
+	assert_false(mcp_negotiate("2024-11-05")->annotations);
+	assert_true(mcp_negotiate("2025-03-26")->batches && !mcp_negotiate("2025-03-26")->structured);
+	assert_true(mcp_negotiate("2025-06-18")->structured && !mcp_negotiate("2025-06-18")->arg_tool_errors);
+	assert_true(mcp_negotiate("2025-11-25")->arg_tool_errors && !mcp_negotiate("2025-11-25")->batches);
+}
+
+static void test_tool_def_per_revision(void **state)
+{
+	json_t *old = mcp_tool_def(mcp_negotiate("2024-11-05")), *mid = mcp_tool_def(mcp_negotiate("2025-03-26"));
+	json_t *cur = mcp_tool_def(mcp_negotiate("2025-11-25"));
+
+	(void)state;
+	assert_null(json_object_get(old, "outputSchema"));
+	assert_null(json_object_get(old, "title"));
+	assert_null(json_object_get(old, "annotations"));
+	assert_non_null(json_object_get(mid, "annotations"));
+	assert_null(json_object_get(mid, "outputSchema"));
+	assert_non_null(json_object_get(cur, "outputSchema"));
+	assert_non_null(json_object_get(cur, "title"));
+	json_decref(old);
+	json_decref(mid);
+	json_decref(cur);
 }
 
 static void test_args_ok(void **state)
@@ -161,7 +189,7 @@ static void test_args_too_many_files(void **state)
 
 static void test_tool_def(void **state)
 {
-	json_t *t = mcp_tool_def(), *req = J("[\"code\"]");
+	json_t *t = mcp_tool_def(&mcp_revisions[0]), *req = J("[\"code\"]");
 
 	(void)state;
 	assert_non_null(t);
@@ -504,6 +532,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_negotiate),
+		cmocka_unit_test(test_tool_def_per_revision),
 		cmocka_unit_test(test_args_ok),
 		cmocka_unit_test(test_args_refused),
 		cmocka_unit_test(test_args_too_many_files),

@@ -209,13 +209,13 @@ static void tighten_only(void **state)
 	struct sbx_limits eff = {.wall_ms = 30000, .memory_bytes = 512ULL << 20, .pids = 64};
 	struct sbx_limits req = {.wall_ms = 2000, .pids = 10};
 	(void)state;
-	assert_int_equal(sbx_limits_tighten(&eff, &req, err, sizeof(err)), 0);
+	assert_int_equal(sbx_limits_tighten(&eff, &req, "p", err, sizeof(err)), 0);
 	assert_int_equal(eff.wall_ms, 2000);
 	assert_int_equal(eff.pids, 10);
 	assert_int_equal(eff.memory_bytes, 512ULL << 20); /* not asked: unchanged */
 	req = (struct sbx_limits){.memory_bytes = 1ULL << 30};
-	assert_int_equal(sbx_limits_tighten(&eff, &req, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "memory (bytes): 1073741824 exceeds the policy's 536870912"));
+	assert_int_equal(sbx_limits_tighten(&eff, &req, "p", err, sizeof(err)), -1);
+	assert_string_equal(err, "--memory 1G exceeds policy p's memory 512M");
 	assert_int_equal(eff.memory_bytes, 512ULL << 20);
 }
 
@@ -236,10 +236,10 @@ static void input_size(void **state)
 	assert_int_equal(parse("[limits]\ninput_size = 0\n", &p), -1);
 	/* tighten-only, like every other limit */
 	assert_int_equal(parse("[limits]\ninput_size = 1K\n", &p), 0);
-	assert_int_equal(sbx_limits_tighten(&p.limits, &req, err, sizeof(err)), 0);
+	assert_int_equal(sbx_limits_tighten(&p.limits, &req, "p", err, sizeof(err)), 0);
 	assert_int_equal(p.limits.input_bytes, 1);
 	req.input_bytes = 2;
-	assert_int_equal(sbx_limits_tighten(&p.limits, &req, err, sizeof(err)), -1);
+	assert_int_equal(sbx_limits_tighten(&p.limits, &req, "p", err, sizeof(err)), -1);
 	/* sessions: no unless the policy says yes (old policies stay closed) */
 	assert_int_equal(parse("[limits]\npids = 3\n", &p), 0);
 	assert_int_equal(p.sessions, 0);

@@ -30,7 +30,7 @@
 #include "show.h"
 #include "../../client/dryrun.h"
 #include "../../client/errobj.h"
-#include "../../client/mcp.h"
+#include "../../client/mcp/mcp.h"
 
 static char *slurp(const char *rel)
 {
@@ -134,7 +134,7 @@ static void test_outcome_mcp_schema(void **state)
 	size_t k = 0;
 
 	(void)state;
-	def = mcp_tool_def();
+	def = mcp_tool_def(&mcp_revisions[0]); /* the newest: with outputSchema */
 	assert_non_null(def);
 	en = json_object_get(json_object_get(json_object_get(json_object_get(def, "outputSchema"), "properties"),
 					     "outcome"), "enum");
@@ -255,11 +255,20 @@ static void test_limit_policy_and_tighten(void **state)
 		sbx_limits_default(&eff);
 		memset(&req, 0, sizeof(req));
 		sbx_limit_set(&req, d->id, 1);
-		assert_int_equal(sbx_limits_tighten(&eff, &req, err, sizeof(err)), 0);
+		assert_int_equal(sbx_limits_tighten(&eff, &req, "p", err, sizeof(err)), 0);
 		assert_int_equal(sbx_limit_get(&eff, d->id), 1);
 		sbx_limit_set(&req, d->id, 2);
-		assert_int_equal(sbx_limits_tighten(&eff, &req, err, sizeof(err)), -1);
-		assert_int_equal(strncmp(err, d->key, strlen(d->key)), 0);
+		assert_int_equal(sbx_limits_tighten(&eff, &req, "p", err, sizeof(err)), -1);
+		/* "OPTION-or-KEY 2 exceeds policy p's KEY 1", in the policy's units */
+		{
+			char msg[128], one[32], two[32];
+
+			sbx_limit_format(d, 1, one, sizeof(one));
+			sbx_limit_format(d, 2, two, sizeof(two));
+			snprintf(msg, sizeof(msg), "%s %s exceeds policy p's %s %s", d->option ? d->option : d->key,
+				 two, d->key, one);
+			assert_string_equal(err, msg);
+		}
 	}
 }
 

@@ -78,11 +78,11 @@ int main(int argc, char **argv)
 			for (int i = 0; left > 0 && ne < 8000; i++) {
 				size_t n = left > 65536 ? 65536 : (size_t)left;
 				char *s = malloc(n + 16);
-				int h = snprintf(s, 16, "BIG%d=", i);
+				size_t h = (size_t)snprintf(s, 16, "BIG%d=", i);
 				memset(s + h, 'A', n);
 				s[h + n] = '\0';
 				envp[ne++] = s;
-				left -= (long)n + h + 1;
+				left -= (long)(n + h + 1);
 			}
 			break;
 		}

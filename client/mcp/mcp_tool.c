@@ -14,6 +14,7 @@
 #include "policy.h"
 #include "outcome.h"
 #include "proto.h"
+#include "resultschema.h"
 
 #define TIMEOUT_MAX_S ((double)SBX_ARG_TIMEOUT_MAX / 1000.0) /* the helper's bound (proto.h) */
 
@@ -37,17 +38,6 @@ static char *tool_description(void)
 	}
 	snprintf(buf, sizeof(buf), fmt, names);
 	return buf;
-}
-
-/* ["ok", "error", ...]: every outcome a run can have. */
-static json_t *outcome_enum(void)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < SBX_OUTCOME_N; i++)
-		if (sbx_outcome_of_run(&sbx_outcome_defs[i]))
-			json_array_append_new(a, json_string(sbx_outcome_defs[i].name));
-	return a;
 }
 
 static json_t *input_schema(void)
@@ -81,63 +71,22 @@ static json_t *input_schema(void)
 		"required", "code", "additionalProperties", 0);
 }
 
-static json_t *nullable(const char *type)
+/* The Tool of tools/list for revision rev (mcp.h: title and outputSchema
+ * from 2025-06-18, annotations from 2025-03-26). */
+json_t *mcp_tool_def(const struct mcp_revision *rev)
 {
-	return json_pack("{s:[s,s]}", "type", type, "null");
-}
+	json_t *t = json_pack("{s:s,s:s,s:o}", "name", "execute_code", "description", tool_description(),
+			      "inputSchema", input_schema());
 
-/* The result JSON of sbx run --json (sbx(1), The result). Only outcome is
- * always there: when sbx itself fails the result is {outcome, error}. */
-static json_t *output_schema(void)
-{
-	json_t *p = json_object(), *s;
-	static const char *const ints[] = {"wall_ms", "cpu_ms", "memory_peak_bytes", "pids_peak",
-					   "stdout_bytes", "stderr_bytes", "artifacts_skipped", "attempt"};
-	static const char *const strs[] = {"id", "stdout", "stderr", "policy", "session", "language",
-					   "code_sha256"};
-	size_t i;
-
-	if (p == NULL)
-		return NULL;
-	json_object_set_new(p, "outcome", json_pack("{s:s,s:o}", "type", "string", "enum", outcome_enum()));
-	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
-		json_object_set_new(p, ints[i], json_pack("{s:s}", "type", "integer"));
-	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-		json_object_set_new(p, strs[i], json_pack("{s:s}", "type", "string"));
-	json_object_set_new(p, "stdout_truncated", json_pack("{s:s}", "type", "boolean"));
-	json_object_set_new(p, "stderr_truncated", json_pack("{s:s}", "type", "boolean"));
-	json_object_set_new(p, "exit_code", nullable("integer"));
-	json_object_set_new(p, "signal", nullable("integer"));
-	json_object_set_new(p, "signal_name", nullable("string"));
-	json_object_set_new(p, "limit", nullable("string"));
-	json_object_set_new(p, "error",
-			    json_pack("{s:[s,s],s:{s:{s:s},s:o,s:o,s:o}}", "type", "object", "null",
-				      "properties", "type", "type", "string", "message", nullable("string"),
-				      "line", nullable("integer"), "traceback", nullable("string")));
-	json_object_set_new(p, "limits", json_pack("{s:s}", "type", "object"));
-	json_object_set_new(p, "audit", json_pack("{s:s}", "type", "object"));
-	json_object_set_new(
-		p, "traceback",
-		json_pack("{s:[s,s],s:{s:o,s:o,s:o,s:{s:s},s:{s:s},s:{s:s}}}", "type", "object", "null",
-			  "properties", "type", nullable("string"), "message", nullable("string"), "line",
-			  nullable("integer"), "frames", "type", "array", "chain", "type", "array", "text",
-			  "type", "string"));
-	json_object_set_new(p, "artifacts",
-			    json_pack("{s:s,s:{s:s,s:{s:{s:s},s:{s:s},s:{s:s},s:{s:s}},s:[s,s,s,s]}}",
-				      "type", "array", "items", "type", "object", "properties", "name",
-				      "type", "string", "size", "type", "integer", "media_type", "type",
-				      "string", "sha256", "type", "string", "required", "name", "size",
-				      "media_type", "sha256"));
-	s = json_pack("{s:s,s:o,s:[s]}", "type", "object", "properties", p, "required", "outcome");
-	return s;
-}
-
-json_t *mcp_tool_def(void)
-{
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:{s:b,s:b,s:b,s:b}}", "name", "execute_code", "title",
-			 "Run code in the sbx sandbox", "description", tool_description(), "inputSchema",
-			 input_schema(), "outputSchema", output_schema(), "annotations", "readOnlyHint", 0,
-			 "destructiveHint", 0, "idempotentHint", 0, "openWorldHint", 0);
+	if (t != NULL && rev->structured) {
+		json_object_set_new(t, "title", json_string("Run code in the sbx sandbox"));
+		json_object_set_new(t, "outputSchema", result_schema_inline());
+	}
+	if (t != NULL && rev->annotations)
+		json_object_set_new(t, "annotations",
+				    json_pack("{s:b,s:b,s:b,s:b}", "readOnlyHint", 0, "destructiveHint", 0,
+					      "idempotentHint", 0, "openWorldHint", 0));
+	return t;
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

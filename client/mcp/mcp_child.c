@@ -2,6 +2,7 @@
 #include "mcp_child.h"
 #include "mcp_int.h"
 #include "fdio.h"
+#include "unconst.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -157,10 +158,10 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 	argv[n++] = "--artifacts";
 	argv[n++] = outdir;
 	argv[n++] = "--lang";
-	argv[n++] = (char *)a->lang;
+	argv[n++] = sbx_unconst(a->lang);
 	if (a->policy != NULL) {
 		argv[n++] = "--policy";
-		argv[n++] = (char *)a->policy;
+		argv[n++] = sbx_unconst(a->policy);
 	}
 	if (a->timeout_ms > 0) {
 		snprintf(timeout, sizeof(timeout), "%llums", (unsigned long long)a->timeout_ms);
@@ -169,7 +170,7 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 	}
 	if (a->session != NULL) {
 		argv[n++] = "--session";
-		argv[n++] = (char *)a->session;
+		argv[n++] = sbx_unconst(a->session);
 	}
 	for (i = 0; i < a->nfiles; i++) {
 		snprintf(inputs[i], sizeof(inputs[i]), "%s/in/%s", c->dir, a->files[i].name);

@@ -18,24 +18,35 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "../access.h"
+#include "../cli.h" /* not audit/cli.h */
+#include "errcode.h"
 #include "mcp_store.h"
 #include "proto.h"
 
 struct mcp_server mcp_srv;
 volatile sig_atomic_t mcp_stop_signal;
 
-const char *mcp_negotiate(const char *asked)
+const struct mcp_revision mcp_revisions[] = {
+	{"2025-11-25", true, true, false, true},
+	{"2025-06-18", true, true, false, false},
+	{"2025-03-26", false, true, true, false},
+	{"2024-11-05", false, false, false, false},
+};
+const size_t mcp_n_revisions = sizeof(mcp_revisions) / sizeof(mcp_revisions[0]);
+
+const struct mcp_revision *mcp_negotiate(const char *asked)
 {
-	if (asked != NULL && (strcmp(asked, MCP_VERSION_NEWEST) == 0 || strcmp(asked, MCP_VERSION_OLDEST) == 0))
-		return strcmp(asked, MCP_VERSION_NEWEST) == 0 ? MCP_VERSION_NEWEST : MCP_VERSION_OLDEST;
-	return MCP_VERSION_NEWEST;
+	for (size_t i = 0; asked != NULL && i < mcp_n_revisions; i++)
+		if (strcmp(asked, mcp_revisions[i].name) == 0)
+			return &mcp_revisions[i];
+	return &mcp_revisions[0];
 }
 
 static json_t *initialize_result(void)
 {
 	return json_pack("{s:s,s:{s:{s:b},s:{s:b,s:b}},s:{s:s,s:s,s:s},s:s}", "protocolVersion",
-			 mcp_srv.version, "capabilities", "tools", "listChanged", 0, "resources",
+			 mcp_srv.rev->name, "capabilities", "tools", "listChanged", 0, "resources",
 			 "subscribe", 0, "listChanged", 0, "serverInfo", "name", "sbx", "title",
 			 "sbx sandbox", "version", SBX_VERSION, "instructions",
 			 "Use execute_code to run code in an isolated, audited sandbox. Write files "
@@ -84,7 +95,7 @@ static void tools_call(json_t *req, json_t *id, json_t *params)
 	if (mcp_args_parse(args ? args : none, &c->a, err, sizeof(err)) < 0) {
 		/* 2025-11-25 (SEP-1303): bad arguments are a tool error the model
 		 * can read and correct; 2025-06-18 calls them a protocol error. */
-		if (strcmp(mcp_srv.version, MCP_VERSION_OLDEST) == 0)
+		if (!mcp_srv.rev->arg_tool_errors)
 			mcp_send_error(id, RPC_PARAMS, err);
 		else
 			mcp_send_result(id, mcp_tool_error(err));
@@ -177,12 +188,12 @@ static void on_request(json_t *req)
 			mcp_send_error(id, RPC_PARAMS, "initialize: params.protocolVersion: missing or not a string");
 			return;
 		}
-		mcp_srv.version = mcp_negotiate(asked);
+		mcp_srv.rev = mcp_negotiate(asked);
 		mcp_send_result(id, initialize_result());
 	} else if (strcmp(method, "ping") == 0) {
 		mcp_send_result(id, json_object());
 	} else if (strcmp(method, "tools/list") == 0) {
-		mcp_send_result(id, json_pack("{s:[o]}", "tools", mcp_tool_def()));
+		mcp_send_result(id, json_pack("{s:[o]}", "tools", mcp_tool_def(mcp_srv.rev)));
 	} else if (strcmp(method, "tools/call") == 0) {
 		tools_call(req, id, params);
 	} else if (strcmp(method, "resources/list") == 0) {
@@ -195,6 +206,28 @@ static void on_request(json_t *req)
 		char msg[256];
 		snprintf(msg, sizeof(msg), "Method not found: %.200s", method);
 		mcp_send_error(id, RPC_METHOD, msg);
+	}
+}
+
+/* One line: a request or notification, or under 2025-03-26 (which
+ * requires accepting them) a batch. Each member of a batch is handled as
+ * if it came alone and answered as its own message: a tool call is
+ * answered when its run ends, so one array holding every answer
+ * (JSON-RPC 2.0, Batch) would hold the others back. */
+static void on_message(json_t *msg)
+{
+	size_t i;
+	json_t *m;
+
+	if (!json_is_array(msg) || !mcp_srv.rev->batches || json_array_size(msg) == 0) {
+		on_request(msg);
+		return;
+	}
+	json_array_foreach(msg, i, m) {
+		if (json_is_array(m))
+			mcp_send_error(NULL, RPC_INVALID, "a batch inside a batch");
+		else
+			on_request(m);
 	}
 }
 
@@ -219,7 +252,7 @@ static void request_line(void *arg, const char *line, size_t len)
 		mcp_send_error(NULL, RPC_PARSE, msg);
 		return;
 	}
-	on_request(req);
+	on_message(req);
 	json_decref(req);
 }
 
@@ -252,9 +285,17 @@ int mcp_serve(uint64_t keep_bytes)
 {
 	struct sigaction sa;
 	sigset_t block, old;
+	char why[512];
+	const char *code = helper_access(why, sizeof(why));
 
+	/* Every call would fail: say why once, before a client connects. */
+	if (code != NULL) {
+		const struct sbx_errcode *e = sbx_errcode_find(code);
+		fprintf(stderr, "sbx mcp: cannot run sandboxes: %s\n", why);
+		return e != NULL && e->exit_status > 0 ? e->exit_status : SBX_EXIT_FAILURE;
+	}
 	memset(&mcp_srv, 0, sizeof(mcp_srv));
-	mcp_srv.version = MCP_VERSION_NEWEST;
+	mcp_srv.rev = &mcp_revisions[0];
 	mcp_store_init(keep_bytes);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -25,6 +25,12 @@
 #include "mcp_store.h"
 #include "textutil.h"
 
+/* The negotiated revision; the newest before initialize (and in tests). */
+static const struct mcp_revision *revision(void)
+{
+	return mcp_srv.rev != NULL ? mcp_srv.rev : &mcp_revisions[0];
+}
+
 static void add_text(json_t *content, const char *text)
 {
 	json_array_append_new(content, json_pack("{s:s,s:s}", "type", "text", "text", text));
@@ -243,6 +249,15 @@ static void add_artifact(json_t *content, const char *id, json_t *a, int dirfd, 
 	uri = artifact_uri(id, name);
 	link = uri != NULL ? mcp_store_keep(dirfd, name, uri, type, kept_why, sizeof(kept_why)) : NULL;
 	free(uri);
+	if (link != NULL && !revision()->structured) {
+		/* before 2025-06-18 there is no resource_link: name the URI */
+		snprintf(note, sizeof(note), "artifact %s (%" JSON_INTEGER_FORMAT " bytes, %s): resources/read %s", name,
+			 json_integer_value(json_object_get(a, "size")), type,
+			 json_string_value(json_object_get(link, "uri")));
+		json_decref(link);
+		add_text(content, note);
+		return;
+	}
 	if (link != NULL) {
 		json_array_append_new(content, link);
 		return;
@@ -319,6 +334,18 @@ json_t *mcp_tool_result(json_t *r, int dirfd)
 	mcp_store_begin();
 	json_array_foreach(arts, i, a)
 		add_artifact(content, id ? id : "unknown", a, dirfd, &budget);
+	if (!revision()->structured) {
+		/* no structuredContent before 2025-06-18: the result JSON as the
+		 * last text block, as that revision advises for compatibility */
+		char *text = json_dumps(r, JSON_COMPACT);
+		int failed = outcome == NULL || strcmp(outcome, "ok") != 0; /* outcome points into r */
+
+		if (text != NULL)
+			add_text(content, text);
+		free(text);
+		json_decref(r);
+		return json_pack("{s:o,s:b}", "content", content, "isError", failed);
+	}
 	return json_pack("{s:o,s:o,s:b}", "content", content, "structuredContent", r, "isError",
 			 outcome == NULL || strcmp(outcome, "ok") != 0);
 }

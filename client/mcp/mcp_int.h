@@ -45,7 +45,7 @@ struct call {
 
 struct mcp_server {
 	struct call *calls;
-	const char *version;
+	const struct mcp_revision *rev; /* negotiated at initialize */
 	bool initialized, stdin_eof, in_failed, out_broken;
 	struct linebuf in;
 };

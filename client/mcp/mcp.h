@@ -15,9 +15,26 @@
 
 #include "proto.h"
 
-/* Protocol revisions spoken, newest first. */
-#define MCP_VERSION_NEWEST "2025-11-25"
-#define MCP_VERSION_OLDEST "2025-06-18"
+/*
+ * The protocol revisions spoken (modelcontextprotocol.io/specification/REV),
+ * newest first, with what each adds that this server uses. A client on an
+ * older revision gets what that revision defines and nothing newer: no
+ * title, outputSchema or structuredContent before 2025-06-18 (the result
+ * JSON is then the last text block, as 2025-06-18 recommends for
+ * compatibility), artifacts that are not embedded images as a text block
+ * naming their sbx:// URI instead of a resource_link, no tool annotations
+ * and no progress message before 2025-03-26.
+ */
+struct mcp_revision {
+	const char *name;
+	bool structured;       /* 2025-06-18: title, outputSchema, structuredContent, resource_link */
+	bool annotations;      /* 2025-03-26: tool annotations, progress "message" */
+	bool batches;          /* 2025-03-26 only: JSON-RPC batches must be accepted */
+	bool arg_tool_errors;  /* 2025-11-25 (SEP-1303): bad tool arguments are a tool error */
+};
+extern const struct mcp_revision mcp_revisions[];
+extern const size_t mcp_n_revisions;
+#define MCP_VERSION_NEWEST (mcp_revisions[0].name)
 
 /* Runs at the same time; further calls wait in arrival order, at most
  * MCP_MAX_WAITING of them (then a call is refused as a tool error). */
@@ -30,13 +47,16 @@
 
 /* Serve until stdin ends and every call has been answered, or a signal
  * (SIGTERM, SIGINT, SIGHUP) or a closed stdout stops it; keep_bytes is
- * the artifact store's capacity (mcp_store.h). Returns the exit status:
- * 0, or 125 when stdin or stdout failed. */
+ * the artifact store's capacity (mcp_store.h). First checks that the
+ * caller may run the helper (access.h): if not, one line on stderr saying
+ * why and the exit status of its error code (77 not in group sbx, 125).
+ * Returns the exit status: 0, or 125 when stdin or stdout failed. */
 int mcp_serve(uint64_t keep_bytes);
 
-/* The revision to answer initialize with: the client's if spoken here,
- * else the newest (the client then decides whether to go on). */
-const char *mcp_negotiate(const char *asked);
+/* The revision to answer initialize with (lifecycle, "Version
+ * Negotiation"): the client's if spoken here, else the newest (the client
+ * then decides whether to go on). Never NULL. */
+const struct mcp_revision *mcp_negotiate(const char *asked);
 
 /* One of `files`: content decoded, to be put under /in as name. */
 struct mcp_file {
@@ -70,7 +90,7 @@ void mcp_args_free(struct mcp_args *a);
 
 /* The tools/list entry of execute_code: name, description, inputSchema,
  * outputSchema, annotations. New reference. */
-json_t *mcp_tool_def(void);
+json_t *mcp_tool_def(const struct mcp_revision *rev);
 
 /*
  * The CallToolResult for a run's result JSON (consumed; "path" members of

@@ -25,8 +25,9 @@ static void send_note(struct call *c)
 		snprintf(msg, sizeof(msg), "running for %.0f s; output: %s", elapsed, c->recent);
 	else
 		snprintf(msg, sizeof(msg), "running for %.0f s", elapsed);
-	mcp_send(json_pack("{s:s,s:s,s:{s:O,s:f,s:s}}", "jsonrpc", "2.0", "method", "notifications/progress",
-			   "params", "progressToken", c->token, "progress", c->progress, "message", msg));
+	mcp_send(json_pack("{s:s,s:s,s:{s:O,s:f,s:s*}}", "jsonrpc", "2.0", "method", "notifications/progress",
+			   "params", "progressToken", c->token, "progress", c->progress, "message",
+			   mcp_srv.rev->annotations ? msg : NULL));
 	c->last_note = now;
 	c->note_due = false;
 }
