@@ -437,7 +437,7 @@ clean:
 # What each target is for (HACKING.md says where each kind of change goes).
 help:
 	@echo 'Build (B=DIR build directory, SANITIZE=1 for ASan+UBSan, STRICT=1 for WARN_NEXT):'
-	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx, sbx-audit, sbx-relay'
+	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx, sbx-audit, sbx-relay, sbx-image'
 	@echo '  man               the man pages, checked'
 	@echo 'Tests (CHECK_PREFIX=/tmp/sbx-check-NAME: a root-owned temporary install):'
 	@echo '  check-unit        cmocka unit tests (no root needed)'
@@ -446,6 +446,7 @@ help:
 	@echo '  check-integration tests/integration/*.t (root; runs the client as sbxtest)'
 	@echo '  check-escape      tests/escape/*.t, one attack class each (root)'
 	@echo '  check-vm          cgroup v2 in a qemu VM'
+	@echo '  check-python      the Python package'"'"'s tests and the agent examples'"'"' stub loops'
 	@echo '  check             unit, linkage, integration and escape tests in one prove run'
 	@echo '  lint              cppcheck and clang-tidy'
 	@echo '  fuzz              libFuzzer targets, FUZZ_SECONDS each'
@@ -454,8 +455,14 @@ help:
 	@echo '  bench             bench/startup (bare, bubblewrap, sbx), bench/audit, bench/egress'
 	@echo 'Install and packages (PREFIX, DESTDIR):'
 	@echo '  install           files, then sbx-postinst (accounts, key, setuid bit) unless DESTDIR'
+	@echo '  install-doc       the documents and examples into DOCDIR'
+	@echo '  install-python    the Python package sbx into PYTHONDIR'
+	@echo '  uninstall         remove what install put there (the audit log and its key stay)'
 	@echo '  deps              tools/install-deps (apt: build, test and runtime packages)'
+	@echo '  deps-run          tools/install-deps run: building and running sbx only'
+	@echo '  deps-test         tools/install-deps test: run, plus what make ci uses'
 	@echo '  deb               the Debian package, into build-pkg/'
+	@echo '  dist              the release tarball sbx-VERSION.tar.gz, into build-pkg/'
 	@echo '  clean             remove the build directories'
 	@echo '  help              this list'
 

@@ -602,14 +602,12 @@ static void prepare(struct run *r, int argc, char **argv)
 		r->error_code = "policy_denied";
 	else if (sbx_limits_tighten(&r->limits, &r->request, r->policy_name, err, sizeof(err)) < 0)
 		r->error_code = "limit_above_policy";
-	else if (check_code(r, err, sizeof(err)) < 0)
-		r->error_code = "setup";
+	else if (check_code(r, err, sizeof(err)) < 0 || image_open(r, err, sizeof(err)) < 0)
+		r->error_code = "setup"; /* an image missing, modified or not mounted: the administrator's to fix */
 	else if (check_inputs(r, err, sizeof(err)) < 0)
 		r->error_code = r->inputs_bytes > r->limits.input_bytes ? "input_too_large" : "setup";
 	else if (check_work(r, err, sizeof(err)) < 0)
 		r->error_code = r->policy.sessions ? "setup" : "policy_denied";
-	else if (image_open(r, err, sizeof(err)) < 0)
-		r->error_code = "setup"; /* missing, modified or not mounted: the administrator's to fix */
 	if (r->error_code != NULL) {
 		r->refused = true;
 		/* never an empty reason (rundesc.h) */
