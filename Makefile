@@ -4,6 +4,7 @@
 # LIBEXECDIR to `make` and `make install`.
 PREFIX        ?= /usr/local
 BINDIR        ?= $(PREFIX)/bin
+SBINDIR       ?= $(PREFIX)/sbin
 SYSCONFDIR    ?= /etc
 LOCALSTATEDIR ?= /var
 LIBEXECDIR    ?= $(PREFIX)/libexec
@@ -31,10 +32,14 @@ CC      ?= cc
 PKGS     = libseccomp libcap sqlite3 libbsd libmd libsodium inih jansson
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+# OpenSSL's libcrypto, for SHA-256 (SHA-NI): sbx-audit (the log) and sbx-image
+# (images) link it, never the setuid helper (check-linkage)
+CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
 # What each program links (make check-linkage asserts the helper's list):
-# the setuid helper never SQLite, jansson or libsodium.
+# the setuid helper never SQLite, jansson or libsodium (the recorder
+# links inih for policy.c's sbx_valid_name, which imgstamp.c uses).
 HELPER_PKGS   = libseccomp libcap libbsd libmd inih
-RECORDER_PKGS = sqlite3 libsodium jansson libbsd
+RECORDER_PKGS = sqlite3 libsodium jansson libbsd inih
 HELPER_LIBS   = $(shell pkg-config --libs $(HELPER_PKGS))
 RECORDER_LIBS = $(shell pkg-config --libs $(RECORDER_PKGS))
 
@@ -52,7 +57,7 @@ SAN_LD   = -fsanitize=address,undefined
 else
 OPT      = -O2 -g -D_FORTIFY_SOURCE=2
 endif
-INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iclient/mcp -Isigner
+INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iclient/mcp -Isigner -Iimage
 CFLAGS  ?=
 CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
@@ -70,6 +75,7 @@ CLIENT_SRC   = $(wildcard client/*.c client/mcp/*.c)
 RELAY_SRC    = $(wildcard relay/*.c)
 SIGNER_SRC   = $(wildcard signer/*.c)
 AUDIT_SRC    = $(wildcard audit/*.c)
+IMAGE_SRC    = $(wildcard image/*.c)
 UNIT_SRC     = $(wildcard tests/unit/test_*.c)
 
 COMMON_OBJ   = $(COMMON_SRC:%.c=$(B)/%.o)
@@ -80,6 +86,7 @@ CLIENT_OBJ   = $(CLIENT_SRC:%.c=$(B)/%.o)
 RELAY_OBJ    = $(RELAY_SRC:%.c=$(B)/%.o)
 SIGNER_OBJ   = $(SIGNER_SRC:%.c=$(B)/%.o)
 AUDIT_OBJ    = $(AUDIT_SRC:%.c=$(B)/%.o)
+IMAGE_OBJ    = $(IMAGE_SRC:%.c=$(B)/%.o)
 UNIT_BIN     = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 LIBCOMMON    = $(B)/libsbxcommon.a
 LIBLOG       = $(B)/libsbxlog.a
@@ -88,11 +95,11 @@ LIBLOG       = $(B)/libsbxlog.a
 # same sources with -DSBX_TEST_HOOKS (the hooked helper execs the hooked
 # recorder). None of them is installed by `make install`.
 HOOKED_HELPER_OBJ   = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/common/testhook.o
-HOOKED_RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/common/testhook.o
+HOOKED_RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/common/testhook.o $(B)/image/dpkgdb.o
 ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
 ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
-PROGS = $(B)/sbx-helper $(B)/sbx-recorder $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay $(B)/sbx-signer
+PROGS = $(B)/sbx-helper $(B)/sbx-recorder $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay $(B)/sbx-signer $(B)/sbx-image
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
@@ -130,12 +137,16 @@ $(B)/libsbxrecorder.a: $(filter-out $(B)/recorder/main.o,$(RECORDER_OBJ))
 	rm -f $@ && ar rcs $@ $^
 $(B)/libsbxclient.a: $(filter-out $(B)/client/main.o,$(CLIENT_OBJ))
 	rm -f $@ && ar rcs $@ $^
+$(B)/libsbximage.a: $(filter-out $(B)/image/main.o,$(IMAGE_OBJ))
+	rm -f $@ && ar rcs $@ $^
 
 # The setuid program: helper/ and libsbxcommon.a, nothing else of the tree.
 $(B)/sbx-helper: $(HELPER_OBJ) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS)
 # Its unprivileged partner: recorder/, the audit log, common/.
-$(B)/sbx-recorder: $(RECORDER_OBJ) $(LIBLOG) $(LIBCOMMON)
+# image/dpkgdb.o: the recorder reads the dpkg database of a run's tree
+# with it, as sbx-image does of an image's (recorder/environment.c)
+$(B)/sbx-recorder: $(RECORDER_OBJ) $(B)/image/dpkgdb.o $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(RECORDER_LIBS)
 $(B)/hooked/%.o: %.c $(B)/paths.h
 	@mkdir -p $(dir $@)
@@ -171,9 +182,10 @@ escape-bins: $(B)/sbx-helper-hooked $(B)/sbx-recorder-hooked $(ESCAPE_BIN)
 
 $(B)/sbx: $(CLIENT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
-# sbx-audit alone links libcrypto (its SHA-256: audit/sha256_ossl.c).
-CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
+# sbx-audit links libcrypto for its SHA-256 (audit/sha256_ossl.c).
 $(B)/sbx-audit: $(AUDIT_OBJ) $(B)/libsbxsigner.a $(LIBLOG) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CRYPTO_LIBS)
+$(B)/sbx-image: $(IMAGE_OBJ) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CRYPTO_LIBS)
 # The egress relay (runs as _sbxnet): glibc, libseccomp and the HOST:PORT parser.
 $(B)/sbx-relay: $(RELAY_OBJ) $(LIBCOMMON)
@@ -188,7 +200,7 @@ $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 
 # Unit tests link the objects they test (test_client still #includes
 # client sources: HACKING.md).
-UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbxclient.a $(B)/libsbxsigner.a $(LIBLOG) $(LIBCOMMON)
+UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbxclient.a $(B)/libsbxsigner.a $(B)/libsbximage.a $(LIBLOG) $(LIBCOMMON)
 # test_signer runs the real sbx-signer
 $(B)/tests/test_signer: $(B)/sbx-signer
 $(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h $(B)/result_schema.h
@@ -226,7 +238,7 @@ check: all $(UNIT_BIN) check-linkage check-setup check-python
 # coverage instrumentation and ASan+UBSan.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS  = policy args traceback result record note
+FUZZ_TARGETS  = policy args traceback result record note stamp
 FB            = $(B)/fuzz
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
@@ -248,6 +260,8 @@ $(FB)/fuzz_policy: $(FB)/tests/fuzz/fuzz_policy.o $(FB)/libcommon.a
 $(FB)/fuzz_args: $(FB)/tests/fuzz/fuzz_args.o $(FB)/helper/args.o $(FB)/libcommon.a
 	$(FUZZ_LINK)
 $(FB)/fuzz_traceback: $(FB)/tests/fuzz/fuzz_traceback.o $(FB)/libcommon.a
+	$(FUZZ_LINK)
+$(FB)/fuzz_stamp: $(FB)/tests/fuzz/fuzz_stamp.o $(FB)/libcommon.a
 	$(FUZZ_LINK)
 $(FB)/fuzz_result: $(FB)/tests/fuzz/fuzz_result.o $(FB)/libclient.a $(FB)/libcommon.a
 	$(FUZZ_LINK)
@@ -275,7 +289,8 @@ fuzz: fuzz-build
 # with their reasons in tools/cppcheck.supp, jansson's macros in
 # tools/cppcheck.cfg) and clang-tidy (checks in .clang-tidy, tests/.clang-tidy
 # and bench/.clang-tidy), over every C source.
-LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(RELAY_SRC) $(UNIT_SRC) \
+LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(RELAY_SRC) $(IMAGE_SRC) \
+	     $(UNIT_SRC) \
 	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) $(wildcard tests/escape/bin/*.c) \
 	     $(wildcard tests/vm/payloads/*.c) tests/fake-helper.c
 LINT_FLAGS = -std=c17 -D_GNU_SOURCE -DSBX_SRCDIR='"."' -DSBX_BUILDDIR='"./$(B)"' -I$(B) $(INCLUDES) \
@@ -312,20 +327,26 @@ install-man: man
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(B)/man/sbx.1 $(B)/man/sbx-audit.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(B)/man/sbx.conf.5 $(B)/man/sbx.policy.5 $(DESTDIR)$(MANDIR)/man5/
-	install -m 0644 $(B)/man/sbx-helper.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 $(B)/man/sbx-helper.8 $(B)/man/sbx-image.8 $(DESTDIR)$(MANDIR)/man8/
 
 install-completion:
 	install -d $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0644 packaging/completion/sbx $(DESTDIR)$(BASHCOMPDIR)/sbx
 	install -m 0644 packaging/completion/sbx-audit $(DESTDIR)$(BASHCOMPDIR)/sbx-audit
+	sed 's|/var/lib/sbx-images|$(LOCALSTATEDIR)/lib/sbx-images|' packaging/completion/sbx-image \
+	    > $(DESTDIR)$(BASHCOMPDIR)/sbx-image && chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/sbx-image
 
-# sbx-cgroup.service: a delegated cgroup v2 subtree on systemd hosts
+# sbx-cgroup.service: a delegated cgroup v2 subtree on systemd hosts;
+# sbx-images.service: the curated images mounted at boot (sbx-image(8))
 install-systemd:
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(LIBEXECDIR)/sbx
 	install -m 0755 packaging/systemd/sbx-cgroup-keeper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-cgroup-keeper
 	sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' -e 's|@RUNSTATEDIR@|$(RUNSTATEDIR)|g' \
 	    packaging/systemd/sbx-cgroup.service.in > $(DESTDIR)$(UNITDIR)/sbx-cgroup.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/sbx-cgroup.service
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g' \
+	    packaging/systemd/sbx-images.service.in > $(DESTDIR)$(UNITDIR)/sbx-images.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/sbx-images.service
 
 # Documentation: what the man pages point to (sbx(1) SEE ALSO).
 DOC_FILES = README.md LICENSE docs/threat-model.md docs/seccomp.md docs/outcomes.md
@@ -353,6 +374,8 @@ install-files: all install-man install-completion install-systemd install-doc
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/sbx $(DESTDIR)$(SYSCONFDIR)/sbx/policies.d \
 	  $(DESTDIR)$(LOCALSTATEDIR)/lib/sbx $(DESTDIR)$(PKGDATADIR)
 	install -m 0755 $(B)/sbx $(B)/sbx-audit $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(SBINDIR)
+	install -m 0755 $(B)/sbx-image $(DESTDIR)$(SBINDIR)/
 	install -m 0755 $(B)/sbx-helper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
 	install -m 0755 $(B)/sbx-recorder $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-recorder
 	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PKGDATADIR)/sbx-postinst
@@ -423,12 +446,12 @@ bench: all
 	@if [ "$$(id -u)" = 0 ]; then bench/egress --prefix $(PREFIX); else echo "bench/egress: skipped (needs root)"; fi
 
 clean:
-	rm -rf $(B) $(B)-san build-check* build-vm build-man
+	rm -rf $(B) $(B)-san build-check* build-vm build-man build-image-cache
 
 # What each target is for (HACKING.md says where each kind of change goes).
 help:
 	@echo 'Build (B=DIR build directory, SANITIZE=1 for ASan+UBSan, STRICT=1 for WARN_NEXT):'
-	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx-signer, sbx, sbx-audit, sbx-relay'
+	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx-signer, sbx, sbx-audit, sbx-relay, sbx-image'
 	@echo '  man               the man pages, checked'
 	@echo 'Tests (CHECK_PREFIX=/tmp/sbx-check-NAME: a root-owned temporary install):'
 	@echo '  check-unit        cmocka unit tests (no root needed)'
@@ -437,14 +460,13 @@ help:
 	@echo '  check-integration tests/integration/*.t (root; runs the client as sbxtest)'
 	@echo '  check-escape      tests/escape/*.t, one attack class each (root)'
 	@echo '  check-vm          cgroup v2 in a qemu VM'
+	@echo '  check-python      the Python package'"'"'s tests and the agent examples'"'"' stub loops'
 	@echo '  check             unit, linkage, integration and escape tests in one prove run'
-	@echo '  check-python      the Python package'"'"'s tests and the agent examples, against a stand-in sbx'
 	@echo '  lint              cppcheck and clang-tidy'
 	@echo '  fuzz              libFuzzer targets, FUZZ_SECONDS each'
 	@echo '  fuzz-build        build the fuzz targets only'
 	@echo '  ci                what CI runs: deps, check, lint, check SANITIZE=1, fuzz'
 	@echo '  bench             bench/startup (bare, bubblewrap, sbx), bench/audit, bench/egress'
-	@echo '  check-python      the python/ package tests'
 	@echo 'Install and packages (PREFIX, DESTDIR):'
 	@echo '  install           files, then sbx-postinst (accounts, key, setuid bit) unless DESTDIR'
 	@echo '  install-doc       README, docs and examples into DOCDIR'
@@ -453,8 +475,8 @@ help:
 	@echo '  deps              tools/install-deps all (apt: build, test and runtime packages)'
 	@echo '  deps-run          tools/install-deps run (building and running sbx only)'
 	@echo '  deps-test         tools/install-deps test (run, plus what make ci uses)'
-	@echo '  dist              the release tarball sbx-VERSION.tar.gz'
 	@echo '  deb               the Debian package, into build-pkg/'
+	@echo '  dist              the release tarball sbx-VERSION.tar.gz, into build-pkg/'
 	@echo '  clean             remove the build directories'
 	@echo '  help              this list'
 

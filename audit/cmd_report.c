@@ -29,7 +29,7 @@ static void help(void)
 {
 	printf("usage: " PROG " report [--since WHEN] [--until WHEN] [--summary] [--no-verify]\n"
 	       "         [--by user|policy|outcome|language|day|hour] [--failed] [--limit N]\n"
-	       "         [--limits] [--top-code [N]] [--sessions] [--network]\n"
+	       "         [--limits] [--top-code [N]] [--sessions] [--network] [--environments]\n"
 	       "         [--format text|csv|json]\n"
 	       "         [--html FILE]\n"
 	       "\n"
@@ -58,6 +58,11 @@ static void help(void)
 	       "                  each way, refused attempts, runs at a limit; and per\n"
 	       "                  destination the runs that reached it and that were\n"
 	       "                  refused it (the --limit N most frequent)\n"
+	       "  --environments  runs per environment (image and digest, or host and\n"
+	       "                  its package-set digest), and every code digest that\n"
+	       "                  ran in more than one environment with more than one\n"
+	       "                  outcome: same code, different environment, different\n"
+	       "                  outcome\n"
 	       "  --format FMT    text (default), csv (RFC 4180; several tables are\n"
 	       "                  separated by an empty line) or json (one object)\n"
 	       "  --no-verify     do not verify the log first (the report's header says\n"
@@ -227,7 +232,7 @@ static int run(const struct cli *c, struct sbx_audit *a, struct ropts *o, const 
 
 	if (html != NULL) {
 		/* The page holds everything; the chart needs the per-day data. */
-		o->sections |= RS_SUMMARY | RS_LIMITS | RS_TOPCODE | RS_SESSIONS | RS_NETWORK | RS_FAILED |
+		o->sections |= RS_SUMMARY | RS_LIMITS | RS_TOPCODE | RS_SESSIONS | RS_NETWORK | RS_ENVIRONMENTS | RS_FAILED |
 			       RS_DAYCHART;
 		o->by |= 1u << BY_USER | 1u << BY_POLICY | 1u << BY_LANGUAGE | 1u << BY_DAY;
 	}
@@ -274,7 +279,7 @@ static int top_arg(int argc, char **argv, int64_t *n)
 int cmd_report(struct cli *c, int argc, char **argv)
 {
 	enum { O_SINCE = OPT_FIRST_CMD, O_UNTIL, O_SUMMARY, O_BY, O_FAILED, O_LIMIT, O_LIMITS,
-	       O_TOP, O_SESSIONS, O_NETWORK, O_FORMAT, O_HTML, O_NOVERIFY };
+	       O_TOP, O_SESSIONS, O_NETWORK, O_ENVIRONMENTS, O_FORMAT, O_HTML, O_NOVERIFY };
 	static const struct option opts[] = {
 		{"since", required_argument, NULL, O_SINCE},
 		{"until", required_argument, NULL, O_UNTIL},
@@ -286,6 +291,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		{"top-code", optional_argument, NULL, O_TOP},
 		{"sessions", no_argument, NULL, O_SESSIONS},
 		{"network", no_argument, NULL, O_NETWORK},
+		{"environments", no_argument, NULL, O_ENVIRONMENTS},
 		{"format", required_argument, NULL, O_FORMAT},
 		{"html", required_argument, NULL, O_HTML},
 		{"no-verify", no_argument, NULL, O_NOVERIFY},
@@ -345,6 +351,9 @@ int cmd_report(struct cli *c, int argc, char **argv)
 			break;
 		case O_NETWORK:
 			o.sections |= RS_NETWORK;
+			break;
+		case O_ENVIRONMENTS:
+			o.sections |= RS_ENVIRONMENTS;
 			break;
 		case O_FORMAT:
 			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "csv") != 0 &&

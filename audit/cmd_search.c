@@ -16,6 +16,7 @@
 #include "hostport.h"
 #include "outcome.h"
 #include "runs.h"
+#include "policy.h"
 #include "units.h"
 
 static void help(void)
@@ -41,6 +42,9 @@ static void help(void)
 	       "  --dest HOST[:PORT]  reached or was refused HOST (a name as the policy\n"
 	       "                      writes it, or an address; [ADDR] for IPv6), on\n"
 	       "                      PORT or on any port ([network] mode = allow)\n"
+	       "  --image NAME        ran with this image (sbx-image(8)), or \"host\" for the host's /usr\n"
+	       "  --image-digest D    ran in the environment with this digest (sha256:HEX or HEX):\n"
+	       "                      an image's content digest, or a host's package-set digest\n"
 	       "  --limit N           only the N newest matching runs (default 0: all)\n"
 	       "  --format FMT        table (default), csv, json (one array), jsonl (one object a line)\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
@@ -116,15 +120,15 @@ static int set_dest(const char *val, char *pat, size_t len)
 	return -1;
 }
 
-static int set_hex(const char *val, char out[65])
+static int set_hex(const char *opt, const char *val, char out[65])
 {
 	size_t i;
 
 	if (strlen(val) != 64)
-		return bad("--code-sha256", val, "not 64 hex digits");
+		return bad(opt, val, "not 64 hex digits");
 	for (i = 0; i < 64; i++) {
 		if (!isxdigit((unsigned char)val[i]))
-			return bad("--code-sha256", val, "not 64 hex digits");
+			return bad(opt, val, "not 64 hex digits");
 		out[i] = (char)tolower((unsigned char)val[i]);
 	}
 	out[64] = '\0';
@@ -139,7 +143,7 @@ static int nonempty(const char *opt, const char *val)
 enum {
 	O_USER = OPT_FIRST_CMD, O_UID, O_POLICY, O_LANG, O_OUTCOME, O_FAILED,
 	O_SUCCESS, O_SINCE, O_UNTIL, O_SESSION, O_CODE_SHA, O_CODE_CONTAINS, O_DEST,
-	O_LIMIT, O_FORMAT,
+	O_IMAGE, O_IMAGE_DIGEST, O_LIMIT, O_FORMAT,
 };
 
 int cmd_search(struct cli *c, int argc, char **argv)
@@ -158,6 +162,8 @@ int cmd_search(struct cli *c, int argc, char **argv)
 		{"code-sha256", required_argument, NULL, O_CODE_SHA},
 		{"code-contains", required_argument, NULL, O_CODE_CONTAINS},
 		{"dest", required_argument, NULL, O_DEST},
+		{"image", required_argument, NULL, O_IMAGE},
+		{"image-digest", required_argument, NULL, O_IMAGE_DIGEST},
 		{"limit", required_argument, NULL, O_LIMIT},
 		{"format", required_argument, NULL, O_FORMAT},
 		CLI_COMMON_OPTIONS,
@@ -214,7 +220,17 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			rc = nonempty("--session", f.session = optarg);
 			break;
 		case O_CODE_SHA:
-			rc = set_hex(optarg, f.code_sha256);
+			rc = set_hex("--code-sha256", optarg, f.code_sha256);
+			break;
+		case O_IMAGE:
+			if (!sbx_valid_name(optarg))
+				return bad("--image", optarg, "not an image name ([a-z0-9][a-z0-9_-]*) or host");
+			f.image = optarg;
+			break;
+		case O_IMAGE_DIGEST:
+			/* as sbx-image ls and the result print it, or bare */
+			rc = set_hex("--image-digest", strncmp(optarg, "sha256:", 7) == 0 ? optarg + 7 : optarg,
+				     f.image_digest);
 			break;
 		case O_CODE_CONTAINS:
 			rc = nonempty("--code-contains", f.code_contains = optarg);

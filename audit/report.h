@@ -46,6 +46,7 @@ enum rsect {
 	RS_SESSIONS = 1 << 5,
 	RS_DAYCHART = 1 << 6, /* runs per day by outcome, for the HTML chart */
 	RS_NETWORK = 1 << 7,  /* [network] mode = allow: totals and destinations */
+	RS_ENVIRONMENTS = 1 << 8, /* runs per environment; code whose outcome changed with it */
 };
 
 enum rby { BY_USER, BY_POLICY, BY_OUTCOME, BY_LANGUAGE, BY_DAY, BY_HOUR, BY_N };

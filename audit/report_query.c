@@ -391,6 +391,43 @@ static int network(struct q *q)
 	       table(q, "network_destinations", "Network destinations", 0, dests, q->o->failed_max) < 0 ? -1 : 0;
 }
 
+/*
+ * The environment of each finished run is its START's (image, image
+ * digest: recfield.h 140-141; a run recorded before they existed is
+ * "unknown"). Two tables: runs per environment, and every code digest that
+ * ran in more than one environment with more than one outcome, one row per
+ * (code, environment): the same code, a different environment, a
+ * different result.
+ */
+#define ENV_CTE \
+	"WITH env_runs AS (" \
+	" SELECT e.code_sha256 AS code, coalesce(s.image, 'unknown') AS image," \
+	"  s.image_digest AS digest, e.outcome AS outcome, e.realtime_ns AS t, e.user AS user" \
+	" FROM records e JOIN records s ON s.seq = (SELECT max(seq) FROM records" \
+	"  WHERE run_id = e.run_id AND kind = 'start' AND seq < e.seq)" \
+	" WHERE e.kind = 'end' AND e.realtime_ns >= ?1 AND e.realtime_ns < ?2) "
+
+static int environments(struct q *q)
+{
+	static const char per_env[] = ENV_CTE
+		"SELECT image, CASE WHEN digest IS NULL THEN NULL ELSE 'sha256:' || digest END AS digest,"
+		" count(*) AS runs, sum(outcome = 'ok') AS ok, sum(outcome <> 'ok') AS failed,"
+		" count(DISTINCT code) AS codes, count(DISTINCT user) AS users,"
+		" " ISO("min(t)") " AS first, " ISO("max(t)") " AS last"
+		" FROM env_runs GROUP BY image, digest ORDER BY runs DESC, 1, 2";
+	static const char drift[] = ENV_CTE
+		", changed AS (SELECT code FROM env_runs GROUP BY code"
+		"  HAVING count(DISTINCT coalesce(digest, image)) > 1 AND count(DISTINCT outcome) > 1)"
+		"SELECT r.code AS code_sha256, r.image AS image,"
+		" CASE WHEN r.digest IS NULL THEN NULL ELSE 'sha256:' || r.digest END AS digest,"
+		" count(*) AS runs, group_concat(DISTINCT r.outcome) AS outcomes, " ISO("max(r.t)") " AS last"
+		" FROM env_runs r JOIN changed USING (code) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3";
+
+	return table(q, "environments", "Runs per environment (image and digest)", 0, per_env, -2) < 0 ||
+	       table(q, "environment_changes", "Same code, different environment, different outcome", 0,
+		     drift, -2) < 0 ? -1 : 0;
+}
+
 /* Runs per day and outcome, for the HTML chart. */
 static int days(struct q *q)
 {
@@ -424,6 +461,8 @@ static int build(struct q *q)
 	if ((o->sections & RS_FAILED) && failed(q) < 0)
 		return -1;
 	if ((o->sections & RS_DAYCHART) && days(q) < 0)
+		return -1;
+	if ((o->sections & RS_ENVIRONMENTS) && environments(q) < 0)
 		return -1;
 	return 0;
 }

@@ -169,6 +169,11 @@ static void filters(struct q *q, const struct run_filter *f, char c, int walk,
 	if (f->code_sha256[0])
 		add_text(q, COL("code_sha256"), f->code_sha256);
 #undef COL
+	/* the environment is START's (fields 140-141, recfield.h) */
+	if (f->image)
+		add_text(q, "s.image = ?", f->image);
+	if (f->image_digest[0])
+		add_text(q, "s.image_digest = ?", f->image_digest);
 	if (f->code_contains) {
 		/* The trigram index narrows; instr() over the bytes decides, so
 		 * the match is exact and case-sensitive either way. */
@@ -254,7 +259,8 @@ int runs_prepare(sqlite3 *db, const char *path, const struct run_filter *f,
 	 * without an END). */
 	/* a limit, and no exact-match filter an index serves better */
 	int walk = by_end && f->after_end_seq < 0 && f->limit > 0 && !f->user && !f->has_uid &&
-		   !f->session && !f->code_sha256[0] && !f->code_contains && !f->has_since;
+		   !f->session && !f->code_sha256[0] && !f->code_contains && !f->has_since &&
+		   !f->image && !f->image_digest[0];
 	int incomplete = f->outcome && strcmp(f->outcome, "incomplete") == 0;
 	const char *hint = !by_end && (f->has_since || f->has_until) && !f->user && !f->has_uid &&
 			   !f->session && !f->code_sha256[0] && !f->code_contains

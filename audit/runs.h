@@ -23,6 +23,8 @@ struct run_filter {
 	char dest[300];             /* --dest: a LIKE pattern (backslash escapes) matched
 				     * against each destination of net_reached and
 				     * net_refused_dests, or "" */
+	const char *image;          /* START's image: a name or "host" */
+	char image_digest[65];      /* START's image digest, lower-case hex, or "" */
 	int has_uid;
 	uint32_t uid;
 	int has_since, has_until;

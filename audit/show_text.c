@@ -14,7 +14,8 @@
 
 static void field(const char *name)
 {
-	printf("  %-14s", name);
+	/* a label longer than the column still gets its space */
+	printf("  %-13s ", name);
 }
 
 static void hex(const unsigned char *p, size_t n)

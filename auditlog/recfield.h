@@ -184,6 +184,16 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	X(NET_REFUSED_DESTS, 135, "refused dests", "network_refused_destinations",        \
 	  SBX_FT_STR, SBX_KBIT(END), "net_refused_dests", 16384, NULL, "egress",                \
 	  "a JSON array of the destinations refused, each \"ADDRESS:PORT\"") \
+	X(ENV_IMAGE, 140, "image", "image", SBX_FT_STR, SBX_KBIT(START), "image", 64, NULL,      \
+	  "images", "the image the run's /usr came from (sbx-image(8)), or \"host\"")             \
+	X(ENV_DIGEST, 141, "image digest", "image_digest", SBX_FT_DIGEST, SBX_KBIT(START),       \
+	  "image_digest", 0, NULL, "images",                                                    \
+	  "the image's content digest, or the host's package-set digest (docs/image-digest.md)") \
+	X(INTERP_PACKAGE, 142, "interp package", "interpreter_package", SBX_FT_STR,         \
+	  SBX_KBIT(START), NULL, 128, NULL, "images",                                           \
+	  "the Debian package the interpreter belongs to, in the run's tree")                   \
+	X(INTERP_VERSION, 143, "interp version", "interpreter_version", SBX_FT_STR,         \
+	  SBX_KBIT(START), NULL, 128, NULL, "images", "that package's version") \
 	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
 	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
 	  "requests of this user refused without a record (max_requests_per_minute) since boot") \

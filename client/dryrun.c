@@ -95,6 +95,10 @@ json_t *dry_run_json(const struct sbx_dry_run *dr)
 	}
 	json_object_set_new(o, "seccomp", json_string(d->seccomp == SBX_SECCOMP_STRICT ? "strict" : "default"));
 	add_list(o, "mount", json_string("/ tmpfs ro,nosuid,nodev"));
+	if (d->image[0])
+		json_object_set_new(o, "image", str("%s %s (/usr /bin /sbin /lib* /etc/alternatives /etc/ld.so.cache "
+						    "/etc/ssl and the ro entries below /etc from the image, ro,nosuid,nodev)",
+						    d->image, d->image_digest));
 	for (uint32_t i = 0; i < dr->n_binds; i++) {
 		const struct sbx_dry_bind *b = &dr->binds[i];
 		if (b->state == SBX_BIND_MISSING)

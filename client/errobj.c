@@ -122,7 +122,7 @@ static json_t *last_line(const char *s)
 }
 
 /* A hint for a traceback sbx recognises, or NULL. */
-static json_t *traceback_hint(json_t *tb)
+static json_t *traceback_hint(json_t *tb, const char *image)
 {
 	const char *type = json_string_value(json_object_get(tb, "type"));
 	const char *msg = json_string_value(json_object_get(tb, "message"));
@@ -136,7 +136,7 @@ static json_t *traceback_hint(json_t *tb)
 		return NULL;
 	memcpy(mod, msg + 17, (size_t)(q - msg - 17));
 	mod[q - msg - 17] = '\0';
-	return hint_missing_module(mod, buf, sizeof(buf)) ? json_string(buf) : NULL;
+	return hint_missing_module(mod, image, buf, sizeof(buf)) ? json_string(buf) : NULL;
 }
 
 json_t *result_error(json_t *res, const struct run_opts *o)
@@ -172,7 +172,8 @@ json_t *result_error(json_t *res, const struct run_opts *o)
 	if (json_is_object(tb) && json_is_string(json_object_get(tb, "type")))
 		return make(code, json_string_value(json_object_get(tb, "type")),
 			    json_incref(json_object_get(tb, "message")), json_incref(json_object_get(tb, "line")),
-			    json_incref(json_object_get(tb, "text")), traceback_hint(tb));
+			    json_incref(json_object_get(tb, "text")),
+			    traceback_hint(tb, json_string_value(json_object_get(json_object_get(res, "environment"), "image"))));
 	if (strcmp(outcome, "signal") == 0) {
 		const char *name = json_string_value(json_object_get(res, "signal_name"));
 

@@ -123,7 +123,7 @@ bool hint_debian_has(const char *dir, const char *name)
 	return found;
 }
 
-bool hint_missing_module(const char *module, char *buf, size_t len)
+bool hint_missing_module(const char *module, const char *image, char *buf, size_t len)
 {
 	char top[64], pkg[80];
 	size_t i;
@@ -144,7 +144,23 @@ bool hint_missing_module(const char *module, char *buf, size_t len)
 		else if (*p >= 'A' && *p <= 'Z')
 			*p = (char)(*p - 'A' + 'a');
 	}
-	if (hint_debian_has(APT_LISTS_DIR, pkg))
+	bool known = hint_debian_has(APT_LISTS_DIR, pkg);
+
+	/* an image is built from the host's apt sources (sbx-image(8)), so the
+	 * host's lists say whether a rebuild can add the package */
+	if (image != NULL && image[0] != '\0' && strcmp(image, "host") != 0) {
+		if (known)
+			snprintf(buf, len, "the module '%s' is not in the image '%s' this policy runs with, and packages "
+				 "cannot be installed at run time (no network); an administrator can rebuild the image "
+				 "with the Debian package %s added to its --packages (sbx-image show %s lists them)",
+				 top, image, pkg, image);
+		else
+			snprintf(buf, len, "the module '%s' is not in the image '%s' this policy runs with, and packages "
+				 "cannot be installed at run time (no network); no package %s is known to this host "
+				 "(sbx-image show %s lists what the image has)", top, image, pkg, image);
+		return true;
+	}
+	if (known)
 		snprintf(buf, len, "the module '%s' is not installed in the sandbox, and packages cannot be installed "
 			 "at run time (no network); an administrator can add it with the Debian package %s "
 			 "(apt install %s)", top, pkg, pkg);

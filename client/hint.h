@@ -15,9 +15,11 @@
  * installed at run time and how an administrator adds one, naming the
  * Debian package python3-NAME when a package list the host knows
  * (APT_LISTS_DIR/ *_Packages, compressed ones read through apt-helper
- * cat-file) has it. false if module is not a module name.
+ * cat-file) has it. With image (the result's environment.image, NULL or
+ * "host" for the host's /usr) the hint names the image and says to rebuild
+ * it with that package (sbx-image(8)). false if module is not a module name.
  */
-bool hint_missing_module(const char *module, char *buf, size_t len);
+bool hint_missing_module(const char *module, const char *image, char *buf, size_t len);
 
 /* Whether some *_Packages file in dir has a "Package: name" stanza
  * (exposed for the unit tests). */

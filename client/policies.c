@@ -191,6 +191,9 @@ static void print_row(const struct sbx_policy *p, bool dflt)
 		}
 		putchar('\n');
 	}
+	/* a curated image instead of the host's /usr (sbx-image(8)) */
+	if (p->image[0])
+		printf("%-16s image: %s (sbx-image show %s lists its packages)\n", "", p->image, p->image);
 }
 
 static json_t *allow_json(const struct sbx_policy *p)
@@ -271,6 +274,8 @@ int policies_main(int argc, char **argv)
 					      p->sessions != 0);
 			if (p->net == SBX_NET_ALLOW)
 				json_object_set_new(o, "allow", allow_json(p));
+			/* null: the host's /usr */
+			json_object_set_new(o, "image", p->image[0] ? json_string(p->image) : json_null());
 			json_array_append_new(arr, o);
 		} else {
 			print_row(p, strcmp(name, dflt) == 0);

@@ -308,6 +308,14 @@ static int policy_handler(void *user, const char *section, const char *name, con
 			p->sessions = value[0] == 'y';
 			return 1;
 		}
+		if (strcmp(name, "image") == 0) {
+			/* the name becomes a path under the images directory */
+			if (!sbx_valid_name(value))
+				return fail(c, "image: '%s' is not an image name ([a-z0-9][a-z0-9_-]*, "
+					    "at most %d characters)", value, SBX_NAME_MAX);
+			strlcpy(p->image, value, sizeof(p->image));
+			return 1;
+		}
 		return fail(c, "unknown key '%s' in [%s]", name, section);
 	}
 	if (strcmp(section, "network") == 0) {

@@ -63,6 +63,8 @@ struct sbx_run_desc {
 	uint32_t net;               /* enum sbx_net_mode */
 	uint32_t seccomp;           /* enum sbx_seccomp_profile */
 	char audit_origin[128];     /* sbx.conf; "" = host name */
+	char image[SBX_NAME_MAX + 1]; /* the policy's image (sbx-image(8)); "" = the host's /usr */
+	char image_digest[72];      /* its tree digest as the supervisor checked it, "sha256:HEX" */
 	char error[SBX_DESC_ERR_LEN]; /* with SBX_DESC_REFUSED: why, never "" */
 	uint64_t work_dev, work_ino; /* with SBX_DESC_WORK: the session directory (st_dev, st_ino) */
 	uint64_t unrecorded_refusals; /* the user's requests refused unrecorded since boot */

@@ -70,6 +70,8 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 	d->seccomp = (uint32_t)r->policy.seccomp;
 	egress_facts(r, &d->egress);
 	strlcpy(d->audit_origin, r->conf.audit_origin, sizeof(d->audit_origin));
+	strlcpy(d->image, r->policy.image, sizeof(d->image));
+	strlcpy(d->image_digest, r->image_digest, sizeof(d->image_digest));
 }
 
 static void add_bind(struct sbx_dry_run *d, const char *path, bool rw)
@@ -96,7 +98,8 @@ void dry_run_send(const struct run *r)
 	describe_run(r, &d.run);
 	sbx_msg_hdr_init(&d.run.hdr, SBX_REC_MSG_RUN, sizeof(d));
 	for (size_t i = 0; i < p->n_ro; i++)
-		add_bind(&d, p->ro[i], false);
+		if (!image_provides(r, p->ro[i])) /* the image line says these */
+			add_bind(&d, p->ro[i], false);
 	for (size_t i = 0; i < p->n_rw; i++)
 		add_bind(&d, p->rw[i], true);
 	{

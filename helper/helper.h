@@ -77,6 +77,7 @@ struct run {
 	int slot_fd;        /* this run's slot of max_runs_per_user (slots.c), never closed */
 	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded since boot (quota.c) */
 	uint64_t work_dev, work_ino; /* the session directory's identity (check_work), for START */
+	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
 	int stdin_fd;       /* --stdin-fd: sealed memfd, the payload's stdin; -1: /dev/null */
 	struct sbx_limits request;  /* zero fields: not asked */
 	char session[65];
@@ -97,6 +98,7 @@ struct run {
 	const char *error_code; /* when refused: its code (common/errcode.c), NULL = setup */
 	char *argv[SBX_MAX_ARGV + 2]; /* interpreter argv + code path, NULL-terminated */
 	char code_path[128];
+	char image_digest[72];  /* the image's content digest, "sha256:..."; "" without an image */
 	uint64_t code_len;      /* bytes in the code memfd (never read by root) */
 	uint64_t inputs_bytes;  /* sum of the inputs' sizes, and stdin's */
 	uint64_t stdin_size;    /* bytes of --stdin-fd */
@@ -165,6 +167,15 @@ int take_run_slot(uid_t uid, const char *user, uint64_t max, char *err, size_t e
 int quota_request(struct run *r, char *err, size_t errlen);
 int quota_code(struct run *r, char *err, size_t errlen);
 
+/* image.c: the policy's image (sbx-image(8)). In the supervisor, as root:
+ * check it and clone its mount (r->image_tree); 0 without an image key. In
+ * the sandbox child: bind the image's system paths into newroot. */
+int image_open(struct run *r, char *err, size_t errlen);
+int image_bind(const struct run *r, const char *newroot, char *err, size_t errlen);
+/* true if path is taken from the image, not bound from the host */
+bool image_provides(const struct run *r, const char *path);
+void image_close(struct run *r);
+
 /* cgplace.c: the directory under which run cgroups go, and whether it is
  * cgroup v2. -1 with one actionable line in err when there is none. */
 int cgroup_place(const struct sbx_config *c, char *root, size_t len, bool *v2, char *err, size_t errlen);
@@ -221,6 +232,9 @@ _Noreturn void sandbox_main(const struct run *r, const struct sandbox_fds *f);
 
 /* mounts.c: build the new root and pivot into it. */
 int setup_mounts(const struct run *r, char *err, size_t errlen);
+/* Create the new root's directories for path (the last one an empty file
+ * with as_file), never through a symlink. */
+int make_path(const char *path, bool as_file, char *err, size_t errlen);
 /* mounts.c: the inode cap (nr_inodes) of a writable tmpfs of size bytes. */
 unsigned long long tmpfs_inodes(uint64_t size);
 

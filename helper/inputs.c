@@ -311,6 +311,8 @@ size_t run_extra_fds(const struct run *r, int *fds, size_t max)
 		fds[n++] = r->work_fd;
 	if (r->work_tree >= 0 && n < max)
 		fds[n++] = r->work_tree;
+	if (r->image_tree >= 0 && n < max)
+		fds[n++] = r->image_tree;
 	return n;
 }
 
@@ -329,4 +331,5 @@ void close_run_extra_fds(struct run *r)
 	if (r->work_tree >= 0)
 		close(r->work_tree);
 	r->work_fd = r->work_tree = -1;
+	image_close(r);
 }

@@ -30,7 +30,7 @@
 /* Create NEWROOT+path's directories, refusing to walk through a symlink
  * (a replicated host symlink must never lead a mkdir out of the new root).
  * With as_file, the last component is an empty file (a bind target). */
-static int make_path(const char *path, bool as_file, char *err, size_t errlen)
+int make_path(const char *path, bool as_file, char *err, size_t errlen)
 {
 	char buf[PATH_MAX], *comp, *next, *save = NULL;
 	int dfd, fd;
@@ -350,10 +350,10 @@ int setup_mounts(const struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "mounts: new root: %s", strerror(errno));
 		return -1;
 	}
-	if (make_etc(r, err, errlen) < 0)
+	if (make_etc(r, err, errlen) < 0 || image_bind(r, NEWROOT, err, errlen) < 0)
 		return -1;
 	for (size_t i = 0; i < p->n_ro; i++)
-		if (bind_path(p->ro[i], true, err, errlen) < 0)
+		if (!image_provides(r, p->ro[i]) && bind_path(p->ro[i], true, err, errlen) < 0)
 			return -1;
 	for (size_t i = 0; i < p->n_rw; i++)
 		if (bind_path(p->rw[i], false, err, errlen) < 0)

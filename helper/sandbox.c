@@ -161,7 +161,13 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 	if (chdir(r->work_tree >= 0 ? "/work" : "/tmp") < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
 	execve(r->argv[0], r->argv, env.envp);
-	dprintf(2, "sbx: cannot execute %s: %s\n", r->argv[0], strerror(errno));
+	int e = errno;
+	dprintf(2, "sbx: cannot execute %s: %s", r->argv[0], strerror(e));
+	if (r->policy.image[0] && e == ENOENT)
+		dprintf(2, " (not in image '%s': sbx-image show %s lists its packages)", r->policy.image,
+			r->policy.image);
+	dprintf(2, "\n");
+	errno = e;
 	_exit(errno == ENOENT ? SBX_EXIT_NOT_FOUND : SBX_EXIT_CANNOT_EXEC);
 }
 

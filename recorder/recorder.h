@@ -18,6 +18,7 @@
 #include "proto.h"
 #include "outq.h"
 #include "record.h"
+#include "environment.h"
 #include "rundesc.h"
 
 /* Files not returned that the result lists by path (all are counted). */
@@ -70,6 +71,7 @@ struct rec {
 	uint64_t start_seq, end_seq;
 	unsigned char chain[32];
 	struct egress_report net; /* what sbx-relay carried, checked (egress_record.c) */
+	struct run_env env;   /* environment.h: set with START, in the result */
 };
 
 /* recorder.c: the run, from START to the result; never returns. */

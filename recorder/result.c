@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "egress_record.h"
+#include "environment.h"
 #include "fdio.h"
 #include "limitjson.h"
 #include "proto.h"
@@ -209,6 +210,12 @@ static json_t *k_audit(const struct rctx *x)
 	return o;
 }
 
+/* image or host, digest, interpreter (environment.h) */
+static json_t *k_environment(const struct rctx *x)
+{
+	return run_env_json(&x->c->env);
+}
+
 static const struct {
 	const char *key;
 	json_t *(*value)(const struct rctx *x);
@@ -248,6 +255,7 @@ static const struct {
 	{"limit", k_limit, false},
 	{"disk_full", k_disk_full, false},
 	{"error", k_error, false},
+	{"environment", k_environment, false},
 	{"audit", k_audit, false},
 };
 

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 #include <sodium.h>
 
@@ -61,11 +60,12 @@ int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen
 {
 	const struct sbx_run_desc *d = c->d;
 	const char *interp = d->argv; /* the first of the NUL-separated argv */
-	struct utsname u;
-	char path[PATH_MAX];
 
+	/* The interpreter as the sandbox runs it, resolved in the tree its /usr
+	 * comes from (the policy's image or the host), and that environment */
+	run_environment(d->image, d->image_digest, interp[0] != '\0' ? interp : NULL, &c->env);
 	if (sbx_rec_put_u64(rec, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, errlen) < 0 ||
-	    sbx_rec_put_str(rec, SBX_F_SBX_VERSION, SBX_VERSION, err, errlen) < 0 ||
+	    sbx_rec_put_str(rec, SBX_F_SBX_VERSION, c->env.sbx_version, err, errlen) < 0 ||
 	    sbx_rec_put_u64(rec, SBX_F_CODE_BYTES, (d->flags & SBX_DESC_REFUSED) ? d->code_bytes : c->code_len, err,
 			    errlen) < 0)
 		return -1;
@@ -76,12 +76,11 @@ int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen
 		return -1;
 	if (c->refused_hashed && sbx_rec_put_digest(rec, SBX_F_REFUSED_CODE, c->refused_sha256, err, errlen) < 0)
 		return -1;
-	if (uname(&u) == 0 && sbx_rec_put_str(rec, SBX_F_KERNEL, u.release, err, errlen) < 0)
+	if (c->env.kernel[0] && sbx_rec_put_str(rec, SBX_F_KERNEL, c->env.kernel, err, errlen) < 0)
 		return -1;
-	/* The interpreter as the sandbox runs it: /usr is the host's, bound
-	 * read-only, so the host path resolves to the same file. */
-	if (interp[0] != '\0' &&
-	    sbx_rec_put_str(rec, SBX_F_INTERP_PATH, realpath(interp, path) != NULL ? path : interp, err, errlen) < 0)
+	if (interp[0] != '\0' && sbx_rec_put_str(rec, SBX_F_INTERP_PATH, c->env.interpreter, err, errlen) < 0)
+		return -1;
+	if (run_env_fields(rec, &c->env, err, errlen) < 0)
 		return -1;
 	/* A refused run's inputs are never passed (their seals are unchecked):
 	 * the description lists none. */

@@ -11,7 +11,8 @@ struct sbx_record;
 /*
  * Add to rec (a START) the fields of version 2 that describe the run:
  * the input_size limit, sbx_version, code_bytes, kernel_release,
- * interpreter_path and, unless
+ * interpreter_path, the environment (environment.h, also into c->env for
+ * the result) and, unless
  * the run is refused, the inputs with their SHA-256 (also kept in
  * c->input_sha256 for the result). Returns 0, or -1 with err (an input
  * that cannot be read whole: the run must not start).

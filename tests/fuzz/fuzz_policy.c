@@ -54,6 +54,7 @@ static void check_policy(const struct sbx_policy *p)
 		REQUIRE(sbx_hostport_parse(hp, host, &port, &why) == 0 && port == r->port && strcmp(host, r->host) == 0);
 	}
 	REQUIRE(p->seccomp == SBX_SECCOMP_DEFAULT || p->seccomp == SBX_SECCOMP_STRICT);
+	REQUIRE(p->image[0] == '\0' || sbx_valid_name(p->image));
 }
 
 static void check_config(const struct sbx_config *c)

@@ -6,13 +6,13 @@
 # names only targets the Makefile has, and every one a user runs.
 . "$(dirname "$0")/lib.sh"
 M=$P/share/man
-pages="man1/sbx.1 man1/sbx-audit.1 man5/sbx.policy.5 man5/sbx.conf.5 man8/sbx-helper.8"
-plan 13
+pages="man1/sbx.1 man1/sbx-audit.1 man5/sbx.policy.5 man5/sbx.conf.5 man8/sbx-helper.8 man8/sbx-image.8"
+plan 15
 
 missing=
 for p in $pages; do [ -f "$M/$p" ] || missing="$missing $p"; done
 diag "missing:${missing:- none}"
-check "make install installed the five pages" [ -z "$missing" ]
+check "make install installed the six pages" [ -z "$missing" ]
 
 # mandoc -Tlint resolves cross-references only in /usr/share/man, so until
 # the pages are installed there (the package test checks them there) the
@@ -21,7 +21,7 @@ check "make install installed the five pages" [ -z "$missing" ]
 # with the footer's ".Os sbx VERSION": mandoc prefers a bare .Os, which
 # groff (what man uses on Debian) renders as "BSD".
 (cd "$M" && mandoc -Tlint $pages) >"$T/lint" 2>&1; lrc=$?
-xr='(sbx|sbx-audit|env|timeout|sqlite3|rm) 1|(seccomp|rename|flock|statx|sched_getaffinity) 2|(syslog) 3|(sbx.conf|sbx.policy|systemd.resource-control) 5|(cgroups|namespaces) 7|(sbx-helper|ausearch) 8'
+xr='(sbx|sbx-audit|env|timeout|sqlite3|rm|chmod|mkfs.erofs|mmdebstrap) 1|(seccomp|rename|flock|statx|sched_getaffinity) 2|(syslog) 3|(sbx.conf|sbx.policy|systemd.resource-control) 5|(cgroups|namespaces) 7|(sbx-helper|sbx-image|ausearch) 8'
 grep -E '^mandoc: man[0-9]/' "$T/lint" |
 	grep -Ev "STYLE: referenced manual not found: Xr ($xr)( \\([0-9]+ times\\))?\$" |
 	grep -Ev "STYLE: operating system explicitly specified: Os sbx \\(NetBSD\\)$" >"$T/findings"
@@ -62,6 +62,13 @@ check "sbx-audit(1) has an entry for every command" [ -z "$u" ]
 "$P/libexec/sbx/sbx-helper" >"$T/help" 2>&1
 u=$(undocumented man8/sbx-helper.8 <"$T/help"); diag "sbx-helper.8 lacks: ${u:-nothing}"
 check "sbx-helper(8) documents the arguments of its usage line" [ -z "$u" ]
+{ "$P/sbin/sbx-image" --help; "$P/sbin/sbx-image" build --help; } >"$T/help" 2>&1
+u=$(undocumented man8/sbx-image.8 <"$T/help"); diag "sbx-image.8 lacks: ${u:-nothing}"
+check "sbx-image(8) documents every option of its usage" [ -z "$u" ]
+render man8/sbx-image.8 >"$T/page"
+u=$(for c in build ls show rm mount verify; do grep -Eq "^ +$c( |$)" "$T/page" || echo "$c"; done); diag "commands lacking: ${u:-none}"
+check "sbx-image(8) has an entry for every command" [ -z "$u" ]
+
 # make help: the targets it names exist (make's database), and every
 # .PHONY target is named but the ones other targets use.
 (cd "$SBX_SRCDIR" && make -s help) >"$T/mhelp" 2>&1

@@ -12,7 +12,7 @@
 # /etc/sbx and /var/lib/sbx (a `make install` into /usr/local) are moved
 # aside and put back, and accounts it created are removed, whatever happens.
 . "$(dirname "$0")/lib.sh"
-plan 29
+plan 30
 [ "$(id -u)" = 0 ] || { echo "Bail out! needs root"; exit 1; }
 
 exec 9>/run/lock/sbx-deb-test.lock
@@ -66,6 +66,9 @@ diag "lintian: $(grep -v 'root privileges' "$T/pkg/lintian.log" | tr '\n' ' ')"
 dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles >"$T/conffiles" 2>/dev/null
 check "policies and sbx.conf are conffiles" sh -c 'grep -qx /etc/sbx/sbx.conf "$1" && grep -qx /etc/sbx/policies.d/default.policy "$1"' _ "$T/conffiles"
 check "the helper is not shipped setuid" sh -c 'dpkg-deb -c "$1" | grep -q "^-rwxr-xr-x root/root .* ./usr/libexec/sbx/sbx-helper$"' _ "$deb"
+check "sbx-image, its page and sbx-images.service are in the package" sh -c 'dpkg-deb -c "$1" >"$2" &&
+	grep -q "^-rwxr-xr-x root/root .* ./usr/sbin/sbx-image$" "$2" && grep -q " ./usr/share/man/man8/sbx-image.8.gz$" "$2" &&
+	grep -q " ./lib/systemd/system/sbx-images.service$" "$2"' _ "$deb" "$T/contents"
 dpkg-deb -c "$deb" | awk '{ print $NF }' >"$T/files"
 check "/usr/share/doc/sbx: copyright (ISC), README, threat model, seccomp document, examples" sh -c '
 	for f in copyright README.md threat-model.md seccomp.md examples/fixers/line-fixer examples/agents/openai_tools.py; do
@@ -104,11 +107,11 @@ check "sbx-audit verify and show the run" sh -c '/usr/bin/sbx-audit verify | gre
 # The pages in /usr/share/man, where mandoc -Tlint resolves references
 # (linted uncompressed: this mandoc reads only plain files).
 mkdir -p "$T/man"
-for p in man1/sbx.1 man1/sbx-audit.1 man5/sbx.conf.5 man5/sbx.policy.5 man8/sbx-helper.8; do
+for p in man1/sbx.1 man1/sbx-audit.1 man5/sbx.conf.5 man5/sbx.policy.5 man8/sbx-helper.8 man8/sbx-image.8; do
 	zcat "/usr/share/man/$p.gz" >"$T/man/${p#*/}"
 done
-(cd "$T/man" && mandoc -Tlint sbx.1 sbx-audit.1 sbx.conf.5 sbx.policy.5 sbx-helper.8) 2>&1 | grep '^mandoc: sbx' |
-	grep -Ev 'referenced manual not found: Xr (env|timeout|sqlite3|rm|seccomp|rename|flock|statx|syslog|cgroups|namespaces|systemd.resource-control|ausearch) [0-9]' |
+(cd "$T/man" && mandoc -Tlint sbx.1 sbx-audit.1 sbx.conf.5 sbx.policy.5 sbx-helper.8 sbx-image.8) 2>&1 | grep '^mandoc: sbx' |
+	grep -Ev 'referenced manual not found: Xr (env|timeout|sqlite3|rm|seccomp|rename|flock|statx|syslog|cgroups|namespaces|systemd.resource-control|ausearch|chmod|mkfs.erofs|mmdebstrap) [0-9]' |
 	grep -Ev 'STYLE: operating system explicitly specified: Os sbx \(NetBSD\)$' >"$T/lint" # the footer names sbx VERSION (20-man.t)
 diag "$(cat "$T/lint")"
 check "installed man pages: mandoc -Tlint clean, references resolved" [ ! -s "$T/lint" ]

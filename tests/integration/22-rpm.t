@@ -8,7 +8,7 @@
 # rpmlint clean but for the justified entries of packaging/rpm/sbx.rpmlintrc.
 # Not installed here.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 "$SBX_SRCDIR/packaging/build-rpm" "$T/pkg" >"$T/list" 2>&1; rc=$?
 [ "$rc" = 0 ] || diag "$(tail -n 20 "$T/list")"
 check "make rpm: rpmbuild" [ "$rc" = 0 ]
@@ -18,6 +18,7 @@ check "/var/lib/sbx drwxr-s--- _sbx sbx-audit" grep -Eq '^drwxr-s--- +[0-9]+ +_s
 rpm -qcp "$rpm" >"$T/conf" 2>/dev/null
 check "policies and sbx.conf are %config" sh -c 'grep -qx /etc/sbx/sbx.conf "$1" && grep -qx /etc/sbx/policies.d/default.policy "$1"' _ "$T/conf"
 check "sysusers.d file" grep -q ' /usr/lib/sysusers.d/sbx.conf$' "$T/list"
+check "sbx-image, its page and sbx-images.service" sh -c 'grep -Eq "^-rwxr-xr-x .* /usr/sbin/sbx-image$" "$1" && grep -q /usr/share/man/man8/sbx-image.8 "$1" && grep -q "/sbx-images.service$" "$1"' _ "$T/list"
 check "man pages and completion" sh -c 'grep -q /usr/share/man/man8/sbx-helper.8 "$1" && grep -q /usr/share/bash-completion/completions/sbx-audit "$1"' _ "$T/list"
 ver=$(cat "$SBX_SRCDIR/VERSION")
 check "version from VERSION ($ver)" [ "$(rpm -qp --qf '%{VERSION}' "$rpm" 2>/dev/null)" = "$ver" ]

@@ -8,6 +8,9 @@ src=${SBX_SRCDIR:?}
 prefix=${SBX_CHECK_PREFIX:?}
 [ "$(id -u)" = 0 ] || { echo "setup.sh: the integration tests need root (setuid install)" >&2; exit 1; }
 
+# Images (sbx-image(8)) stay mounted below the prefix: unmount them first,
+# deepest first, so that rm does not meet a read-only erofs.
+findmnt -rn -o TARGET | grep "^$prefix/" | sort -r | while read -r m; do umount -l "$m"; done
 rm -rf "$prefix"
 install -d -m 0755 "$prefix"
 make -C "$src" --no-print-directory -s B="build-check-$(basename "$prefix")" PREFIX="$prefix" SYSCONFDIR="$prefix/etc" \

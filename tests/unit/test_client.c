@@ -625,6 +625,18 @@ static void test_error_object(void **state)
 	assert_non_null(strstr(json_string_value(json_object_get(e, "hint")), "cannot be installed at run time"));
 	assert_non_null(strstr(json_string_value(json_object_get(e, "hint")), "no package python3-zzsbxnotapackage is known"));
 	json_decref(e);
+	/* with an image, the hint names it (issue 19); "host" is the host's /usr */
+	e = error_of("{\"outcome\": \"error\", \"environment\": {\"image\": \"analysis\"}, \"traceback\":"
+		     " {\"type\": \"ModuleNotFoundError\", \"message\": \"No module named 'zzsbxnotapackage'\","
+		     " \"line\": 1, \"text\": \"T\"}}");
+	assert_non_null(strstr(json_string_value(json_object_get(e, "hint")), "is not in the image 'analysis'"));
+	assert_non_null(strstr(json_string_value(json_object_get(e, "hint")), "sbx-image show analysis"));
+	json_decref(e);
+	e = error_of("{\"outcome\": \"error\", \"environment\": {\"image\": \"host\"}, \"traceback\":"
+		     " {\"type\": \"ModuleNotFoundError\", \"message\": \"No module named 'zzsbxnotapackage'\","
+		     " \"line\": 1, \"text\": \"T\"}}");
+	assert_non_null(strstr(json_string_value(json_object_get(e, "hint")), "is not installed in the sandbox"));
+	json_decref(e);
 
 	e = error_of("{\"outcome\": \"signal\", \"signal_name\": \"SEGV\"}");
 	assert_string_equal(json_string_value(json_object_get(e, "message")), "killed by signal SIGSEGV");
@@ -672,9 +684,9 @@ static void test_hint_debian(void **state)
 	assert_false(hint_debian_has(dir, "python3-pol"));
 	assert_false(hint_debian_has(dir, "python3-only-in-release"));
 	assert_false(hint_debian_has("/nonexistent", "python3-polars"));
-	assert_false(hint_missing_module("bad name", buf, sizeof(buf)));
-	assert_false(hint_missing_module("", buf, sizeof(buf)));
-	assert_true(hint_missing_module("Some_Mod.x", buf, sizeof(buf)));
+	assert_false(hint_missing_module("bad name", NULL, buf, sizeof(buf)));
+	assert_false(hint_missing_module("", NULL, buf, sizeof(buf)));
+	assert_true(hint_missing_module("Some_Mod.x", NULL, buf, sizeof(buf)));
 	assert_non_null(strstr(buf, "python3-some-mod"));
 	snprintf(path, sizeof(path), "%s/deb_dists_main_binary-amd64_Packages", dir);
 	unlink(path);
