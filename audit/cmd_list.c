@@ -20,7 +20,8 @@ static const char list_sql[] =
 	" SELECT s.seq, s.run_id, s.time, s.user, s.policy, s.language,"
 	"  e.seq, e.outcome, e.exit_code, e.signal, e.wall_ms"
 	" FROM records s LEFT JOIN records e ON e.seq = ("
-	"  SELECT min(seq) FROM records WHERE run_id = s.run_id AND kind = 'end' AND seq > s.seq)"
+	"  SELECT min(seq) FROM records WHERE run_id = s.run_id AND kind = 'end' AND seq > s.seq"
+	"   AND cell IS s.cell)" /* a live session's call pairs with its own END (its cell) */
 	" WHERE +s.kind = 'start' ORDER BY s.seq DESC LIMIT ?1" /* "+": walk in seq order, not by kind */
 	") ORDER BY 1";
 

@@ -137,21 +137,34 @@ static void load_row(sqlite3_stmt *st, struct shown *r)
 	}
 }
 
-/* Rows of the run in seq order; returns the count or -1. */
-static int load_run(struct sbx_audit *a, const char *run_id, struct shown *r)
+/* Rows of the run in seq order (*out, malloc'ed); returns the count or -1. */
+static int load_run(struct sbx_audit *a, const char *run_id, struct shown **out)
 {
 	sqlite3 *db = sbx_audit_db(a);
 	sqlite3_stmt *st;
-	int n = 0, rc;
+	int n = 0, cap = 0, rc;
+	struct shown *r = NULL;
 
 	if (sqlite3_prepare_v2(db, "SELECT seq, blob, origin, chain FROM records"
 			       " WHERE run_id = ?1 ORDER BY seq LIMIT ?2", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, SHOW_MAX_RECORDS);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			/* a run has two; a live session two per call besides */
+			struct shown *g = realloc(r, (size_t)(cap = cap ? 2 * cap : 16) * sizeof(*r));
+			if (g == NULL) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			r = g;
+		}
+		memset(&r[n], 0, sizeof(r[n]));
 		load_row(st, &r[n++]);
+	}
 	sqlite3_finalize(st);
+	*out = r;
 	if (rc != SQLITE_DONE) {
 		while (n > 0)
 			sbx_record_free(&r[--n].rec);
@@ -211,12 +224,12 @@ static int print_code(const char *text, size_t len)
 
 static int show_run(struct sbx_audit *a, const char *run_id, int code, int json)
 {
-	struct shown r[SHOW_MAX_RECORDS];
+	struct shown *r = NULL;
 	char *text = NULL;
 	size_t tlen = 0;
 	int n, i, crc = 1, digest_ok = 1, rc = EXIT_OK;
 
-	n = load_run(a, run_id, r);
+	n = load_run(a, run_id, &r);
 	if (n >= 0 && code)
 		crc = load_code(a, r, n, &text, &tlen, &digest_ok);
 	if (n < 0 || crc < 0) {
@@ -259,6 +272,7 @@ static int show_run(struct sbx_audit *a, const char *run_id, int code, int json)
 out:
 	for (i = 0; i < n; i++)
 		sbx_record_free(&r[i].rec);
+	free(r);
 	free(text);
 	return rc;
 }

@@ -4,7 +4,7 @@
 #define SBX_AUDIT_SHOW_H
 #include "cli.h"
 
-#define SHOW_MAX_RECORDS 16 /* a run has two; more means a damaged log */
+#define SHOW_MAX_RECORDS 1000000 /* a run has two, a live session two per call besides */
 
 struct shown {
 	int64_t seq;                       /* row seq */

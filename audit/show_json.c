@@ -2,6 +2,7 @@
 /* sbx-audit show --json: every decoded field, strings made valid UTF-8. */
 #include "show.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "auditdb.h"
@@ -138,10 +139,14 @@ json_t *show_json(const char *run_id, const struct shown *r, size_t n)
 	for (i = 0; i < n; i++) {
 		json_t *j = record_json(&r[i]);
 		json_array_append_new(recs, j);
-		/* The first of each kind; a second one is visible in "records". */
-		if (r[i].ok && r[i].rec.kind == SBX_REC_START && start == NULL)
+		/* The first of each kind; a second one is visible in "records".
+		 * A live session's calls (cell) are in "records" only: start
+		 * and end are the session's own. */
+		struct sbx_fval cv;
+		bool call = r[i].ok && sbx_rec_get(&r[i].rec, SBX_F_CELL, &cv) == 1;
+		if (r[i].ok && !call && r[i].rec.kind == SBX_REC_START && start == NULL)
 			start = j;
-		if (r[i].ok && r[i].rec.kind == SBX_REC_END && end == NULL)
+		if (r[i].ok && !call && r[i].rec.kind == SBX_REC_END && end == NULL)
 			end = j;
 	}
 	set(o, "id", str(run_id));

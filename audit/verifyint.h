@@ -54,7 +54,8 @@ struct vfy_row {
 	int kind;
 	char run_id[SBX_ID_LEN + 1];
 	unsigned char code_sha256[32];
-	uint64_t wall_limit_ms;
+	uint64_t wall_limit_ms;       /* a live session's START: its lifetime */
+	uint64_t cell;                /* a live session's call (record field cell), or 0 */
 	int has_after;                /* START: after_checkpoint */
 	uint64_t after_size;
 	unsigned char after_root[32];

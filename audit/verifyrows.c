@@ -232,8 +232,15 @@ static void take_facts(struct vfy_row *row, const struct sbx_record *rec)
 	memcpy(row->code_sha256, rec->code_sha256, 32);
 	row->wall_limit_ms = rec->limits.wall_ms;
 	row->has_after = row->has_base = 0;
+	row->cell = 0;
 	if (rec->ext.len == 0)
 		return;
+	/* a live session's calls pair by cell; the session's own pair may
+	 * be as far apart as its lifetime */
+	if (sbx_rec_get(rec, SBX_F_CELL, &v) == 1)
+		row->cell = v.u;
+	if (rec->kind == SBX_REC_START && sbx_rec_get(rec, SBX_F_LIVE_LIFETIME, &v) == 1)
+		row->wall_limit_ms = v.u;
 	if (rec->kind == SBX_REC_START && sbx_rec_get(rec, SBX_F_AFTER_CKPT, &v) == 1)
 		sbx_rec_items(sbx_field_def(SBX_F_AFTER_CKPT), v.p, v.n, after_ckpt, row);
 	if (rec->kind == SBX_REC_ROTATE && sbx_rec_get(rec, SBX_F_BASE_SEQ, &v) == 1 &&

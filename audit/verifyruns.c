@@ -13,6 +13,8 @@
 #include "verifyint.h"
 
 #include <inttypes.h>
+#include <stdio.h>
+#include <bsd/string.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +25,7 @@
 #define NO_LIMIT_NS (86400LL * 1000000000)
 
 struct open_run {
-	char id[SBX_ID_LEN + 1];      /* "" free; "\x01" a removed entry */
+	char id[SBX_ID_LEN + 22];     /* run id, "/CELL" for a live session's call; "" free; "\x01" removed */
 	int64_t seq, realtime_ns;
 	uint64_t wall_ms;
 };
@@ -122,9 +124,19 @@ static int grow(struct vfy_runs *r)
 	return 0;
 }
 
+/* The pairing key: the run id, and a live session's call's cell. */
+static void run_key(const struct vfy_row *row, char *k, size_t n)
+{
+	if (row->cell)
+		snprintf(k, n, "%.32s/%" PRIu64, row->run_id, row->cell);
+	else
+		snprintf(k, n, "%.32s", row->run_id);
+}
+
 static void start(struct vfy_runs *r, const struct vfy_row *row, int *oom)
 {
 	struct open_run *e;
+	char key[SBX_ID_LEN + 22];
 
 	if (row->run_id[0] == '\0' || row->run_id[0] == '\x01')
 		return;
@@ -132,12 +144,13 @@ static void start(struct vfy_runs *r, const struct vfy_row *row, int *oom)
 		*oom = 1;
 		return;
 	}
-	e = slot(r, row->run_id, 1);
+	run_key(row, key, sizeof(key));
+	e = slot(r, key, 1);
 	if (e->id[0] == '\0')
 		r->used++;
 	if (e->id[0] == '\0' || e->id[0] == '\x01')
 		r->live++;
-	memcpy(e->id, row->run_id, sizeof(e->id));
+	strlcpy(e->id, key, sizeof(e->id));
 	e->seq = row->seq;
 	e->realtime_ns = row->realtime_ns;
 	e->wall_ms = row->wall_limit_ms;
@@ -177,7 +190,9 @@ void vfy_runs_row(struct vfy_runs *r, const struct vfy_row *row, struct sbx_veri
 	}
 	if (row->kind != SBX_REC_END)
 		return;
-	e = slot(r, row->run_id, 0);
+	char key[SBX_ID_LEN + 22];
+	run_key(row, key, sizeof(key));
+	e = slot(r, key, 0);
 	if (e->id[0] == '\0') {
 		char want[48];
 		if (r->undecodable != 0)

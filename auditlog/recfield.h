@@ -194,6 +194,17 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	  "the Debian package the interpreter belongs to, in the run's tree")                   \
 	X(INTERP_VERSION, 143, "interp version", "interpreter_version", SBX_FT_STR,         \
 	  SBX_KBIT(START), NULL, 128, NULL, "images", "that package's version") \
+	X(CELL, 160, "cell", "cell", SBX_FT_U64, SBX_KBIT(START) | SBX_KBIT(END), "cell", 0, NULL,  \
+	  "sessions", "a live session's call: its number (1, 2, ...); its records share the "    \
+	  "session's run id, between the session's START and END")                            \
+	X(SESSION_STATE, 161, "session state", "session_state", SBX_FT_STR, SBX_KBIT(END), NULL, \
+	  64, NULL, "sessions",                                                                  \
+	  "a live session after this call or at its end: live, stopped, idle, died: OUTCOME")    \
+	X(LIVE_IDLE, 162, "session idle", "session_idle_ms", SBX_FT_U64, SBX_KBIT(START), NULL, 0, \
+	  NULL, "sessions", "a live session's START: its idle timeout, ms (session_idle)")      \
+	X(LIVE_LIFETIME, 163, "session lifetime", "session_lifetime_ms", SBX_FT_U64,            \
+	  SBX_KBIT(START), NULL, 0, NULL, "sessions",                                            \
+	  "a live session's START: its lifetime cap, ms (session_lifetime)")                    \
 	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
 	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
 	  "requests of this user refused without a record (max_requests_per_minute) since boot") \

@@ -32,6 +32,9 @@ struct run_opts {
 	size_t n_inputs;
 	const char *work_session; /* --session NAME: persistent /work, or NULL */
 	bool dry_run;            /* --dry-run: print the set-up, run nothing */
+	/* sbx session start (live.c): helper --live, --idle, --lifetime */
+	bool live;
+	uint64_t idle_ms, lifetime_ms; /* 0: the policy's */
 	const char *allow[SBX_EGRESS_MAX]; /* --allow HOST:PORT: narrow the policy's services */
 	size_t n_allow;
 	/* opened once before the first attempt (inputs.c, session.c) */

@@ -22,6 +22,7 @@
 #include "policies.h"
 #include "policy.h"
 #include "session.h"
+#include "live.h"
 
 /* With 0, 1 or 2 closed, the next open() would take its place and the
  * helper would write its output into, say, the result socket. */
@@ -117,6 +118,12 @@ int main(int argc, char **argv)
 
 		policy_limits(o.policy, &l, pol, sizeof(pol));
 		stdin_open(&o, l.input_bytes, pol);
+	}
+	if (o.work_session && !o.dry_run) {
+		bool live;
+		int rc = live_run(&o, &live);
+		if (live)
+			return rc;
 	}
 	if (o.work_session) {
 		o.work_fd = session_open(o.work_session);

@@ -15,6 +15,7 @@
 #include "code.h"
 #include "events.h"
 #include "fail.h"
+#include "outcome.h"
 #include "proto.h"
 #include "signals.h"
 #include "clock.h"
@@ -266,6 +267,57 @@ static void event_loop(struct run_state *rs)
 		ttyout_add(&warn, line, strlen(line));
 		ttyout_finish(&warn, 200);
 	}
+}
+
+/* A live session's call (live.c): the recorder's frames on sock, as a
+ * run's; the exit status is the result's, as sbx run's (sbx(1)). */
+int run_on_socket(const struct run_opts *o, int sock)
+{
+	struct run_state rs;
+	int rc;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.o = o;
+	rs.dir.fd = -1;
+	if (o->artifacts) {
+		artifact_dir_open(o->artifacts, &rs.dir);
+		rs.have_dir = true;
+	}
+	rs.h.result_fd = sock;
+	rs.h.tty[0] = !o->json && isatty(1);
+	rs.h.tty[1] = !o->json && isatty(2);
+	rs.pidfd = -1;
+	rs.helper_exited = false;
+	frame_reader_init(&rs.fr, sock);
+	event_loop(&rs);
+	close(sock);
+	rs.status = W_EXITCODE(SBX_EXIT_FAILURE, 0);
+	if (rs.result != NULL) {
+		json_t *r = json_loadb(rs.result, rs.result_len, 0, NULL);
+		const char *oc = json_string_value(json_object_get(r, "outcome"));
+		for (size_t i = 0; oc != NULL && i < SBX_OUTCOME_N; i++)
+			if (strcmp(sbx_outcome_defs[i].name, oc) == 0) {
+				int st = sbx_outcome_defs[i].status;
+				if (st == SBX_STATUS_PAYLOAD)
+					st = (int)json_integer_value(json_object_get(r, "exit_code")) & 0xff;
+				else if (st == SBX_STATUS_SIGNAL)
+					st = 128 + (int)json_integer_value(json_object_get(r, "signal"));
+				rs.status = W_EXITCODE(st & 0xff, 0);
+			}
+		json_decref(r);
+	}
+	rc = run_finish(&rs);
+	for (size_t i = 0; i < rs.narts; i++) {
+		free(rs.arts[i].name);
+		free(rs.arts[i].path);
+	}
+	free(rs.arts);
+	free(rs.result);
+	if (rs.have_dir) {
+		close(rs.dir.fd);
+		free(rs.dir.path);
+	}
+	return rc;
 }
 
 int run_code(const struct run_opts *o)

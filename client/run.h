@@ -48,6 +48,9 @@ struct run_state {
 	json_t **keep;             /* the retry loop takes the result here instead of printing it */
 };
 
+/* A live session's call: the frames on sock (connected, request sent). */
+int run_on_socket(const struct run_opts *o, int sock);
+
 /* Run o's code and return the exit status for sbx (proto.h). */
 int run_code(const struct run_opts *o);
 

@@ -15,6 +15,8 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "live.h"
+#include "unconst.h"
 #include "fail.h"
 #include "name.h"
 #include "proto.h"
@@ -40,7 +42,7 @@ static void base_path(char *out, size_t len)
 }
 
 /* mkdir -p, each new level 0700 (the XDG base directory rule) */
-static void make_dirs(const char *path)
+void session_make_dirs(const char *path)
 {
 	char buf[PATH_MAX];
 
@@ -113,7 +115,7 @@ int session_open(const char *name)
 	int bfd, fd;
 
 	base_path(base, sizeof(base));
-	make_dirs(base);
+	session_make_dirs(base);
 	bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (bfd < 0)
 		cli_die("--session", "%s: %s", base, strerror(errno));
@@ -189,12 +191,27 @@ static int session_ls(bool json)
 		close(fd);
 		gmtime_r(&st.st_mtime, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		if (json)
-			json_array_append_new(arr, json_pack("{s:s,s:I,s:s,s:b}", "name", name, "size_bytes",
-							     (json_int_t)bytes, "last_used", when, "in_use", busy));
+		/* a live session (live.c) holds its directory the whole time */
+		json_t *live = live_info(name);
+		const char *lstate = json_string_value(json_object_get(live, "session_state"));
+		char state[96];
+		if (lstate != NULL && strcmp(lstate, "live") == 0)
+			snprintf(state, sizeof(state), "live: %lld calls, idle %llds",
+				 (long long)json_integer_value(json_object_get(live, "cells")),
+				 (long long)json_integer_value(json_object_get(live, "idle_ms")) / 1000);
+		else if (lstate != NULL)
+			snprintf(state, sizeof(state), "%s", lstate);
 		else
-			printf("%-24s %14llu  %-20s  %s\n", name, (unsigned long long)bytes, when,
-			       busy ? "in use" : "idle");
+			snprintf(state, sizeof(state), "%s", busy ? "in use" : "idle");
+		if (json) {
+			json_t *o = json_pack("{s:s,s:I,s:s,s:b}", "name", name, "size_bytes", (json_int_t)bytes,
+					      "last_used", when, "in_use", busy);
+			if (live != NULL)
+				json_object_set(o, "live", live);
+			json_array_append_new(arr, o);
+		} else
+			printf("%-24s %14llu  %-20s  %s\n", name, (unsigned long long)bytes, when, state);
+		json_decref(live);
 		free(ents[i]);
 	}
 	if (n > 0)
@@ -281,6 +298,21 @@ int session_main(int argc, char **argv)
 		if (argc == 3 && strcmp(argv[2], "--json") == 0)
 			return session_ls(true);
 		cli_die_usage("session ls", "unexpected argument '%s' (see sbx session --help)", argv[2]);
+	}
+	if (strcmp(argv[1], "start") == 0)
+		return live_start(argc, argv);
+	if (strcmp(argv[1], "stop") == 0 || strcmp(argv[1], "restart") == 0) {
+		bool json = argc == 4 && strcmp(argv[3], "--json") == 0;
+		if (argc != 3 && !json)
+			cli_die_usage("session stop", "needs exactly one NAME (see sbx session --help)");
+		if (argv[1][0] == 's')
+			return live_stop(argv[2], json);
+		/* restart: a fresh interpreter, same name, the policy's limits */
+		int rc = live_stop(argv[2], false);
+		if (rc != 0)
+			return rc;
+		char *av[] = {argv[0], sbx_unconst("start"), argv[2], json ? sbx_unconst("--json") : NULL, NULL};
+		return live_start(json ? 4 : 3, av);
 	}
 	if (strcmp(argv[1], "rm") == 0) {
 		if (argc == 4 && strcmp(argv[2], "--") == 0)

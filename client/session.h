@@ -17,6 +17,8 @@
  * exclusive lock, and starts again when rm removed the directory meanwhile.
  */
 int session_open(const char *name);
+/* mkdir -p path, each new level 0700; dies on failure. */
+void session_make_dirs(const char *path);
 
 /* Exit status of `sbx session rm NAME` when NAME is in use by a running
  * `sbx run --session NAME` (sysexits.h EX_TEMPFAIL: try again later). */

@@ -94,6 +94,12 @@ static void build_argv(const struct run_opts *o, struct argv_buf *a)
 		add_num(a, "--stdin-fd", (uint64_t)(HELPER_INPUT_FD0 + o->n_inputs + (o->work_fd >= 0)));
 	if (o->dry_run)
 		add(a, "--dry-run");
+	if (o->live)
+		add(a, "--live");
+	if (o->idle_ms)
+		add_num(a, "--idle", o->idle_ms);
+	if (o->lifetime_ms)
+		add_num(a, "--lifetime", o->lifetime_ms);
 }
 
 static void set_nonblock(int fd)

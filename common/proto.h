@@ -111,6 +111,7 @@ enum sbx_control {
  * killed by signal N (137 for the memory limit); 125 sbx failed (usage,
  * policy, sandbox set-up, audit log).
  */
+#define SBX_EXIT_NO_SESSION  69  /* sbx run --session NAME: that live session ended (sbx(1)) */
 #define SBX_EXIT_TIMEOUT     124
 #define SBX_EXIT_FAILURE     125
 #define SBX_EXIT_CANNOT_EXEC 126
@@ -128,6 +129,7 @@ enum sbx_control {
 #define SBX_ARG_MEMORY_MIN (1ULL << 20)  /* --memory, bytes */
 #define SBX_ARG_MEMORY_MAX (1ULL << 50)
 #define SBX_ARG_PIDS_MAX   (1ULL << 22)  /* --pids, 1.. */
+#define SBX_ARG_SESSION_MS_MAX (1ULL << 40) /* --idle, --lifetime, ms, 1.. */
 
 /*
  * ---- supervisor <-> sbx-recorder -----------------------------------------
@@ -212,6 +214,8 @@ enum sbx_rec_reply {
 	SBX_REPLY_START_OK = 1,   /* START committed: the payload may run */
 	SBX_REPLY_START_FAIL = 2, /* START not committed: the run must not start */
 	SBX_REPLY_KILL_OUTPUT = 3, /* the output cap was reached: stop the run */
+	SBX_REPLY_KILL_CALL = 4,   /* --live: a call ran past its wall_time and did not yield
+	                            * to its KeyboardInterrupt: stop the session */
 };
 
 /*
@@ -226,6 +230,66 @@ enum sbx_sandbox_msg {
 	SBX_SANDBOX_STATUS = 4, /* init -> supervisor: then an int, the payload's wait status */
 	SBX_SANDBOX_ERROR = 5,  /* init -> supervisor: then text, why set-up failed */
 	SBX_SANDBOX_SHMDIR = 6, /* init -> supervisor: O_PATH fd of /dev/shm (SCM_RIGHTS) */
+};
+
+/*
+ * ---- live sessions (sbx(1) SESSIONS; recorder/live.c) --------------------
+ * The session's recorder (_sbx) listens on the abstract AF_UNIX stream
+ * socket "\0" SBX_LIVE_PREFIX "UID/NAME" in its own (the host's) network
+ * namespace: no sandbox reaches it (each has its own). It checks the
+ * peer's SO_PEERCRED uid against the session's on every connection; the
+ * client checks the listener's is _sbx's (nobody else can squat a name it
+ * would send code to). A connection carries one struct sbx_live_req (with
+ * CALL, the code as a sealed memfd in SCM_RIGHTS, at most SBX_CODE_MAX
+ * bytes); the recorder answers in frames as a run's helper does (STARTED,
+ * STDOUT, STDERR, MESSAGE, RESULT), and reads control bytes (enum
+ * sbx_control) on it during the call; EOF interrupts the call.
+ */
+#define SBX_LIVE_PREFIX "sbx-live/"
+#define SBX_LIVE_MAGIC 0x5342584cu /* "SBXL" */
+#define SBX_LIVE_VERSION 1u
+enum sbx_live_op {
+	SBX_LIVE_CALL = 1,   /* run the code: frames, then RESULT with cell and session_state */
+	SBX_LIVE_STATUS = 2, /* RESULT: {session, id, session_state, cells, idle_ms, uptime_ms} */
+	SBX_LIVE_STOP = 3,   /* end the session (recorded), then RESULT as STATUS */
+};
+struct sbx_live_req {
+	uint32_t magic;   /* SBX_LIVE_MAGIC */
+	uint16_t version; /* SBX_LIVE_VERSION */
+	uint16_t op;      /* enum sbx_live_op */
+	uint64_t wall_ms; /* CALL: this call's wall_time (0: the policy's); never above it */
+	uint64_t cpu_ms;  /* CALL: likewise cpu_time */
+};
+
+/*
+ * recorder <-> driver: the call channel, the sandbox's fd 0 (a socketpair
+ * the supervisor made; the driver moves it off fd 0). Integers in host
+ * order. Recorder -> driver: struct sbx_live_call then len bytes of code;
+ * or struct sbx_live_call with len 0 and cell 0: interrupt the running
+ * call (KeyboardInterrupt). Driver -> recorder: struct sbx_live_done when
+ * a call is over, after its output is flushed. What the driver says is
+ * the sandbox's word: the recorder times the call and bounds it itself.
+ */
+#define SBX_LIVE_CALL_MAGIC 0x43584253u /* "SBXC" */
+#define SBX_LIVE_DONE_MAGIC 0x52584253u /* "SBXR" */
+struct sbx_live_call {
+	uint32_t magic, cell;
+	uint64_t wall_ms, cpu_ms;
+	uint32_t len, pad;
+};
+enum sbx_live_status {
+	SBX_LIVE_OK = 0,        /* the code ran to its end */
+	SBX_LIVE_EXCEPTION = 1, /* it raised (the traceback is on stderr) */
+	SBX_LIVE_WALL = 2,      /* its wall_time fired (KeyboardInterrupt) */
+	SBX_LIVE_CPU = 3,       /* its cpu_time fired (ITIMER_PROF, KeyboardInterrupt) */
+	SBX_LIVE_INTERRUPT = 4, /* the caller interrupted it */
+	SBX_LIVE_EXIT = 5,      /* it called exit(): the session ends */
+};
+struct sbx_live_done {
+	uint32_t magic, cell;
+	int32_t status;  /* enum sbx_live_status */
+	uint32_t pad;
+	uint64_t cpu_ms; /* the driver's CPU time in the call, children included */
 };
 
 #endif

@@ -30,6 +30,7 @@ enum sbx_desc_flags {
 	SBX_DESC_WORK = 1u << 1,     /* a session directory is mounted at /work */
 	SBX_DESC_SESSIONS = 1u << 2, /* the policy allows sessions */
 	SBX_DESC_STDIN = 1u << 3,    /* --stdin-fd: stdin_bytes of standard input */
+	SBX_DESC_LIVE = 1u << 5,     /* --live: a live session; SBX_REC_FD_STDIN is the call channel */
 	SBX_DESC_CODE = 1u << 4,     /* with REFUSED: the code fd is the checked memfd (hash it, record no text) */
 };
 

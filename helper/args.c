@@ -15,7 +15,7 @@
 enum opt_id {
 	OPT_POLICY, OPT_LANG, OPT_NAME, OPT_CODE_FD, OPT_RESULT_FD, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_SESSION, OPT_ATTEMPT, OPT_PARENT, OPT_INPUT_FD, OPT_INPUT_NAME, OPT_WORK_FD, OPT_DRY_RUN,
-	OPT_ALLOW, OPT_STDIN_FD,
+	OPT_ALLOW, OPT_STDIN_FD, OPT_LIVE, OPT_IDLE, OPT_LIFETIME,
 };
 
 static const struct opt {
@@ -41,6 +41,9 @@ static const struct opt {
 	{"--dry-run", OPT_DRY_RUN, false, false},
 	{"--allow", OPT_ALLOW, true, true},
 	{"--stdin-fd", OPT_STDIN_FD, true, false},
+	{"--live", OPT_LIVE, false, false},
+	{"--idle", OPT_IDLE, true, false},
+	{"--lifetime", OPT_LIFETIME, true, false},
 };
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -171,6 +174,15 @@ static int take(struct run *r, enum opt_id id, const char *v, char *err, size_t 
 	case OPT_DRY_RUN:
 		r->dry_run = true;
 		return 0;
+	case OPT_LIVE:
+		r->live = true;
+		return 0;
+	case OPT_IDLE:
+	case OPT_LIFETIME:
+		if (parse_range(v, 1, SBX_ARG_SESSION_MS_MAX, &u) < 0)
+			return 1;
+		*(id == OPT_IDLE ? &r->request.session_idle_ms : &r->request.session_lifetime_ms) = u;
+		return 0;
 	case OPT_ALLOW: {
 		/* tighten-only: egress_narrow() checks each is the policy's */
 		struct sbx_egress_rule *w = &r->egress.want[r->egress.n_want];
@@ -269,6 +281,10 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 	}
 	if (r->n_inputs > 0 && r->inputs[r->n_inputs - 1].name[0] == '\0') {
 		snprintf(err, errlen, "--input-fd must be followed by --input-name");
+		return -1;
+	}
+	if (r->live && r->stdin_fd >= 0) {
+		snprintf(err, errlen, "--live: a live session's stdin is its call channel: no --stdin-fd");
 		return -1;
 	}
 	return fds_distinct(r, err, errlen);

@@ -33,6 +33,8 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 	d->unrecorded_refusals = r->unrecorded_refusals;
 	if (r->policy.sessions)
 		d->flags |= SBX_DESC_SESSIONS;
+	if (r->live)
+		d->flags |= SBX_DESC_LIVE;
 	strlcpy(d->run_id, r->run_id, sizeof(d->run_id));
 	d->realtime_ns = r->realtime_ns;
 	d->boottime_ns = r->boottime_ns;

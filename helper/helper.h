@@ -87,6 +87,10 @@ struct run {
 	size_t n_inputs;
 	int work_fd;        /* --work-fd, -1 if none; closed once work_tree is made */
 	bool dry_run;       /* --dry-run: check and print, never run */
+	bool live;          /* --live: a live session (sbx(1) SESSIONS): the payload is the
+	                     * session's driver, its stdin the recorder's call channel, the
+	                     * wall-clock deadline session_lifetime; wall_time and cpu_time
+	                     * are per call (the driver and the recorder) */
 	bool code_checked;  /* check_code passed: a refused run's code is hashed, never recorded */
 	struct egress_run egress; /* --allow, and the run's egress state (egress.h) */
 	/* resolved */

@@ -79,6 +79,7 @@ struct sup {
 	enum kill_cause killed;  /* what made us kill the sandbox first */
 	int killed_limit;        /* with KILL_LIMIT: enum sbx_limit */
 	bool client_open;        /* no EOF on the result socket yet */
+	int live_ch;             /* --live: the recorder's end of the call channel, until it has it */
 };
 
 static struct sup sup;
@@ -188,6 +189,15 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	    pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
 		die("pipes: %s", strerror(errno));
 	describe_run(r, &d);
+	/* --live: the payload's stdin is one end of the call channel, the
+	 * recorder holds the other; we never read it */
+	if (r->live) {
+		int ch[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ch) < 0)
+			die("pipes: %s", strerror(errno));
+		r->stdin_fd = ch[1];
+		s->live_ch = ch[0];
+	}
 	/* in the order of enum sbx_recorder_fd; a refused run's fds are never
 	 * read (a refused --code-fd may not even be a memfd) */
 	fds[n++] = ctl[1];
@@ -199,7 +209,7 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	 * recorder hashes it (refused_code_sha256) but records no text */
 	fds[n++] = r->refused && !r->code_checked ? devnull : r->code_fd;
 	fds[n++] = r->egress.report >= 0 ? r->egress.report : devnull;
-	fds[n++] = r->stdin_fd >= 0 && !r->refused ? r->stdin_fd : devnull;
+	fds[n++] = r->live ? s->live_ch : r->stdin_fd >= 0 && !r->refused ? r->stdin_fd : devnull;
 	fds[n++] = sign[0];
 	for (size_t i = 0; i < d.n_inputs; i++)
 		fds[n++] = r->inputs[i].fd;
@@ -219,6 +229,8 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	close(art[1]);
 	close(out[0]);
 	close(errp[0]);
+	if (s->live_ch >= 0)
+		close(s->live_ch);
 	egress_recorder_started(s->r);
 	s->ctl = ctl[0];
 	s->art = art[0];
@@ -386,9 +398,11 @@ static void client_control(struct sup *s, uint64_t *grace)
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
 	if (n <= 0) {
-		/* the client is gone: nobody wants this run any more */
+		/* the client is gone: nobody wants this run any more (a live
+		 * session's starter leaves; its calls come through the recorder) */
 		s->client_open = false;
-		kill_sandbox(s, KILL_CLIENT, SBX_LIMIT_NONE);
+		if (!s->r->live)
+			kill_sandbox(s, KILL_CLIENT, SBX_LIMIT_NONE);
 		return;
 	}
 	for (ssize_t i = 0; i < n; i++) {
@@ -403,7 +417,7 @@ static void client_control(struct sup *s, uint64_t *grace)
 static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t errlen)
 {
 	const struct sbx_limits *l = &s->r->limits;
-	uint64_t deadline = start_ms + l->wall_ms, grace = 0, hard = 0;
+	uint64_t deadline = start_ms + (s->r->live ? l->session_lifetime_ms : l->wall_ms), grace = 0, hard = 0;
 	bool ctl_open = true, sync_open = true;
 
 	for (;;) {
@@ -423,13 +437,13 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 			 * follows WALL_GRACE_MS later whatever the payload does. */
 			if (s->killed == KILL_NONE) {
 				s->killed = KILL_LIMIT;
-				s->killed_limit = SBX_LIMIT_WALL_TIME;
+				s->killed_limit = s->r->live ? SBX_LIMIT_SESSION_LIFETIME : SBX_LIMIT_WALL_TIME;
 			}
 			kill(s->child, SIGINT);
 			hard = now + WALL_GRACE_MS;
 		}
 		if (hard && now >= hard)
-			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_WALL_TIME);
+			kill_sandbox(s, KILL_LIMIT, s->r->live ? SBX_LIMIT_SESSION_LIFETIME : SBX_LIMIT_WALL_TIME);
 		if (grace && now >= grace)
 			kill_sandbox(s, KILL_GRACE, SBX_LIMIT_NONE);
 		if (deadline > now && deadline - now < (uint64_t)wait)
@@ -452,10 +466,12 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 				kill_sandbox(s, KILL_RECORDER, SBX_LIMIT_NONE);
 			} else if (c == SBX_REPLY_KILL_OUTPUT)
 				kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_OUTPUT);
+			else if (c == SBX_REPLY_KILL_CALL && s->r->live)
+				kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_WALL_TIME);
 		}
 		/* limits the kernel does not end the run for by itself */
 		cgroup_usage(s->cg, &u);
-		if (u.cpu_ms >= l->cpu_ms)
+		if (u.cpu_ms >= l->cpu_ms && !s->r->live)
 			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_CPU_TIME);
 		if (u.pids_max_hits >= PIDS_REFUSED)
 			kill_sandbox(s, KILL_LIMIT, SBX_LIMIT_PIDS);
@@ -467,6 +483,10 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 /* The outcome of a limit that fired: the table's row for it. */
 static const struct sbx_outcome_def *outcome_of_limit(int limit)
 {
+	/* a live session's lifetime is its wall-clock limit (the END's limit
+	 * field says which) */
+	if (limit == SBX_LIMIT_SESSION_LIFETIME)
+		limit = SBX_LIMIT_WALL_TIME;
 	for (size_t i = 0; i < SBX_OUTCOME_N; i++)
 		if (sbx_outcome_defs[i].limit == limit)
 			return &sbx_outcome_defs[i];
@@ -490,7 +510,7 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 	 * poll did not see it first. */
 	if (k == KILL_NONE && u->oom_kills > 0 && (sig == SIGKILL || !s->have_status))
 		k = KILL_LIMIT, limit = SBX_LIMIT_MEMORY;
-	if (k == KILL_NONE && (sig == SIGXCPU || (sig == SIGKILL && u->cpu_ms >= s->r->limits.cpu_ms)))
+	if (k == KILL_NONE && (sig == SIGXCPU || (sig == SIGKILL && u->cpu_ms >= s->r->limits.cpu_ms && !s->r->live)))
 		k = KILL_LIMIT, limit = SBX_LIMIT_CPU_TIME;
 	/* RLIMIT_FSIZE, the policy's file_size (setrlimit(2)) */
 	if (k == KILL_NONE && s->have_status && sig == SIGXFSZ)
@@ -673,6 +693,10 @@ static void prepare(struct run *r, int argc, char **argv)
 		r->error_code = r->inputs_bytes > r->limits.input_bytes ? "input_too_large" : "setup";
 	else if (check_work(r, err, sizeof(err)) < 0)
 		r->error_code = r->policy.sessions ? "setup" : "policy_denied";
+	else if (r->live && !r->policy.sessions) {
+		snprintf(err, sizeof(err), "policy '%s' does not allow sessions (sessions = no)", r->policy.name);
+		r->error_code = "policy_denied";
+	}
 	/* past sbx.conf's audit_code_per_day for this user (quota.c) */
 	if (r->error_code == NULL && !r->dry_run && quota_code(r, err, sizeof(err)) < 0)
 		r->error_code = "policy_denied";
@@ -734,7 +758,7 @@ int main(int argc, char **argv)
 	TEST_HOOK_INIT();
 	s->r = &run;
 	egress_init(&run);
-	s->pidfd = s->sync = s->outdir = s->tmpdir = s->shmdir = s->art = -1;
+	s->pidfd = s->sync = s->outdir = s->tmpdir = s->shmdir = s->art = s->live_ch = -1;
 	s->pipe_w[0] = s->pipe_w[1] = -1;
 	prepare(&run, argc, argv);
 	TEST_HOOK("supervisor-prepared");

@@ -152,7 +152,12 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(f->out_w, 1) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
 	close_range(3, ~0U, 0);
-	if (payload_rlimits(r->caller_rlimits, &r->limits, err, sizeof(err)) < 0) {
+	/* a live session's cpu_time is per call (the driver's ITIMER_PROF):
+	 * RLIMIT_CPU would count the whole session */
+	struct sbx_limits pl = r->limits;
+	if (r->live)
+		pl.cpu_ms = UINT64_MAX - 2000;
+	if (payload_rlimits(r->caller_rlimits, &pl, err, sizeof(err)) < 0) {
 		dprintf(2, "sbx: %s\n", err);
 		_exit(SBX_EXIT_CANNOT_EXEC);
 	}

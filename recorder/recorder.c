@@ -46,8 +46,7 @@ static int parent_field(struct sbx_record *rec, struct rec *c, char *err, size_t
 }
 
 /* One line from sbx-helper to the client (proto.h SBX_FRAME_MESSAGE). */
-static void message(struct rec *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void message(struct rec *c, const char *fmt, ...)
+void rec_message(struct rec *c, const char *fmt, ...)
 {
 	char buf[SBX_FRAME_LINE_MAX];
 	va_list ap;
@@ -64,14 +63,14 @@ static void message(struct rec *c, const char *fmt, ...)
 	outq_frame(&c->q, SBX_FRAME_MESSAGE, buf, strlen(buf), -1);
 }
 
-static void reply(const struct rec *c, enum sbx_rec_reply r)
+void rec_reply(const struct rec *c, enum sbx_rec_reply r)
 {
 	unsigned char b = (unsigned char)r;
 
 	(void)!send(c->ctl, &b, 1, MSG_NOSIGNAL);
 }
 
-static void fill_common(struct sbx_record *rec, const struct rec *c)
+void rec_fill_common(struct sbx_record *rec, const struct rec *c)
 {
 	const struct sbx_run_desc *d = c->d;
 
@@ -201,7 +200,7 @@ static void keep_tail(const struct rec *c, struct stream *st, const char *data, 
 	}
 }
 
-static void capture(struct rec *c, struct stream *st, const char *data, size_t n)
+void rec_capture(struct rec *c, struct stream *st, const char *data, size_t n)
 {
 	uint64_t cap = head_cap(c), room = cap > c->captured ? cap - c->captured : 0;
 	size_t keep = n > room ? (size_t)room : n;
@@ -216,7 +215,7 @@ static void capture(struct rec *c, struct stream *st, const char *data, size_t n
 	if (!st->truncated) {
 		st->truncated = true;
 		if (c->d->limits.output_action == SBX_ACTION_KILL)
-			reply(c, SBX_REPLY_KILL_OUTPUT);
+			rec_reply(c, SBX_REPLY_KILL_OUTPUT);
 	}
 	if (c->d->limits.output_action == SBX_ACTION_TRUNCATE)
 		keep_tail(c, st, data + keep, n - keep);
@@ -226,7 +225,7 @@ static void capture(struct rec *c, struct stream *st, const char *data, size_t n
  * (so the result, the hash in END and the stream all carry them). The
  * tail starts after its first newline when that drops less than half of
  * it, so that it begins with a whole line. */
-static void finish_tail(struct rec *c, struct stream *st)
+void rec_finish_tail(struct rec *c, struct stream *st)
 {
 	char marker[160];
 	size_t from, n = st->tail_len, lead = 0;
@@ -264,7 +263,7 @@ static void finish_tail(struct rec *c, struct stream *st)
 	st->tail = NULL;
 }
 
-static void read_end(struct rec *c)
+void rec_read_end(struct rec *c)
 {
 	struct sbx_run_end e;
 	char err[128];
@@ -327,12 +326,12 @@ static void pump(struct rec *c)
 			if (ix[i] >= 0 && p[ix[i]].revents) {
 				ssize_t r = read(c->s[i].in, buf, sizeof(buf));
 				if (r > 0)
-					capture(c, &c->s[i], buf, (size_t)r);
+					rec_capture(c, &c->s[i], buf, (size_t)r);
 				else if (r == 0 || errno != EINTR)
 					c->s[i].eof = true;
 			}
 		if (cx >= 0 && p[cx].revents)
-			read_end(c);
+			rec_read_end(c);
 		if (ax >= 0 && p[ax].revents)
 			(void)collect_one(c);
 		/* the socket may take new output, or room came back (qx) */
@@ -527,11 +526,11 @@ const char *rec_limit_name(const struct sbx_run_end *e)
 	return disk_full[e->disk_full & (SBX_DISK_FULL_TMP | SBX_DISK_FULL_OUT | SBX_DISK_FULL_SHM)];
 }
 
-static void fill_end(struct rec *c, struct sbx_record *end)
+void rec_fill_end(struct rec *c, struct sbx_record *end)
 {
 	struct timespec ts;
 
-	fill_common(end, c);
+	rec_fill_common(end, c);
 	end->kind = SBX_REC_END;
 	/* END carries the time the run ended, START the time it began */
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -568,8 +567,8 @@ static void origin_of(const struct sbx_run_desc *d, char *origin, size_t len)
 
 static _Noreturn void start_failed(struct rec *c, const char *err)
 {
-	message(c, "audit log unavailable, the run was not started: %s", err);
-	reply(c, SBX_REPLY_START_FAIL);
+	rec_message(c, "audit log unavailable, the run was not started: %s", err);
+	rec_reply(c, SBX_REPLY_START_FAIL);
 	/* the supervisor waits 2 s for us */
 	outq_flush(&c->q, sbx_mono_ms() + 1000);
 	_exit(1);
@@ -595,7 +594,15 @@ void recorder_run(const struct sbx_run_desc *d)
 
 	if (read_code(&c, err, sizeof(err)) < 0)
 		start_failed(&c, err);
-	fill_common(&start, &c);
+	int lsock = -1;
+	if ((d->flags & SBX_DESC_LIVE) && !(d->flags & SBX_DESC_REFUSED) &&
+	    (lsock = live_listen(d, err, sizeof(err))) < 0) {
+		rec_message(&c, "session %s: %s", d->session, err);
+		rec_reply(&c, SBX_REPLY_START_FAIL);
+		outq_flush(&c.q, sbx_mono_ms() + 1000);
+		_exit(1);
+	}
+	rec_fill_common(&start, &c);
 	start.kind = SBX_REC_START;
 	start.code = c.code;
 	start.code_len = c.code_len;
@@ -607,11 +614,13 @@ void recorder_run(const struct sbx_run_desc *d)
 	c.start_seq = start.seq;
 	sbx_rext_free(&start.ext);
 	if (!(d->flags & SBX_DESC_REFUSED)) {
-		reply(&c, SBX_REPLY_START_OK);
+		rec_reply(&c, SBX_REPLY_START_OK);
 		outq_frame(&c.q, SBX_FRAME_STARTED, d->run_id, strlen(d->run_id), -1);
+		if (lsock >= 0)
+			live_serve(&c, lsock);
 		pump(&c);
-		finish_tail(&c, &c.s[0]);
-		finish_tail(&c, &c.s[1]);
+		rec_finish_tail(&c, &c.s[0]);
+		rec_finish_tail(&c, &c.s[1]);
 		/* the cap fired and the run went on: the limit that fired */
 		if ((c.s[0].truncated || c.s[1].truncated) && c.end.limit == SBX_LIMIT_NONE)
 			c.end.limit = SBX_LIMIT_OUTPUT;
@@ -619,7 +628,7 @@ void recorder_run(const struct sbx_run_desc *d)
 		close(c.s[0].in);
 		close(c.s[1].in);
 		c.s[0].eof = c.s[1].eof = true;
-		read_end(&c);
+		rec_read_end(&c);
 	}
 	while (!c.art_eof && collect_one(&c))
 		;
@@ -631,14 +640,18 @@ void recorder_run(const struct sbx_run_desc *d)
 	if (c.s[1].cap.len > 0)
 		tb = sbx_traceback_parse(c.s[1].cap.buf, c.s[1].cap.len, d->language);
 
-	fill_end(&c, &end);
+	rec_fill_end(&c, &end);
 	if (egress_end_fields(&end, &d->egress, &c.net, err, sizeof(err)) < 0) {
-		message(&c, "audit: END record: network fields: %s", err);
+		rec_message(&c, "audit: END record: network fields: %s", err);
 		syslog(LOG_ERR, "run=%s END record without its network fields: %s", d->run_id, err);
 	}
-	if (sbx_rec_put_u64(&end, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, sizeof(err)) < 0 ||
+	if (c.session_state[0] == '\0' && (d->flags & SBX_DESC_LIVE) && !(d->flags & SBX_DESC_REFUSED))
+		snprintf(c.session_state, sizeof(c.session_state), "died: %s", sbx_outcome_defs[c.end.outcome].name);
+	if ((c.session_state[0] &&
+	     sbx_rec_put_str(&end, SBX_F_SESSION_STATE, c.session_state, err, sizeof(err)) < 0) ||
+	    sbx_rec_put_u64(&end, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, sizeof(err)) < 0 ||
 	    rec_log_append(c.log, &end, c.chain, err, sizeof(err)) < 0) {
-		message(&c, "audit: END record: %s", err);
+		rec_message(&c, "audit: END record: %s", err);
 		syslog(LOG_ERR, "run=%s END record not written: %s", d->run_id, err);
 		outq_flush(&c.q, sbx_mono_ms() + 1000);
 		_exit(1);
@@ -660,7 +673,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	res = result_json(&c, tb);
 	text = res ? json_dumps(res, JSON_COMPACT) : NULL;
 	if (c.end.error[0])
-		message(&c, "%s", c.end.error);
+		rec_message(&c, "%s", c.end.error);
 	if (text != NULL)
 		outq_frame_take(&c.q, SBX_FRAME_RESULT, text, strlen(text));
 	outq_flush(&c.q, sbx_mono_ms() + SBX_FLUSH_MS);

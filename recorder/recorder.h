@@ -72,7 +72,30 @@ struct rec {
 	unsigned char chain[32];
 	struct egress_report net; /* what sbx-relay carried, checked (egress_record.c) */
 	struct run_env env;   /* environment.h: set with START, in the result */
+	/* a live session (live.c): the call's number (0: the session itself)
+	 * and what the session is after it ("live", "died: memory_limit"...) */
+	uint64_t cell;
+	char session_state[64];
 };
+
+/* recorder.c, shared with live.c: one line to the client (a MESSAGE
+ * frame); one byte to the supervisor; the fields every record has; the
+ * output cap applied to data of stream st; the tail after the head; END
+ * from the supervisor (or why not); the END record's fields. */
+void rec_message(struct rec *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rec_reply(const struct rec *c, enum sbx_rec_reply r);
+void rec_fill_common(struct sbx_record *rec, const struct rec *c);
+void rec_capture(struct rec *c, struct stream *st, const char *data, size_t n);
+void rec_finish_tail(struct rec *c, struct stream *st);
+void rec_read_end(struct rec *c);
+void rec_fill_end(struct rec *c, struct sbx_record *end);
+
+/* live.c: a live session (SBX_DESC_LIVE). live_listen, before the
+ * session's START: its socket, or -1 and err (the name is taken).
+ * live_serve, after START: every call, each its START and END, until
+ * the session ends (END from the supervisor read, pipes at EOF). */
+int live_listen(const struct sbx_run_desc *d, char *err, size_t errlen);
+void live_serve(struct rec *c, int lsock);
 
 /* recorder.c: the run, from START to the result; never returns. */
 _Noreturn void recorder_run(const struct sbx_run_desc *d);

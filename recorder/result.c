@@ -126,6 +126,12 @@ static json_t *k_policy(const struct rctx *x) { return json_string(x->c->d->poli
 static json_t *k_limits(const struct rctx *x) { return sbx_limits_json(&x->c->d->limits); }
 static json_t *k_attempt(const struct rctx *x) { return u64(x->c->d->attempt); }
 static json_t *k_session(const struct rctx *x) { return json_string(x->c->d->session); }
+/* a live session's call (live.c): absent from other results */
+static json_t *k_cell(const struct rctx *x) { return x->c->cell ? json_integer((json_int_t)x->c->cell) : NULL; }
+static json_t *k_session_state(const struct rctx *x)
+{
+	return x->c->session_state[0] ? json_string(x->c->session_state) : NULL;
+}
 static json_t *k_language(const struct rctx *x) { return json_string(x->c->d->language); }
 static json_t *k_code_sha256(const struct rctx *x) { return digest(x->c->code_sha256); }
 
@@ -247,6 +253,8 @@ static const struct {
 	{"limits", k_limits, false},
 	{"attempt", k_attempt, false},
 	{"session", k_session, false},
+	{"cell", k_cell, true},
+	{"session_state", k_session_state, true},
 	{"language", k_language, false},
 	{"code_sha256", k_code_sha256, false},
 	{"inputs", k_inputs, false},

@@ -28,11 +28,14 @@ install -d -m 0755 "$prefix/run"
 for f in "$build"/tests/escape/*; do install -m 0755 "$f" "$prefix/lib/sbx-escape/"; done
 
 # sbxtest: in group sbx (may run code); sbxout: not in group sbx; sbxpg:
-# runs the egress tests' servers (PostgreSQL, listeners), not in group sbx.
-for u in sbxtest sbxout sbxpg; do
+# runs the egress tests' servers (PostgreSQL, listeners), not in group sbx;
+# sbxtest2: in group sbx too, the other user who must not reach sbxtest's
+# live sessions (80-live-session.t).
+for u in sbxtest sbxout sbxpg sbxtest2; do
 	getent passwd $u >/dev/null || useradd --no-create-home --home-dir /nonexistent --shell /bin/sh $u
 done
 usermod -a -G sbx sbxtest
+usermod -a -G sbx sbxtest2
 # where lib.sh keeps every result JSON the suite produces (59-result-schema.t)
 rm -rf "$prefix/results"
 install -d -m 0755 "$prefix/results"

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: ISC */
+/* Live sessions, the caller's side (live.c, sbx(1) SESSIONS). */
+#ifndef SBX_CLIENT_LIVE_H
+#define SBX_CLIENT_LIVE_H
+#include <stdbool.h>
+#include <jansson.h>
+#include "cli.h"
+
+/* The live session NAME's socket, its holder checked to be _sbx's; -1 when
+ * no session of ours has that name. Dies when someone else holds it. */
+int live_connect(const char *name);
+/* sbx run --session NAME: a call when NAME is live (*handled true, the
+ * exit status); SBX_EXIT_NO_SESSION when it was and ended; else *handled
+ * false and the run goes on with NAME as the /work directory only. */
+int live_run(const struct run_opts *o, bool *handled);
+/* sbx session start NAME [...] (argv from "session"); exit status. */
+int live_start(int argc, char **argv);
+/* sbx session stop NAME; exit status. */
+int live_stop(const char *name, bool json);
+/* The STATUS answer of a live NAME (*out, the caller decrefs), or -1. */
+int live_status(const char *name, json_t **out);
+/* What ls says of NAME as a live session: its STATUS when live, the end
+ * its keeper recorded when it ended, NULL when it never was one. */
+json_t *live_info(const char *name);
+#endif

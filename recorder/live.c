@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * A live session's calls, as _sbx (proto.h "live sessions", sbx(1)
+ * SESSIONS). The sandbox is the session's run, built by the supervisor as
+ * any run's; its payload is the driver (sandbox/python/sbx_live.py), which
+ * reads calls from the call channel. Every call reaches the driver from
+ * here only, after its START (cell N, its code) is committed: no commit,
+ * no call. Its END (outcome, wall time as measured here, output digests,
+ * traceback) follows when the driver says it is over or the session dies.
+ * The driver is the sandbox's: what it says is bounded by our own clock
+ * (KeyboardInterrupt at wall_time, the session killed LIVE_GRACE_MS later).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <bsd/string.h>
+#include <jansson.h>
+#include <sodium.h>
+
+#include "clock.h"
+#include "log.h"
+#include "outcome.h"
+#include "proto.h"
+#include "recorder.h"
+#include "recfield.h"
+#include "traceback.h"
+
+#define LIVE_GRACE_MS 2000 /* from a call's wall_time (or a stop) to the session's kill */
+#define LIVE_REQ_MS 2000   /* a connection's request arrives within this, or is dropped */
+#define LIVE_FLUSH_MS 1000 /* a call's client gets this long to take its result */
+#define LIVE_LATE_MS 500   /* past wall_time, our interrupt follows the driver's own timer */
+
+struct call {
+	struct rec r;  /* the call's own view: its code, output, END, result */
+	struct sbx_run_desc d; /* the session's, with the call's wall_time and cpu_time */
+	bool active, client_gone, interrupted, killed;
+	uint64_t t0, deadline, hard; /* sbx_mono_ms() */
+};
+
+struct live {
+	struct rec *c;
+	int lsock, ch;
+	bool ch_eof, stopping;
+	uint64_t cells, idle_at, stop_kill, started;
+	struct sbx_live_done done;
+	size_t got;
+	struct call k;
+};
+
+static uint64_t now_ms(void) { return (uint64_t)sbx_mono_ms(); }
+
+int live_listen(const struct sbx_run_desc *d, char *err, size_t errlen)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int n, fd;
+
+	if (d->session[0] == '\0') {
+		strlcpy(err, "a live session needs a name (--session)", errlen);
+		return -1;
+	}
+	n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, SBX_LIVE_PREFIX "%u/%s", (unsigned)d->uid, d->session);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || n < 0 || (size_t)n >= sizeof(a.sun_path) - 1 ||
+	    bind(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) < 0 ||
+	    listen(fd, 16) < 0) {
+		snprintf(err, errlen, "%s", errno == EADDRINUSE ? "already live (sbx session stop it first)"
+								 : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One RESULT (or MESSAGE, when msg) frame to a connection, then close it. */
+static void answer(int fd, uint32_t type, const char *text)
+{
+	struct outq q;
+
+	outq_init(&q, fd);
+	outq_frame(&q, type, text, strlen(text), -1);
+	outq_flush(&q, sbx_mono_ms() + LIVE_FLUSH_MS);
+	free(q.items);
+	close(fd);
+}
+
+static void status_answer(struct live *L, int fd)
+{
+	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "session", L->c->d->session, "id", L->c->d->run_id,
+			      "session_state", L->stopping ? "stopping" : "live", "cells", (json_int_t)L->cells,
+			      "idle_ms", (json_int_t)(L->k.active ? 0 : now_ms() - (L->idle_at - L->c->d->limits.session_idle_ms)),
+			      "uptime_ms", (json_int_t)(now_ms() - L->started));
+	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	answer(fd, SBX_FRAME_RESULT, t ? t : "{}");
+	free(t);
+	json_decref(j);
+}
+
+/* Close the call channel: the driver ends at EOF; killed if it does not. */
+static void stop(struct live *L, const char *state)
+{
+	if (L->stopping)
+		return;
+	L->stopping = true;
+	strlcpy(L->c->session_state, state, sizeof(L->c->session_state));
+	shutdown(L->ch, SHUT_WR);
+	L->stop_kill = now_ms() + LIVE_GRACE_MS;
+}
+
+static void interrupt_driver(struct live *L)
+{
+	struct sbx_live_call h = {.magic = SBX_LIVE_CALL_MAGIC};
+
+	L->k.interrupted = true;
+	(void)!send(L->ch, &h, sizeof(h), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static void free_streams(struct rec *r)
+{
+	for (int i = 0; i < 2; i++) {
+		free(r->s[i].cap.buf);
+		free(r->s[i].tail);
+	}
+	free(r->code);
+}
+
+/* The call's END (its outcome in k->r.end), its result, its client closed. */
+static void end_call(struct live *L, const char *state)
+{
+	struct call *k = &L->k;
+	struct sbx_record end;
+	char err[SBX_ERR_LEN];
+	json_t *tb = NULL, *res;
+
+	k->r.end.wall_ms = now_ms() - k->t0;
+	rec_finish_tail(&k->r, &k->r.s[0]);
+	rec_finish_tail(&k->r, &k->r.s[1]);
+	if ((k->r.s[0].truncated || k->r.s[1].truncated) && k->r.end.limit == SBX_LIMIT_NONE)
+		k->r.end.limit = SBX_LIMIT_OUTPUT;
+	strlcpy(k->r.session_state, state, sizeof(k->r.session_state));
+	if (k->r.s[1].cap.len > 0)
+		tb = sbx_traceback_parse(k->r.s[1].cap.buf, k->r.s[1].cap.len, L->c->d->language);
+	rec_fill_end(&k->r, &end);
+	if (sbx_rec_put_u64(&end, SBX_F_CELL, k->r.cell, err, sizeof(err)) < 0 ||
+	    sbx_rec_put_str(&end, SBX_F_SESSION_STATE, state, err, sizeof(err)) < 0 ||
+	    rec_log_append(L->c->log, &end, L->c->chain, err, sizeof(err)) < 0) {
+		/* a call without its END must be the last: the session stops */
+		rec_message(&k->r, "audit: END record of cell %llu: %s; the session stops",
+			    (unsigned long long)k->r.cell, err);
+		syslog(LOG_ERR, "run=%s cell=%llu END record not written: %s", L->c->d->run_id,
+		       (unsigned long long)k->r.cell, err);
+		stop(L, "died: audit");
+	}
+	sbx_rext_free(&end.ext);
+	if (rec_log_checkpoint(L->c->log, err, sizeof(err)) < 0)
+		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", L->c->d->run_id, err);
+	res = result_json(&k->r, tb);
+	char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;
+	if (text != NULL)
+		outq_frame_take(&k->r.q, SBX_FRAME_RESULT, text, strlen(text));
+	outq_flush(&k->r.q, sbx_mono_ms() + LIVE_FLUSH_MS);
+	json_decref(res);
+	json_decref(tb);
+	free(k->r.q.items);
+	close(k->r.q.sock);
+	free_streams(&k->r);
+	k->active = false;
+	L->idle_at = now_ms() + L->c->d->limits.session_idle_ms;
+}
+
+static void end_as(struct live *L, enum sbx_outcome o, int limit, int code, int sig, const char *state)
+{
+	struct sbx_run_end *e = &L->k.r.end;
+
+	e->outcome = (uint32_t)o;
+	e->limit = limit;
+	e->exit_code = code;
+	e->signal = sig;
+	end_call(L, state);
+}
+
+/* The driver's word that the call is over. */
+static void call_done(struct live *L)
+{
+	const struct sbx_live_done *d = &L->done;
+
+	if (d->magic != SBX_LIVE_DONE_MAGIC || !L->k.active || d->cell != L->k.r.cell) {
+		syslog(LOG_WARNING, "run=%s: the driver sent a malformed reply: session stopped", L->c->d->run_id);
+		stop(L, "died: protocol");
+		return;
+	}
+	L->k.r.end.cpu_ms = d->cpu_ms;
+	switch (d->status) {
+	case SBX_LIVE_OK: end_as(L, SBX_OUTCOME_OK, SBX_LIMIT_NONE, 0, 0, "live"); break;
+	case SBX_LIVE_WALL: end_as(L, SBX_OUTCOME_TIMEOUT, SBX_LIMIT_WALL_TIME, SBX_EXIT_TIMEOUT, 0, "live"); break;
+	case SBX_LIVE_CPU: end_as(L, SBX_OUTCOME_CPU_LIMIT, SBX_LIMIT_CPU_TIME, SBX_EXIT_TIMEOUT, 0, "live"); break;
+	case SBX_LIVE_INTERRUPT: end_as(L, SBX_OUTCOME_SIGNAL, SBX_LIMIT_NONE, -1, 2, "live"); break;
+	case SBX_LIVE_EXIT: end_as(L, SBX_OUTCOME_OK, SBX_LIMIT_NONE, 0, 0, "exited"); stop(L, "exited"); break;
+	default: end_as(L, SBX_OUTCOME_ERROR, SBX_LIMIT_NONE, 1, 0, "live"); break;
+	}
+}
+
+static int read_call_code(struct call *k, int fd, char *err, size_t errlen)
+{
+	const int need = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW;
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || seals < 0 || (seals & need) != need) {
+		strlcpy(err, "the code is not a sealed memfd", errlen);
+		return -1;
+	}
+	if ((uint64_t)st.st_size > SBX_CODE_MAX) {
+		snprintf(err, errlen, "the code is %lld bytes, more than %u", (long long)st.st_size, SBX_CODE_MAX);
+		return -1;
+	}
+	k->r.code = malloc((size_t)st.st_size + 1);
+	if (k->r.code == NULL || pread(fd, k->r.code, (size_t)st.st_size, 0) != st.st_size) {
+		strlcpy(err, "the code could not be read", errlen);
+		return -1;
+	}
+	k->r.code_len = (size_t)st.st_size;
+	k->r.code[k->r.code_len] = '\0';
+	crypto_hash_sha256(k->r.code_sha256, (const unsigned char *)k->r.code, k->r.code_len);
+	return 0;
+}
+
+static int send_all(int fd, const void *p, size_t n)
+{
+	const char *b = p;
+
+	while (n > 0) {
+		ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* START of the call committed, then the code to the driver. */
+static void start_call(struct live *L, int fd, const struct sbx_live_req *q, int codefd)
+{
+	struct call *k = &L->k;
+	struct rec *c = L->c;
+	struct sbx_record start;
+	struct timespec ts;
+	char err[SBX_ERR_LEN];
+
+	k->r = *c;
+	k->d = *c->d;
+	/* per call: at most the policy's (tighten-only, like sbx run's) */
+	if (q->wall_ms && q->wall_ms < k->d.limits.wall_ms)
+		k->d.limits.wall_ms = q->wall_ms;
+	if (q->cpu_ms && q->cpu_ms < k->d.limits.cpu_ms)
+		k->d.limits.cpu_ms = q->cpu_ms;
+	k->r.d = &k->d;
+	outq_init(&k->r.q, fd);
+	for (int i = 0; i < 2; i++)
+		k->r.s[i] = (struct stream){.in = c->s[i].in, .frame = c->s[i].frame};
+	k->r.captured = 0;
+	k->r.n_arts = 0;
+	k->r.n_skipped = k->r.skipped_arts = 0;
+	k->r.art_total = 0;
+	memset(k->r.skipped_why, 0, sizeof(k->r.skipped_why));
+	memset(&k->r.end, 0, sizeof(k->r.end));
+	k->r.end.limit = SBX_LIMIT_NONE;
+	k->r.code = NULL;
+	k->r.session_state[0] = '\0';
+	k->client_gone = k->interrupted = k->killed = false;
+	if (codefd < 0 || read_call_code(k, codefd, err, sizeof(err)) < 0) {
+		rec_message(&k->r, "session %s: %s", c->d->session, codefd < 0 ? "no code" : err);
+		free(k->r.code);
+		free(k->r.q.items);
+		close(fd);
+		return;
+	}
+	k->r.cell = L->cells + 1;
+	rec_fill_common(&start, &k->r);
+	start.kind = SBX_REC_START;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	start.realtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	start.boottime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	start.code = k->r.code;
+	start.code_len = k->r.code_len;
+	if (sbx_rec_put_u64(&start, SBX_F_CELL, k->r.cell, err, sizeof(err)) < 0 ||
+	    rec_log_append(c->log, &start, c->chain, err, sizeof(err)) < 0) {
+		sbx_rext_free(&start.ext);
+		rec_message(&k->r, "audit log unavailable, the call was not run: %s", err);
+		outq_flush(&k->r.q, sbx_mono_ms() + LIVE_FLUSH_MS);
+		free(k->r.code);
+		free(k->r.q.items);
+		close(fd);
+		return;
+	}
+	sbx_rext_free(&start.ext);
+	L->cells = k->r.cell;
+	k->active = true;
+	k->t0 = now_ms();
+	k->deadline = k->t0 + start.limits.wall_ms + LIVE_LATE_MS;
+	k->hard = k->deadline + LIVE_GRACE_MS;
+	outq_frame(&k->r.q, SBX_FRAME_STARTED, c->d->run_id, strlen(c->d->run_id), -1);
+	struct sbx_live_call h = {.magic = SBX_LIVE_CALL_MAGIC,
+				  .cell = (uint32_t)k->r.cell,
+				  .wall_ms = start.limits.wall_ms,
+				  .cpu_ms = start.limits.cpu_ms,
+				  .len = (uint32_t)k->r.code_len};
+	if (send_all(L->ch, &h, sizeof(h)) < 0 || send_all(L->ch, k->r.code, k->r.code_len) < 0) {
+		strlcpy(k->r.end.error, "the session's driver did not take the call", sizeof(k->r.end.error));
+		rec_reply(c, SBX_REPLY_KILL_CALL);
+		k->killed = true;
+	}
+}
+
+/* A new connection: the session's owner only; one request. */
+static void take_conn(struct live *L, int fd)
+{
+	struct ucred cr;
+	socklen_t cl = sizeof(cr);
+	struct sbx_live_req q;
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+	struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int codefd = -1;
+	ssize_t n;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0 || cr.uid != L->c->d->uid) {
+		syslog(LOG_WARNING, "run=%s session=%s: uid %u refused (the session is uid %u's)", L->c->d->run_id,
+		       L->c->d->session, (unsigned)cr.uid, (unsigned)L->c->d->uid);
+		answer(fd, SBX_FRAME_MESSAGE, "this session belongs to another user: refused");
+		return;
+	}
+	if (poll(&p, 1, LIVE_REQ_MS) != 1) {
+		close(fd);
+		return;
+	}
+	n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; h != NULL; h = CMSG_NXTHDR(&m, h))
+		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+			for (size_t i = 0; i < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+				int f;
+				memcpy(&f, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+				if (codefd < 0)
+					codefd = f;
+				else
+					close(f);
+			}
+	if (n != (ssize_t)sizeof(q) || (m.msg_flags & MSG_CTRUNC) || q.magic != SBX_LIVE_MAGIC ||
+	    q.version != SBX_LIVE_VERSION) {
+		answer(fd, SBX_FRAME_MESSAGE, "not a live-session request (sbx version mismatch?)");
+	} else if (q.op == SBX_LIVE_STATUS) {
+		status_answer(L, fd);
+	} else if (q.op == SBX_LIVE_STOP) {
+		stop(L, "stopped");
+		status_answer(L, fd);
+	} else if (q.op == SBX_LIVE_CALL && L->stopping) {
+		answer(fd, SBX_FRAME_MESSAGE, "the session is stopping: no more calls");
+	} else if (q.op == SBX_LIVE_CALL) {
+		start_call(L, fd, &q, codefd);
+	} else {
+		answer(fd, SBX_FRAME_MESSAGE, "unknown live-session request");
+	}
+	if (codefd >= 0)
+		close(codefd);
+}
+
+/* Output of the sandbox: the running call's, else the session's own. */
+static void take_output(struct live *L, int i, bool drain)
+{
+	static char buf[65536];
+	struct rec *r = L->k.active ? &L->k.r : L->c;
+
+	do {
+		ssize_t n = recv(L->c->s[i].in, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == ENOTSOCK)
+			n = read(L->c->s[i].in, buf, sizeof(buf));
+		if (n > 0) {
+			rec_capture(r, &r->s[i], buf, (size_t)n);
+			continue;
+		}
+		if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
+			L->c->s[i].eof = true;
+		break;
+	} while (drain);
+}
+
+static void take_reply(struct live *L)
+{
+	ssize_t n = recv(L->ch, (char *)&L->done + L->got, sizeof(L->done) - L->got, MSG_DONTWAIT);
+
+	if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+		L->ch_eof = true;
+		return;
+	}
+	if (n < 0)
+		return;
+	L->got += (size_t)n;
+	if (L->got < sizeof(L->done))
+		return;
+	L->got = 0;
+	/* what the call printed before it ended is in the pipes by now */
+	for (int i = 0; i < 2; i++)
+		if (!L->c->s[i].eof) {
+			int fl = fcntl(L->c->s[i].in, F_GETFL);
+			fcntl(L->c->s[i].in, F_SETFL, fl | O_NONBLOCK);
+			take_output(L, i, true);
+			fcntl(L->c->s[i].in, F_SETFL, fl);
+		}
+	call_done(L);
+}
+
+static void client_bytes(struct live *L)
+{
+	unsigned char b[64];
+	ssize_t n = recv(L->k.r.q.sock, b, sizeof(b), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		/* the caller is gone: nobody wants the call; it is still recorded */
+		L->k.client_gone = true;
+		if (!L->k.interrupted)
+			interrupt_driver(L);
+		return;
+	}
+	for (ssize_t i = 0; i < n; i++)
+		if ((b[i] == SBX_CONTROL_INTERRUPT || b[i] == SBX_CONTROL_TERMINATE) && !L->k.interrupted)
+			interrupt_driver(L);
+}
+
+static int until(uint64_t at, uint64_t now, int wait)
+{
+	if (at == 0)
+		return wait;
+	if (at <= now)
+		return 0;
+	return wait < 0 || at - now < (uint64_t)wait ? (int)(at - now) : wait;
+}
+
+void live_serve(struct rec *c, int lsock)
+{
+	static struct live L;
+	struct timeval tv = {.tv_sec = 5};
+
+	L.c = c;
+	L.lsock = lsock;
+	L.ch = SBX_REC_FD_STDIN;
+	L.started = now_ms();
+	L.idle_at = L.started + c->d->limits.session_idle_ms;
+	/* the driver takes a call at once when it is idle; one that does not
+	 * within 5 s ends the session (start_call) */
+	setsockopt(L.ch, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	while (!(c->have_end && c->s[0].eof && c->s[1].eof)) {
+		struct pollfd p[8];
+		int n = 0, ix[8], wait = -1;
+		uint64_t now = now_ms();
+		enum { P_LISTEN, P_CH, P_OUT, P_ERR, P_CTL, P_CALL, P_SESSQ, P_N };
+
+		for (int i = 0; i < P_N; i++)
+			ix[i] = -1;
+#define ADD(slot, f, ev) (ix[slot] = n, p[n++] = (struct pollfd){.fd = (f), .events = (ev)})
+		if (!L.k.active && !L.stopping && !c->have_end)
+			ADD(P_LISTEN, lsock, POLLIN);
+		if (!L.ch_eof)
+			ADD(P_CH, L.ch, POLLIN);
+		if (!c->s[0].eof)
+			ADD(P_OUT, c->s[0].in, POLLIN);
+		if (!c->s[1].eof)
+			ADD(P_ERR, c->s[1].in, POLLIN);
+		if (!c->have_end)
+			ADD(P_CTL, c->ctl, POLLIN);
+		if (L.k.active && !L.k.client_gone)
+			ADD(P_CALL, L.k.r.q.sock, POLLIN | (outq_pending(&L.k.r.q) ? POLLOUT : 0));
+		if (outq_pending(&c->q))
+			ADD(P_SESSQ, c->q.sock, POLLOUT);
+#undef ADD
+		if (L.k.active && !L.k.killed)
+			wait = until(L.k.interrupted ? L.k.hard : L.k.deadline, now, wait);
+		if (!L.k.active && !L.stopping)
+			wait = until(L.idle_at, now, wait);
+		if (L.stopping && L.stop_kill)
+			wait = until(L.stop_kill, now, wait);
+		if (poll(p, (nfds_t)n, wait) < 0 && errno != EINTR)
+			break;
+		if (ix[P_OUT] >= 0 && p[ix[P_OUT]].revents)
+			take_output(&L, 0, false);
+		if (ix[P_ERR] >= 0 && p[ix[P_ERR]].revents)
+			take_output(&L, 1, false);
+		if (ix[P_CH] >= 0 && p[ix[P_CH]].revents)
+			take_reply(&L);
+		if (ix[P_CTL] >= 0 && p[ix[P_CTL]].revents)
+			rec_read_end(c);
+		if (ix[P_CALL] >= 0 && L.k.active && (p[ix[P_CALL]].revents & (POLLIN | POLLHUP | POLLERR)))
+			client_bytes(&L);
+		if (ix[P_LISTEN] >= 0 && p[ix[P_LISTEN]].revents) {
+			int fd = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
+			if (fd >= 0)
+				take_conn(&L, fd);
+		}
+		now = now_ms();
+		if (L.k.active && !L.k.killed) {
+			if (!L.k.interrupted && now >= L.k.deadline) {
+				interrupt_driver(&L);
+			} else if (L.k.interrupted && now >= L.k.hard) {
+				/* it did not yield: the session goes, the call is recorded */
+				rec_reply(c, SBX_REPLY_KILL_CALL);
+				L.k.killed = true;
+			}
+		}
+		if (!L.k.active && !L.stopping && now >= L.idle_at)
+			stop(&L, "idle");
+		if (L.stopping && L.stop_kill && now >= L.stop_kill) {
+			rec_reply(c, SBX_REPLY_KILL_CALL);
+			L.stop_kill = 0;
+		}
+		if (L.k.active)
+			outq_send(&L.k.r.q);
+		outq_send(&c->q);
+	}
+	close(lsock);
+	if (c->have_end && !L.stopping)
+		snprintf(c->session_state, sizeof(c->session_state), "died: %s",
+			 L.k.killed ? "timeout" : sbx_outcome_defs[c->end.outcome].name);
+	if (L.k.active) {
+		/* the session died under the call: the call says so too */
+		char state[64];
+		const struct sbx_outcome_def *o = &sbx_outcome_defs[c->end.outcome];
+
+		strlcpy(state, c->session_state[0] ? c->session_state : "died", sizeof(state));
+		L.k.r.end.cpu_ms = 0;
+		L.k.r.end.memory_peak_bytes = c->end.memory_peak_bytes;
+		strlcpy(L.k.r.end.error, c->end.error, sizeof(L.k.r.end.error));
+		if (L.k.killed)
+			end_as(&L, SBX_OUTCOME_TIMEOUT, SBX_LIMIT_WALL_TIME, SBX_EXIT_TIMEOUT, 0, state);
+		else
+			end_as(&L, (enum sbx_outcome)c->end.outcome, c->end.limit, c->end.exit_code, c->end.signal, state);
+		(void)o;
+	}
+}

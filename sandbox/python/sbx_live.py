@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: ISC
+"""The driver of a live Python session (sbx(1) SESSIONS).
+
+`sbx session start` sends this file as the session's code: it is the
+payload of the session's sandbox, recorded in the session's START like
+any run's code. It reads calls from the call channel (its stdin, a socket
+whose other end only the recorder holds; common/proto.h "recorder <->
+driver") and runs each in one namespace, the __main__ module's, kept
+between calls, as a notebook kernel does (Jupyter's ipykernel, E2B):
+
+- each call's code is compiled as "<cell N>" and its lines are put in
+  linecache, so a traceback names the call's own lines, with the driver's
+  frames left out;
+- a last expression's value is printed, as in a notebook, when not None;
+- the call's wall_time (ITIMER_REAL) and cpu_time (ITIMER_PROF, this
+  process's CPU time) raise KeyboardInterrupt in it; so does an interrupt
+  from the recorder (the caller's Ctrl-C, or its wall_time by the
+  recorder's clock). The recorder kills the session if the call does not
+  yield within 2 s;
+- stdout and stderr are flushed, then the recorder is told the call is
+  over (struct sbx_live_done).
+
+The driver runs as the program does, with nothing more than it may do;
+the code of a call can change the driver itself, which only hurts its own
+session: the recorder times and records every call whatever it says.
+"""
+import ast
+import linecache
+import os
+import resource
+import signal
+import socket
+import struct
+import sys
+import threading
+import traceback
+import types
+
+CALL = struct.Struct("=IIQQII")  # struct sbx_live_call
+DONE = struct.Struct("=IIiIQ")   # struct sbx_live_done
+CALL_MAGIC, DONE_MAGIC = 0x43584253, 0x52584253
+OK, EXCEPTION, WALL, CPU, INTERRUPT, EXIT = range(6)
+DRIVER = __file__
+
+
+def main():
+    chan = socket.socket(fileno=os.dup(0))
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(os.devnull)
+    mod = types.ModuleType("__main__")
+    mod.__builtins__ = __builtins__
+    sys.modules["__main__"] = mod
+    ns = mod.__dict__
+    calls = []
+    cond = threading.Condition()
+    state = {"why": None, "running": False}
+
+    def reader():
+        # calls queue for the main thread; an interrupt (cell 0) reaches
+        # the running call at once
+        buf = b""
+        while True:
+            try:
+                data = chan.recv(1 << 16)
+            except OSError:
+                data = b""
+            if not data:
+                with cond:
+                    calls.append(None)
+                    cond.notify()
+                return
+            buf += data
+            while len(buf) >= CALL.size:
+                magic, cell, wall, cpu, n, _ = CALL.unpack_from(buf)
+                if magic != CALL_MAGIC:
+                    os._exit(70)
+                if len(buf) < CALL.size + n:
+                    break
+                code = buf[CALL.size:CALL.size + n]
+                buf = buf[CALL.size + n:]
+                if cell == 0:
+                    if state["running"]:
+                        state["why"] = state["why"] or INTERRUPT
+                        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+                    continue
+                with cond:
+                    calls.append((cell, wall, cpu, code))
+                    cond.notify()
+
+    def on_timer(signum, frame):
+        state["why"] = WALL if signum == signal.SIGALRM else CPU
+        raise KeyboardInterrupt("wall_time" if signum == signal.SIGALRM else "cpu_time")
+
+    threading.Thread(target=reader, daemon=True).start()
+    while True:
+        with cond:
+            while not calls:
+                cond.wait()
+            item = calls.pop(0)
+        if item is None:
+            return 0
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        cell, wall, cpu, code = item
+        try:
+            status = run_one(ns, cell, wall, cpu, code.decode("utf-8", "replace"), state, on_timer)
+        except KeyboardInterrupt:
+            # a second interrupt while the first was being reported
+            quiet(state)
+            status = state["why"] if state["why"] in (WALL, CPU, INTERRUPT) else INTERRUPT
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except Exception:
+                pass
+        ru = (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+        cpu_ms = int(sum(r.ru_utime + r.ru_stime for r in ru) * 1000) - state.get("cpu0", 0)
+        chan.sendall(DONE.pack(DONE_MAGIC, cell, status, 0, max(cpu_ms, 0)))
+        if status == EXIT:
+            return 0
+
+
+def run_one(ns, cell, wall, cpu, src, state, on_timer):
+    name = "<cell %d>" % cell
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    ru = (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    state["cpu0"] = int(sum(r.ru_utime + r.ru_stime for r in ru) * 1000)
+    state["why"] = None
+    try:
+        tree = ast.parse(src, name, "exec")
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        body = compile(tree, name, "exec")
+        tail = compile(last, name, "eval") if last is not None else None
+    except SyntaxError:
+        show_exception(skip=0)
+        return EXCEPTION
+    signal.signal(signal.SIGALRM, on_timer)
+    signal.signal(signal.SIGPROF, on_timer)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    state["running"] = True
+    try:
+        signal.setitimer(signal.ITIMER_REAL, wall / 1000.0)
+        signal.setitimer(signal.ITIMER_PROF, cpu / 1000.0)
+        exec(body, ns)
+        if tail is not None:
+            value = eval(tail, ns)
+            if value is not None:
+                print(repr(value))
+        return OK
+    except SystemExit:
+        quiet(state)
+        return EXIT
+    except BaseException:
+        quiet(state)
+        why = state["why"]
+        show_exception(skip=1)
+        return why if why in (WALL, CPU, INTERRUPT) else EXCEPTION
+    finally:
+        quiet(state)
+
+
+def quiet(state):
+    """No timer and no interrupt reaches the driver between calls."""
+    state["running"] = False
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def show_exception(skip):
+    """The traceback as Python prints it, without the driver's frames."""
+    etype, value, tb = sys.exc_info()
+    for _ in range(skip):
+        if tb is not None:
+            tb = tb.tb_next
+    te = traceback.TracebackException(etype, value, tb)
+    te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename != DRIVER])
+    sys.stderr.write("".join(te.format()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
