@@ -200,11 +200,11 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	X(SESSION_STATE, 161, "session state", "session_state", SBX_FT_STR, SBX_KBIT(END), NULL, \
 	  64, NULL, "sessions",                                                                  \
 	  "a live session after this call or at its end: live, stopped, idle, died: OUTCOME")    \
-	X(LIVE_IDLE, 162, "session idle", "session_idle_ms", SBX_FT_U64, SBX_KBIT(START), NULL, 0, \
-	  NULL, "sessions", "a live session's START: its idle timeout, ms (session_idle)")      \
-	X(LIVE_LIFETIME, 163, "session lifetime", "session_lifetime_ms", SBX_FT_U64,            \
+	X(LIVE_IDLE, 162, "live idle", "live_idle_ms", SBX_FT_U64, SBX_KBIT(START), NULL, 0, \
+	  NULL, "sessions", "a live session's START: its idle timeout, ms (live_idle)")      \
+	X(LIVE_LIFETIME, 163, "live lifetime", "live_lifetime_ms", SBX_FT_U64,            \
 	  SBX_KBIT(START), NULL, 0, NULL, "sessions",                                            \
-	  "a live session's START: its lifetime cap, ms (session_lifetime)")                    \
+	  "a live session's START: its lifetime cap, ms (live_lifetime)")                    \
 	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
 	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
 	  "requests of this user refused without a record (max_requests_per_minute) since boot") \

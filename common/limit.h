@@ -67,10 +67,10 @@ enum sbx_cap_action {
 	  UINT64_MAX, "file size limit", "largest file the program may write (RLIMIT_FSIZE)", NULL)        \
 	X(OPEN_FILES, "open_files", SBX_UNIT_COUNT, "open_files", open_files, 256, 1ULL << 20,             \
 	  "open-files limit", "open files per process (RLIMIT_NOFILE)", NULL)                              \
-	X(SESSION_IDLE, "session_idle", SBX_UNIT_MS, "session_idle_ms", session_idle_ms, 900000,           \
+	X(LIVE_IDLE, "live_idle", SBX_UNIT_MS, "live_idle_ms", live_idle_ms, 900000,           \
 	  UINT64_MAX, "session idle timeout",                                                              \
 	  "a live session with no call for this long is stopped (sbx session start)", "--idle")            \
-	X(SESSION_LIFETIME, "session_lifetime", SBX_UNIT_MS, "session_lifetime_ms", session_lifetime_ms,   \
+	X(LIVE_LIFETIME, "live_lifetime", SBX_UNIT_MS, "live_lifetime_ms", live_lifetime_ms,   \
 	  28800000, UINT64_MAX, "session lifetime",                                                        \
 	  "wall-clock time of a whole live session; SIGINT, then SIGKILL", "--lifetime")                   \
 	X(MAX_ATTEMPTS, "max_attempts", SBX_UNIT_COUNT, "max_attempts", max_attempts, 5, 10,               \

@@ -41,8 +41,8 @@ struct sbx_limits {
 	uint64_t shm_bytes;       /* size of the /dev/shm tmpfs (POSIX shared memory, semaphores) */
 	uint64_t output_action;   /* enum sbx_cap_action (limit.h) */
 	uint64_t artifacts;       /* files returned from /out */
-	uint64_t session_idle_ms; /* a live session with no call for this long is stopped */
-	uint64_t session_lifetime_ms; /* a live session's whole wall-clock time */
+	uint64_t live_idle_ms; /* a live session with no call for this long is stopped */
+	uint64_t live_lifetime_ms; /* a live session's whole wall-clock time */
 };
 
 /* [network] mode; sbx_net_mode_name() is the one table of their names. */

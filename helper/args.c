@@ -181,7 +181,7 @@ static int take(struct run *r, enum opt_id id, const char *v, char *err, size_t 
 	case OPT_LIFETIME:
 		if (parse_range(v, 1, SBX_ARG_SESSION_MS_MAX, &u) < 0)
 			return 1;
-		*(id == OPT_IDLE ? &r->request.session_idle_ms : &r->request.session_lifetime_ms) = u;
+		*(id == OPT_IDLE ? &r->request.live_idle_ms : &r->request.live_lifetime_ms) = u;
 		return 0;
 	case OPT_ALLOW: {
 		/* tighten-only: egress_narrow() checks each is the policy's */

@@ -89,7 +89,7 @@ struct run {
 	bool dry_run;       /* --dry-run: check and print, never run */
 	bool live;          /* --live: a live session (sbx(1) SESSIONS): the payload is the
 	                     * session's driver, its stdin the recorder's call channel, the
-	                     * wall-clock deadline session_lifetime; wall_time and cpu_time
+	                     * wall-clock deadline live_lifetime; wall_time and cpu_time
 	                     * are per call (the driver and the recorder) */
 	bool code_checked;  /* check_code passed: a refused run's code is hashed, never recorded */
 	struct egress_run egress; /* --allow, and the run's egress state (egress.h) */

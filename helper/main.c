@@ -417,7 +417,7 @@ static void client_control(struct sup *s, uint64_t *grace)
 static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t errlen)
 {
 	const struct sbx_limits *l = &s->r->limits;
-	uint64_t deadline = start_ms + (s->r->live ? l->session_lifetime_ms : l->wall_ms), grace = 0, hard = 0;
+	uint64_t deadline = start_ms + (s->r->live ? l->live_lifetime_ms : l->wall_ms), grace = 0, hard = 0;
 	bool ctl_open = true, sync_open = true;
 
 	for (;;) {
@@ -437,13 +437,13 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 			 * follows WALL_GRACE_MS later whatever the payload does. */
 			if (s->killed == KILL_NONE) {
 				s->killed = KILL_LIMIT;
-				s->killed_limit = s->r->live ? SBX_LIMIT_SESSION_LIFETIME : SBX_LIMIT_WALL_TIME;
+				s->killed_limit = s->r->live ? SBX_LIMIT_LIVE_LIFETIME : SBX_LIMIT_WALL_TIME;
 			}
 			kill(s->child, SIGINT);
 			hard = now + WALL_GRACE_MS;
 		}
 		if (hard && now >= hard)
-			kill_sandbox(s, KILL_LIMIT, s->r->live ? SBX_LIMIT_SESSION_LIFETIME : SBX_LIMIT_WALL_TIME);
+			kill_sandbox(s, KILL_LIMIT, s->r->live ? SBX_LIMIT_LIVE_LIFETIME : SBX_LIMIT_WALL_TIME);
 		if (grace && now >= grace)
 			kill_sandbox(s, KILL_GRACE, SBX_LIMIT_NONE);
 		if (deadline > now && deadline - now < (uint64_t)wait)
@@ -485,7 +485,7 @@ static const struct sbx_outcome_def *outcome_of_limit(int limit)
 {
 	/* a live session's lifetime is its wall-clock limit (the END's limit
 	 * field says which) */
-	if (limit == SBX_LIMIT_SESSION_LIFETIME)
+	if (limit == SBX_LIMIT_LIVE_LIFETIME)
 		limit = SBX_LIMIT_WALL_TIME;
 	for (size_t i = 0; i < SBX_OUTCOME_N; i++)
 		if (sbx_outcome_defs[i].limit == limit)

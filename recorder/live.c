@@ -97,7 +97,7 @@ static void status_answer(struct live *L, int fd)
 {
 	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "session", L->c->d->session, "id", L->c->d->run_id,
 			      "session_state", L->stopping ? "stopping" : "live", "cells", (json_int_t)L->cells,
-			      "idle_ms", (json_int_t)(L->k.active ? 0 : now_ms() - (L->idle_at - L->c->d->limits.session_idle_ms)),
+			      "idle_ms", (json_int_t)(L->k.active ? 0 : now_ms() - (L->idle_at - L->c->d->limits.live_idle_ms)),
 			      "uptime_ms", (json_int_t)(now_ms() - L->started));
 	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
 
@@ -175,7 +175,7 @@ static void end_call(struct live *L, const char *state)
 	close(k->r.q.sock);
 	free_streams(&k->r);
 	k->active = false;
-	L->idle_at = now_ms() + L->c->d->limits.session_idle_ms;
+	L->idle_at = now_ms() + L->c->d->limits.live_idle_ms;
 }
 
 static void end_as(struct live *L, enum sbx_outcome o, int limit, int code, int sig, const char *state)
@@ -461,7 +461,7 @@ void live_serve(struct rec *c, int lsock)
 	L.lsock = lsock;
 	L.ch = SBX_REC_FD_STDIN;
 	L.started = now_ms();
-	L.idle_at = L.started + c->d->limits.session_idle_ms;
+	L.idle_at = L.started + c->d->limits.live_idle_ms;
 	/* the driver takes a call at once when it is idle; one that does not
 	 * within 5 s ends the session (start_call) */
 	setsockopt(L.ch, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));

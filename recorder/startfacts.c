@@ -108,8 +108,8 @@ int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen
 	/* a live session: its own limits (its calls are START/END pairs with
 	 * a cell, live.c) */
 	if ((d->flags & SBX_DESC_LIVE) &&
-	    (sbx_rec_put_u64(rec, SBX_F_LIVE_IDLE, d->limits.session_idle_ms, err, errlen) < 0 ||
-	     sbx_rec_put_u64(rec, SBX_F_LIVE_LIFETIME, d->limits.session_lifetime_ms, err, errlen) < 0))
+	    (sbx_rec_put_u64(rec, SBX_F_LIVE_IDLE, d->limits.live_idle_ms, err, errlen) < 0 ||
+	     sbx_rec_put_u64(rec, SBX_F_LIVE_LIFETIME, d->limits.live_lifetime_ms, err, errlen) < 0))
 		return -1;
 	/* the standard input the client passed (sbx(1)) */
 	if (d->flags & SBX_DESC_STDIN) {
