@@ -344,7 +344,7 @@ int live_start(int argc, char **argv)
 	return 0;
 }
 
-int live_stop(const char *name, bool json)
+int live_stop(const char *name, bool json, bool quiet)
 {
 	int fd = live_connect(name);
 	char *res;
@@ -361,9 +361,9 @@ int live_stop(const char *name, bool json)
 		close(fd);
 		usleep(50000);
 	}
-	if (json)
+	if (json && !quiet)
 		printf("%s\n", res ? res : "{}");
-	else
+	else if (!quiet)
 		printf("session %s stopped\n", name);
 	free(res);
 	return res ? 0 : SBX_EXIT_FAILURE;

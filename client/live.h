@@ -15,8 +15,8 @@ int live_connect(const char *name);
 int live_run(const struct run_opts *o, bool *handled);
 /* sbx session start NAME [...] (argv from "session"); exit status. */
 int live_start(int argc, char **argv);
-/* sbx session stop NAME; exit status. */
-int live_stop(const char *name, bool json);
+/* sbx session stop NAME (quiet: print nothing on success); exit status. */
+int live_stop(const char *name, bool json, bool quiet);
 /* The STATUS answer of a live NAME (*out, the caller decrefs), or -1. */
 int live_status(const char *name, json_t **out);
 /* What ls says of NAME as a live session: its STATUS when live, the end

@@ -306,9 +306,9 @@ int session_main(int argc, char **argv)
 		if (argc != 3 && !json)
 			cli_die_usage("session stop", "needs exactly one NAME (see sbx session --help)");
 		if (argv[1][0] == 's')
-			return live_stop(argv[2], json);
+			return live_stop(argv[2], json, false);
 		/* restart: a fresh interpreter, same name, the policy's limits */
-		int rc = live_stop(argv[2], false);
+		int rc = live_stop(argv[2], false, true);
 		if (rc != 0)
 			return rc;
 		char *av[] = {argv[0], sbx_unconst("start"), argv[2], json ? sbx_unconst("--json") : NULL, NULL};

@@ -51,6 +51,7 @@ struct live {
 	int lsock, ch;
 	bool ch_eof, stopping;
 	uint64_t cells, idle_at, stop_kill, started;
+	uint64_t life_at; /* before the supervisor's live_lifetime: we stop it first */
 	struct sbx_live_done done;
 	size_t got;
 	struct call k;
@@ -106,11 +107,16 @@ static void status_answer(struct live *L, int fd)
 	json_decref(j);
 }
 
-/* Close the call channel: the driver ends at EOF; killed if it does not. */
+static void interrupt_driver(struct live *L);
+
+/* Close the call channel: the driver ends at EOF; killed if it does not.
+ * A running call is interrupted first (and recorded with the state). */
 static void stop(struct live *L, const char *state)
 {
 	if (L->stopping)
 		return;
+	if (L->k.active && !L->k.interrupted)
+		interrupt_driver(L);
 	L->stopping = true;
 	strlcpy(L->c->session_state, state, sizeof(L->c->session_state));
 	shutdown(L->ch, SHUT_WR);
@@ -199,14 +205,20 @@ static void call_done(struct live *L)
 		stop(L, "died: protocol");
 		return;
 	}
+	/* a session stopping under the call (stop, lifetime) says so */
+	const char *st = L->stopping ? L->c->session_state : "live";
+
 	L->k.r.end.cpu_ms = d->cpu_ms;
 	switch (d->status) {
-	case SBX_LIVE_OK: end_as(L, SBX_OUTCOME_OK, SBX_LIMIT_NONE, 0, 0, "live"); break;
-	case SBX_LIVE_WALL: end_as(L, SBX_OUTCOME_TIMEOUT, SBX_LIMIT_WALL_TIME, SBX_EXIT_TIMEOUT, 0, "live"); break;
-	case SBX_LIVE_CPU: end_as(L, SBX_OUTCOME_CPU_LIMIT, SBX_LIMIT_CPU_TIME, SBX_EXIT_TIMEOUT, 0, "live"); break;
-	case SBX_LIVE_INTERRUPT: end_as(L, SBX_OUTCOME_SIGNAL, SBX_LIMIT_NONE, -1, 2, "live"); break;
-	case SBX_LIVE_EXIT: end_as(L, SBX_OUTCOME_OK, SBX_LIMIT_NONE, 0, 0, "exited"); stop(L, "exited"); break;
-	default: end_as(L, SBX_OUTCOME_ERROR, SBX_LIMIT_NONE, 1, 0, "live"); break;
+	case SBX_LIVE_OK: end_as(L, SBX_OUTCOME_OK, SBX_LIMIT_NONE, 0, 0, st); break;
+	case SBX_LIVE_WALL: end_as(L, SBX_OUTCOME_TIMEOUT, SBX_LIMIT_WALL_TIME, SBX_EXIT_TIMEOUT, 0, st); break;
+	case SBX_LIVE_CPU: end_as(L, SBX_OUTCOME_CPU_LIMIT, SBX_LIMIT_CPU_TIME, SBX_EXIT_TIMEOUT, 0, st); break;
+	case SBX_LIVE_INTERRUPT: end_as(L, SBX_OUTCOME_SIGNAL, SBX_LIMIT_NONE, -1, 2, st); break;
+	case SBX_LIVE_EXIT:
+		stop(L, "exited");
+		end_as(L, SBX_OUTCOME_OK, SBX_LIMIT_NONE, 0, 0, "exited");
+		break;
+	default: end_as(L, SBX_OUTCOME_ERROR, SBX_LIMIT_NONE, 1, 0, st); break;
 	}
 }
 
@@ -462,6 +474,10 @@ void live_serve(struct rec *c, int lsock)
 	L.ch = SBX_REC_FD_STDIN;
 	L.started = now_ms();
 	L.idle_at = L.started + c->d->limits.live_idle_ms;
+	{
+		uint64_t life = c->d->limits.live_lifetime_ms, early = life / 2 < 1000 ? life / 2 : 1000;
+		L.life_at = L.started + life - early;
+	}
 	/* the driver takes a call at once when it is idle; one that does not
 	 * within 5 s ends the session (start_call) */
 	setsockopt(L.ch, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -493,6 +509,8 @@ void live_serve(struct rec *c, int lsock)
 			wait = until(L.k.interrupted ? L.k.hard : L.k.deadline, now, wait);
 		if (!L.k.active && !L.stopping)
 			wait = until(L.idle_at, now, wait);
+		if (!L.stopping)
+			wait = until(L.life_at, now, wait);
 		if (L.stopping && L.stop_kill)
 			wait = until(L.stop_kill, now, wait);
 		if (poll(p, (nfds_t)n, wait) < 0 && errno != EINTR)
@@ -524,6 +542,11 @@ void live_serve(struct rec *c, int lsock)
 		}
 		if (!L.k.active && !L.stopping && now >= L.idle_at)
 			stop(&L, "idle");
+		if (!L.stopping && now >= L.life_at) {
+			/* a call still running is interrupted; the supervisor's
+			 * SIGINT and SIGKILL follow at live_lifetime */
+			stop(&L, "lifetime");
+		}
 		if (L.stopping && L.stop_kill && now >= L.stop_kill) {
 			rec_reply(c, SBX_REPLY_KILL_CALL);
 			L.stop_kill = 0;
