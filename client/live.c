@@ -219,23 +219,22 @@ static int usage_start(void)
 
 int live_start(int argc, char **argv)
 {
-	struct run_opts o;
-	const char *name = NULL;
-	char path[PATH_MAX], id[80] = "";
-	int ep[2];
+	const char *name = NULL, *policy = NULL;
+	uint64_t idle = 0, life = 0;
+	bool json = false;
+	char id[80];
+	int rc;
 
-	memset(&o, 0, sizeof(o));
-	o.work_fd = o.stdin_fd = -1;
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--json") == 0)
-			o.json = true;
+			json = true;
 		else if ((strcmp(a, "--policy") == 0 || strcmp(a, "--idle") == 0 || strcmp(a, "--lifetime") == 0) &&
 			 i + 1 < argc) {
 			const char *v = argv[++i];
-			uint64_t *ms = a[2] == 'i' ? &o.idle_ms : &o.lifetime_ms;
+			uint64_t *ms = a[2] == 'i' ? &idle : &life;
 			if (a[2] == 'p')
-				o.policy = v;
+				policy = v;
 			else if (sbx_parse_duration_ms(v, ms) < 0 || *ms == 0)
 				cli_die_usage(a, "'%s' is not a duration (30s, 15m, 8h)", v);
 		} else if (a[0] != '-' && name == NULL)
@@ -245,6 +244,31 @@ int live_start(int argc, char **argv)
 	}
 	if (name == NULL || !code_name_valid(name))
 		return usage_start();
+	rc = live_begin(name, policy, idle, life, id, sizeof(id));
+	if (rc != 0) {
+		if (json)
+			cli_print_json_error("setup", "the session did not start");
+		return rc;
+	}
+	if (json)
+		printf("{\"session\":\"%s\",\"id\":\"%s\",\"session_state\":\"live\"}\n", name, id);
+	else
+		printf("%s\n", id);
+	return 0;
+}
+
+int live_begin(const char *name, const char *policy, uint64_t idle_ms, uint64_t lifetime_ms, char *sid,
+	       size_t sidlen)
+{
+	struct run_opts o;
+	char path[PATH_MAX], id[80] = "";
+	int ep[2];
+
+	memset(&o, 0, sizeof(o));
+	o.work_fd = o.stdin_fd = -1;
+	o.policy = policy;
+	o.idle_ms = idle_ms;
+	o.lifetime_ms = lifetime_ms;
 	/* the driver, recorded as the session's code */
 	FILE *f = fopen(DRIVER_PY, "re");
 	static char driver[256 << 10];
@@ -316,6 +340,7 @@ int live_start(int argc, char **argv)
 		_exit(id[0] ? 0 : WIFEXITED(st) ? WEXITSTATUS(st) : SBX_EXIT_FAILURE);
 	}
 	close(ep[1]);
+	close(o.work_fd); /* the keeper holds the session directory */
 	FILE *r = fdopen(ep[0], "r");
 	char line[1200] = "";
 	bool started = false;
@@ -327,22 +352,18 @@ int live_start(int argc, char **argv)
 		}
 		fputs(line, stderr);
 	}
+	fclose(r);
 	if (!started) {
 		int st = 0;
 		waitpid(k, &st, 0);
-		if (o.json)
-			cli_print_json_error("setup", "the session did not start");
-		else
-			fprintf(stderr, "sbx: session start %s: the session did not start\n", name);
+		fprintf(stderr, "sbx: session start %s: the session did not start\n", name);
 		return WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : SBX_EXIT_FAILURE;
 	}
 	line[strcspn(line, "\n")] = '\0';
-	if (o.json)
-		printf("{\"session\":\"%s\",\"id\":\"%s\",\"session_state\":\"live\"}\n", name, line + 1);
-	else
-		printf("%s\n", line + 1);
+	snprintf(sid, sidlen, "%s", line + 1);
 	return 0;
 }
+
 
 int live_stop(const char *name, bool json, bool quiet)
 {

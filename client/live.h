@@ -3,6 +3,8 @@
 #ifndef SBX_CLIENT_LIVE_H
 #define SBX_CLIENT_LIVE_H
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
 #include "cli.h"
 
@@ -15,6 +17,10 @@ int live_connect(const char *name);
 int live_run(const struct run_opts *o, bool *handled);
 /* sbx session start NAME [...] (argv from "session"); exit status. */
 int live_start(int argc, char **argv);
+/* Start the live session NAME (policy NULL: the default; 0 ms: the
+ * policy's); its id in sid. 0, or an exit status (the reason on fd 2). */
+int live_begin(const char *name, const char *policy, uint64_t idle_ms, uint64_t lifetime_ms, char *sid,
+	       size_t sidlen);
 /* sbx session stop NAME (quiet: print nothing on success); exit status. */
 int live_stop(const char *name, bool json, bool quiet);
 /* The STATUS answer of a live NAME (*out, the caller decrefs), or -1. */

@@ -157,7 +157,7 @@ static bool in_use(int fd)
 	return errno == EWOULDBLOCK;
 }
 
-static int session_ls(bool json)
+json_t *session_list_json(void)
 {
 	char base[PATH_MAX], when[32];
 	json_t *arr = json_array();
@@ -170,8 +170,6 @@ static int session_ls(bool json)
 		cli_die("session", "%s: %s", base, strerror(errno));
 	if (n > 0 && (bfd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		cli_die("session", "%s: %s", base, strerror(errno));
-	if (!json && n > 0)
-		printf("%-24s %14s  %-20s  %s\n", "NAME", "SIZE", "LAST USED (UTC)", "STATE");
 	for (int i = 0; i < n; i++) {
 		const char *name = ents[i]->d_name;
 		struct stat st;
@@ -191,10 +189,41 @@ static int session_ls(bool json)
 		close(fd);
 		gmtime_r(&st.st_mtime, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		/* a live session (live.c) holds its directory the whole time */
+		json_t *o = json_pack("{s:s,s:I,s:s,s:b}", "name", name, "size_bytes", (json_int_t)bytes,
+				      "last_used", when, "in_use", busy);
+		/* a live session (live.c): its status, or how it ended */
 		json_t *live = live_info(name);
+		if (live != NULL)
+			json_object_set_new(o, "live", live);
+		json_array_append_new(arr, o);
+		free(ents[i]);
+	}
+	if (n > 0)
+		free(ents);
+	if (bfd >= 0)
+		close(bfd);
+	return arr;
+}
+
+static int session_ls(bool json)
+{
+	json_t *arr = session_list_json(), *o;
+	size_t i;
+
+	if (json) {
+		char *s = json_dumps(arr, JSON_INDENT(2));
+		puts(s ? s : "[]");
+		free(s);
+		json_decref(arr);
+		return 0;
+	}
+	if (json_array_size(arr) > 0)
+		printf("%-24s %14s  %-20s  %s\n", "NAME", "SIZE", "LAST USED (UTC)", "STATE");
+	json_array_foreach(arr, i, o) {
+		json_t *live = json_object_get(o, "live");
 		const char *lstate = json_string_value(json_object_get(live, "session_state"));
 		char state[96];
+
 		if (lstate != NULL && strcmp(lstate, "live") == 0)
 			snprintf(state, sizeof(state), "live: %lld calls, idle %llds",
 				 (long long)json_integer_value(json_object_get(live, "cells")),
@@ -202,26 +231,10 @@ static int session_ls(bool json)
 		else if (lstate != NULL)
 			snprintf(state, sizeof(state), "%s", lstate);
 		else
-			snprintf(state, sizeof(state), "%s", busy ? "in use" : "idle");
-		if (json) {
-			json_t *o = json_pack("{s:s,s:I,s:s,s:b}", "name", name, "size_bytes", (json_int_t)bytes,
-					      "last_used", when, "in_use", busy);
-			if (live != NULL)
-				json_object_set(o, "live", live);
-			json_array_append_new(arr, o);
-		} else
-			printf("%-24s %14llu  %-20s  %s\n", name, (unsigned long long)bytes, when, state);
-		json_decref(live);
-		free(ents[i]);
-	}
-	if (n > 0)
-		free(ents);
-	if (bfd >= 0)
-		close(bfd);
-	if (json) {
-		char *s = json_dumps(arr, JSON_INDENT(2));
-		puts(s ? s : "[]");
-		free(s);
+			snprintf(state, sizeof(state), "%s", json_is_true(json_object_get(o, "in_use")) ? "in use" : "idle");
+		printf("%-24s %14lld  %-20s  %s\n", json_string_value(json_object_get(o, "name")),
+		       (long long)json_integer_value(json_object_get(o, "size_bytes")),
+		       json_string_value(json_object_get(o, "last_used")), state);
 	}
 	json_decref(arr);
 	return 0;

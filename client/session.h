@@ -17,6 +17,10 @@
  * exclusive lock, and starts again when rm removed the directory meanwhile.
  */
 int session_open(const char *name);
+/* The sessions of sbx session ls --json: [{name, size_bytes, last_used,
+ * in_use, live?}] (live: live.c live_info). */
+#include <jansson.h>
+json_t *session_list_json(void);
 /* mkdir -p path, each new level 0700; dies on failure. */
 void session_make_dirs(const char *path);
 

@@ -28,6 +28,7 @@ static const struct sbx_errcode own[] = {
 	{"limit_above_policy", "sandbox_error", SBX_EXIT_REFUSED, "a requested limit is above the policy's"},
 	{"setup", "sandbox_error", SBX_EXIT_FAILURE, "the sandbox could not be set up or the run not finished"},
 	{"audit_unavailable", "sandbox_error", SBX_EXIT_AUDIT, "the audit log could not record the run"},
+	{"session_ended", "sandbox_error", SBX_EXIT_NO_SESSION, "the live session of --session has ended"},
 };
 
 /* An outcome is a code when a run can end with it and it is not ok or

@@ -67,6 +67,8 @@ static void tools_call(json_t *req, json_t *id, json_t *params)
 		mcp_send_error(id, RPC_PARAMS, "tools/call: params.name: missing or not a string");
 		return;
 	}
+	if (mcp_session_call(id, json_string_value(name), json_is_object(args) ? args : NULL))
+		return;
 	if (strcmp(json_string_value(name), "execute_code") != 0) {
 		snprintf(err, sizeof(err), "Unknown tool: %.200s", json_string_value(name));
 		mcp_send_error(id, RPC_PARAMS, err);
@@ -193,7 +195,9 @@ static void on_request(json_t *req)
 	} else if (strcmp(method, "ping") == 0) {
 		mcp_send_result(id, json_object());
 	} else if (strcmp(method, "tools/list") == 0) {
-		mcp_send_result(id, json_pack("{s:[o]}", "tools", mcp_tool_def(mcp_srv.rev)));
+		json_t *tools = json_pack("[o]", mcp_tool_def(mcp_srv.rev));
+		mcp_session_tool_defs(tools);
+		mcp_send_result(id, json_pack("{s:o}", "tools", tools));
 	} else if (strcmp(method, "tools/call") == 0) {
 		tools_call(req, id, params);
 	} else if (strcmp(method, "resources/list") == 0) {

@@ -80,6 +80,7 @@ static void start_call(struct call *c)
 
 	c->running = true;
 	c->start = c->last_note = sbx_mono_ms();
+	mcp_session_first_use(&c->a);
 	if (mcp_child_start(&c->a, &c->ch, err, sizeof(err)) < 0) {
 		c->ch.pid = -1;
 		mcp_send_result(c->id, mcp_tool_error(err));
@@ -100,12 +101,24 @@ size_t mcp_calls_count(bool running)
 	return n;
 }
 
+/* An earlier call of the same session, running or waiting: a session's
+ * calls run one after the other, in the order they came (a live
+ * interpreter's state depends on it). */
+static bool session_busy(const struct call *c)
+{
+	for (const struct call *e = mcp_srv.calls; e != NULL && e != c; e = e->next)
+		if (!e->cancelled && e->a.session != NULL && c->a.session != NULL &&
+		    strcmp(e->a.session, c->a.session) == 0)
+			return true;
+	return false;
+}
+
 void mcp_calls_start(void)
 {
 	struct call *c;
 
 	for (c = mcp_srv.calls; c != NULL && mcp_calls_count(true) < MCP_MAX_RUNNING; c = c->next)
-		if (!c->running && !c->cancelled && !mcp_srv.out_broken && !mcp_stop_signal)
+		if (!c->running && !c->cancelled && !mcp_srv.out_broken && !mcp_stop_signal && !session_busy(c))
 			start_call(c);
 }
 

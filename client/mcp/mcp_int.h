@@ -59,6 +59,11 @@ extern volatile sig_atomic_t mcp_stop_signal; /* the signal that asked the serve
 void mcp_send(json_t *m);
 void mcp_send_error(json_t *id, int code, const char *msg); /* id NULL: null */
 void mcp_send_result(json_t *id, json_t *result);             /* result consumed */
+/* mcp_session.c: the live-session tools (appended to tools), a call of one
+ * of them (false: not one of them), execute_code's first use of a session */
+void mcp_session_tool_defs(json_t *tools);
+bool mcp_session_call(json_t *id, const char *tool, json_t *args);
+void mcp_session_first_use(const struct mcp_args *a);
 /* Append n bytes to lb and call fn(arg, line, len) for every complete line
  * (NUL-terminated, without its newline). A line over max bytes is dropped
  * whole and fn gets (arg, NULL, 0) once for it. */

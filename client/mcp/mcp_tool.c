@@ -66,8 +66,11 @@ static json_t *input_schema(void)
 		"description", "Input files, put read-only under /in/NAME (at most 32, together "
 		"at most the policy's input_size).",
 		"session", "type", "string", "pattern", "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$", "description",
-		"Session name: a directory mounted read-write at /work (the program starts "
-		"there) that persists between calls with the same name.",
+		"Session name: a live interpreter kept between calls with the same name "
+		"(variables, imports, loaded data stay; started on first use, each call "
+		"audited; sbx_session_stop and sbx_session_restart end it), and a directory "
+		"mounted read-write at /work that persists. A call with files to a live "
+		"session is refused: put them in /work.",
 		"required", "code", "additionalProperties", 0);
 }
 

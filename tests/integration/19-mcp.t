@@ -35,9 +35,9 @@ check "exit 0 at the end of stdin" [ "$rc" = 0 ]
 check "every line is one JSON-RPC 2.0 message; notifications unanswered" replies '
 assert all(m["jsonrpc"] == "2.0" for m in msgs) and len(msgs) == 3, msgs
 assert by_id[1]["result"] == {}, msgs'
-check "tools/list: execute_code with input and output schema" replies '
+check "tools/list: execute_code with input and output schema, then the live-session tools (82-live-mcp.t)" replies '
 t = by_id[2]["result"]["tools"]
-assert [x["name"] for x in t] == ["execute_code"], t
+assert [x["name"] for x in t] == ["execute_code", "sbx_session_list", "sbx_session_stop", "sbx_session_restart"], t
 assert t[0]["inputSchema"]["required"] == ["code"] and {"outcome", "schema_version", "error"} <= set(t[0]["outputSchema"]["required"]), t'
 v1=$(replies 'print(by_id["init"]["result"]["protocolVersion"])')
 mcp "$(init 2025-11-25)"; v2=$(replies 'print(by_id["init"]["result"]["protocolVersion"])')

@@ -69,6 +69,10 @@ for c in run policies mcp doctor "session ls"; do
 	"$SBX" $c --help 2>&1 | options >"$T/h"
 	# shellcheck disable=SC2086
 	complete "$S/packaging/completion/sbx" _sbx sbx $c -- >"$T/c"
+	# one help for every session command: its options are those of ls and
+	# start (live sessions) together
+	[ "$c" = "session ls" ] &&
+		complete "$S/packaging/completion/sbx" _sbx sbx session start -- >>"$T/c" && sort -u -o "$T/c" "$T/c"
 	d=$(cmp_opts "sbx $c" "$T/h" "$T/c") && diffs="$diffs${d:+$d; }"
 done
 diag "sbx: ${diffs:-the same}"

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: ISC */
+/*
+ * The MCP server's live-session tools (sbx(1) SESSIONS, MCP SERVER):
+ * sbx_session_list, sbx_session_stop and sbx_session_restart, answered at
+ * once (they talk to the session's recorder, briefly; a stop does not wait
+ * for the session's running call: it interrupts it); and execute_code's
+ * first use of a session name, which starts the live session when none of
+ * that name is live (a first call with files is a session-directory run).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "live.h"
+#include "mcp.h"
+#include "mcp_int.h"
+#include "name.h"
+#include "session.h"
+
+static json_t *name_schema(void)
+{
+	return json_pack("{s:s,s:{s:{s:s,s:s,s:s}},s:[s],s:b}", "type", "object", "properties", "name", "type",
+			 "string", "pattern", "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$", "description",
+			 "The session's name (execute_code's session).", "required", "name", "additionalProperties", 0);
+}
+
+void mcp_session_tool_defs(json_t *tools)
+{
+	json_array_append_new(tools, json_pack("{s:s,s:s,s:{s:s,s:{},s:b}}", "name", "sbx_session_list", "description",
+					       "List your sessions: name, /work size, last use, and for a live "
+					       "interpreter its state, calls, idle time (or how it ended).",
+					       "inputSchema", "type", "object", "properties", "additionalProperties", 0));
+	json_array_append_new(tools, json_pack("{s:s,s:s,s:o}", "name", "sbx_session_stop", "description",
+					       "Stop the live interpreter of a session (recorded); its /work files stay.",
+					       "inputSchema", name_schema()));
+	json_array_append_new(tools, json_pack("{s:s,s:s,s:o}", "name", "sbx_session_restart", "description",
+					       "Restart a session's live interpreter: a fresh one under the same name, "
+					       "every variable gone; its /work files stay.",
+					       "inputSchema", name_schema()));
+}
+
+static json_t *text_result(json_t *v, bool error)
+{
+	char *t = json_dumps(v, JSON_COMPACT);
+	json_t *r = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text", t ? t : "null", "isError",
+			      error);
+	if (json_is_object(v) && mcp_srv.rev->structured)
+		json_object_set(r, "structuredContent", v);
+	free(t);
+	json_decref(v);
+	return r;
+}
+
+bool mcp_session_call(json_t *id, const char *tool, json_t *args)
+{
+	const char *name = json_string_value(json_object_get(args, "name"));
+	char sid[80];
+
+	if (strcmp(tool, "sbx_session_list") == 0) {
+		mcp_send_result(id, text_result(json_pack("{s:o}", "sessions", session_list_json()), false));
+		return true;
+	}
+	if (strcmp(tool, "sbx_session_stop") != 0 && strcmp(tool, "sbx_session_restart") != 0)
+		return false;
+	if (name == NULL || !code_name_valid(name)) {
+		mcp_send_result(id, mcp_tool_error("name: not a session name ([A-Za-z0-9._-], 1-64 characters)"));
+		return true;
+	}
+	if (live_stop(name, false, true) != 0 && tool[12] == 's') {
+		mcp_send_result(id, mcp_tool_error("no live session of that name"));
+		return true;
+	}
+	if (tool[12] == 's') {
+		mcp_send_result(id, text_result(json_pack("{s:s,s:s}", "session", name, "session_state", "stopped"), false));
+		return true;
+	}
+	if (live_begin(name, NULL, 0, 0, sid, sizeof(sid)) != 0) {
+		mcp_send_result(id, mcp_tool_error("the session did not start (see the server's standard error)"));
+		return true;
+	}
+	mcp_send_result(id, text_result(json_pack("{s:s,s:s,s:s}", "session", name, "id", sid, "session_state",
+						  "restarted"), false));
+	return true;
+}
+
+void mcp_session_first_use(const struct mcp_args *a)
+{
+	char sid[80];
+	int fd;
+
+	if (a->session == NULL || a->nfiles > 0)
+		return;
+	fd = live_connect(a->session);
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	/* refused (the policy's sessions = no): the call goes on as a run with
+	 * the session directory, and fails as such runs do */
+	(void)live_begin(a->session, a->policy, 0, 0, sid, sizeof(sid));
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Live sessions through sbx mcp (issue 17): execute_code with a session
+# starts the live session on first use and keeps its interpreter between
+# calls (sent together: a session's calls run in order); the three
+# session tools list, restart (a fresh interpreter) and stop it; each
+# call's result carries cell and session_state; the session's records
+# verify.
+. "$(dirname "$0")/lib.sh"
+plan 8
+mkdir -m 0777 "$T/tmp" "$T/xdg"
+mcp() {
+	printf '%s\n' "$@" >"$T/mcp.in"
+	run_as sbxtest env TMPDIR="$T/tmp" XDG_DATA_HOME="$T/xdg" "$SBX" mcp <"$T/mcp.in" >"$T/mcp.out" 2>"$T/mcp.err"
+	rc=$?
+}
+replies() { python3 -c 'import json,sys
+msgs=[json.loads(l) for l in open(sys.argv[1])]
+by_id={m["id"]: m for m in msgs if "id" in m and m["id"] is not None}
+def sc(i): return by_id[i]["result"].get("structuredContent") or json.loads(by_id[i]["result"]["content"][0]["text"])
+exec(sys.argv[2])' "$T/mcp.out" "$1"; }
+INIT='{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}'
+INITED='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}' "$1" "$2" "$3"; }
+
+mcp "$INIT" "$INITED" \
+	"$(call 1 execute_code '{"code":"import math\nx = 6 * 7","session":"m1"}')" \
+	"$(call 2 execute_code '{"code":"print(x, math.pi > 3)","session":"m1"}')" \
+	"$(call 3 execute_code '{"code":"print(x)","session":"m1","timeout":1,"files":[{"name":"a.txt","content":"hi"}]}')" \
+	"$(call 4 execute_code '{"code":"while True: pass","session":"m1","timeout":1}')" \
+	"$(call 5 execute_code '{"code":"print(x + 1)","session":"m1"}')"
+check "mcp exits 0 (rc $rc)" [ "$rc" = 0 ]
+check "first use starts the live session; the second call sees its state (cell 2)" replies '
+r = sc(2)
+assert r["stdout"] == "42 True\n" and r["cell"] == 2 and r["session_state"] == "live", r'
+check "a call with files to a live session: refused (its files go to /work), the session untouched" replies '
+r = sc(3)
+assert r["error"]["code"] == "usage" and "is live" in r["error"]["message"], r'
+check "a call past its timeout is a timeout; the next still sees x" replies '
+assert sc(4)["outcome"] == "timeout" and sc(4)["session_state"] == "live", sc(4)
+assert sc(5)["stdout"] == "43\n" and sc(5)["cell"] == 4, sc(5)'
+ID=$(replies 'print(sc(2)["id"])')
+
+mcp "$INIT" "$INITED" "$(call 1 sbx_session_list '{}')" "$(call 2 sbx_session_restart '{"name":"m1"}')" \
+	"$(call 3 execute_code '{"code":"print(\"x\" in globals())","session":"m1"}')"
+cp "$T/mcp.out" "$T/mcp1.out"
+# the session tools answer at once: a stop sent with a call would stop it
+mcp "$INIT" "$INITED" "$(call 4 sbx_session_stop '{"name":"m1"}')" "$(call 5 sbx_session_stop '{"name":"m1"}')"
+cat "$T/mcp1.out" >>"$T/mcp.out"
+check "sbx_session_list: m1 live with its 4 calls" replies '
+s = [x for x in sc(1)["sessions"] if x["name"] == "m1"][0]
+assert s["live"]["session_state"] == "live" and s["live"]["cells"] == 4, s'
+check "sbx_session_restart: a fresh interpreter (x is gone), a new id" replies '
+assert sc(2)["session_state"] == "restarted" and sc(2)["id"] != "'"$ID"'", sc(2)
+assert sc(3)["stdout"] == "False\n" and sc(3)["cell"] == 1, sc(3)'
+check "sbx_session_stop: stopped; a second stop is a tool error" replies '
+assert sc(4)["session_state"] == "stopped", sc(4)
+assert by_id[5]["result"]["isError"] is True, by_id[5]'
+check "the log verifies, the first session's calls in order" \
+	sh -c "$AUDIT verify >/dev/null && [ \"\$($AUDIT show --json $ID | python3 -c 'import json,sys; print([r.get(\"cell\") for r in json.load(sys.stdin)[\"records\"] if r[\"kind\"]==\"start\"])')\" = '[None, 1, 2, 3, 4]' ]"
+finish
