@@ -442,6 +442,7 @@ rpm:
 bench: all
 	bench/startup
 	B=$(B) bench/audit
+	bench/live-session
 	@# root only: a test network namespace (the install in PREFIX is used)
 	@if [ "$$(id -u)" = 0 ]; then bench/egress --prefix $(PREFIX); else echo "bench/egress: skipped (needs root)"; fi
 
