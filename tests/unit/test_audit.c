@@ -534,6 +534,44 @@ static void test_delete_row(void **state)
 	expect(*state, 2, 3, SBX_FIND_SEQ_GAP, 4, SBX_FIND_END_WITHOUT_START);
 }
 
+/* A live session (recorder/live.c): its START, two calls (cell 1, 2) each
+ * a START and END with the session's run id, its END; seq 7-12. */
+static void append_session(struct fx *f)
+{
+	struct sbx_record r;
+	char err[512];
+	static const struct {
+		int kind;
+		uint64_t cell;
+	} recs[] = {{SBX_REC_START, 0}, {SBX_REC_START, 1}, {SBX_REC_END, 1},
+		    {SBX_REC_START, 2}, {SBX_REC_END, 2}, {SBX_REC_END, 0}};
+
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		fill(&r, recs[i].kind, 9, NULL);
+		if (recs[i].cell)
+			assert_int_equal(sbx_rec_put_u64(&r, SBX_F_CELL, recs[i].cell, err, sizeof(err)), 0);
+		if (sbx_audit_append(f->a, &r, f->sk, "host1.example", NULL, err, sizeof(err)) < 0)
+			fail_msg("append: %s", err);
+		sbx_rext_free(&r.ext);
+	}
+}
+
+static void test_live_session_pairs_by_cell(void **state)
+{
+	struct fx *f = *state;
+	struct sbx_verify_report rep;
+
+	append_session(f);
+	verify(f, f->pk, &rep);
+	assert_int_equal(rep.n_records, 12);
+	assert_int_equal(rep.n_findings, 0);
+	sbx_verify_report_free(&rep);
+	/* cell 2's START gone: its END (seq 11) has none, though the
+	 * session's START and cell 1's are there */
+	sql(f, "DELETE FROM records WHERE seq=10");
+	expect(f, 2, 10, SBX_FIND_SEQ_GAP, 11, SBX_FIND_END_WITHOUT_START);
+}
+
 static void test_delete_first_rows(void **state)
 {
 	sql(*state, "DELETE FROM records WHERE seq<=2");
@@ -869,6 +907,7 @@ int main(void)
 		T(test_tamper_column_type),
 		T(test_tamper_blob_byte),
 		T(test_delete_row),
+		T(test_live_session_pairs_by_cell),
 		T(test_delete_first_rows),
 		T(test_swap_blobs),
 		T(test_tamper_sig),
