@@ -73,7 +73,7 @@ static int parse_open(const char *p, const char *nl, struct state *st)
 	p += 5;
 	sp = memchr(p, ' ', (size_t)(nl - p));
 	n = sp ? (size_t)(sp - p) : 0;
-	if (n == 0 || n > SBX_ID_LEN)
+	if (n == 0 || n > SBX_OPEN_KEY_LEN)
 		return -1;
 	memcpy(o.run_id, p, n);
 	p = sp + 1;
@@ -231,7 +231,7 @@ static char *text_of(const struct state *st, size_t *len)
 		p += 2 * st->frontier_len;
 		*p++ = '\n';
 		for (i = 0; i < st->n_open; i++)
-			p += sprintf(p, "open %.*s %" PRId64 " %" PRId64 " %" PRIu64 "\n", SBX_ID_LEN,
+			p += sprintf(p, "open %.*s %" PRId64 " %" PRId64 " %" PRIu64 "\n", SBX_OPEN_KEY_LEN,
 				     st->open[i].run_id, st->open[i].seq, st->open[i].realtime_ns,
 				     st->open[i].wall_ms);
 	}

@@ -25,7 +25,7 @@
 #define NO_LIMIT_NS (86400LL * 1000000000)
 
 struct open_run {
-	char id[SBX_ID_LEN + 22];     /* run id, "/CELL" for a live session's call; "" free; "\x01" removed */
+	char id[SBX_OPEN_KEY_LEN + 1]; /* run id, "/CELL" for a live session's call; "" free; "\x01" removed */
 	int64_t seq, realtime_ns;
 	uint64_t wall_ms;
 };
@@ -136,7 +136,7 @@ static void run_key(const struct vfy_row *row, char *k, size_t n)
 static void start(struct vfy_runs *r, const struct vfy_row *row, int *oom)
 {
 	struct open_run *e;
-	char key[SBX_ID_LEN + 22];
+	char key[SBX_OPEN_KEY_LEN + 1];
 
 	if (row->run_id[0] == '\0' || row->run_id[0] == '\x01')
 		return;
@@ -190,7 +190,7 @@ void vfy_runs_row(struct vfy_runs *r, const struct vfy_row *row, struct sbx_veri
 	}
 	if (row->kind != SBX_REC_END)
 		return;
-	char key[SBX_ID_LEN + 22];
+	char key[SBX_OPEN_KEY_LEN + 1];
 	run_key(row, key, sizeof(key));
 	e = slot(r, key, 0);
 	if (e->id[0] == '\0') {
@@ -288,7 +288,7 @@ int vfy_runs_seed(struct vfy_runs *r, const struct sbx_open_run *open, size_t n)
 			r->used++;
 		if (e->id[0] == '\0' || e->id[0] == '\x01')
 			r->live++;
-		memcpy(e->id, open[i].run_id, sizeof(e->id));
+		strlcpy(e->id, open[i].run_id, sizeof(e->id));
 		e->seq = open[i].seq;
 		e->realtime_ns = open[i].realtime_ns;
 		e->wall_ms = open[i].wall_ms;
@@ -316,7 +316,7 @@ int vfy_runs_export(const struct vfy_runs *r, struct sbx_open_run **out, size_t 
 			*out = NULL;
 			return 0;
 		}
-		memcpy((*out)[k].run_id, e->id, sizeof(e->id));
+		strlcpy((*out)[k].run_id, e->id, sizeof((*out)[k].run_id));
 		(*out)[k].seq = e->seq;
 		(*out)[k].realtime_ns = e->realtime_ns;
 		(*out)[k++].wall_ms = e->wall_ms;

@@ -240,8 +240,11 @@ struct sbx_finding {
 struct sbx_checkpoint;
 
 /* A START without END (yet), as verify --state keeps it between runs. */
+/* A run's pairing key: its id, or for a live session's call "ID/CELL"
+ * (record field cell), at most SBX_OPEN_KEY_LEN bytes. */
+#define SBX_OPEN_KEY_LEN (SBX_ID_LEN + 21)
 struct sbx_open_run {
-	char run_id[SBX_ID_LEN + 1];
+	char run_id[SBX_OPEN_KEY_LEN + 1];
 	int64_t seq, realtime_ns;
 	uint64_t wall_ms;
 };

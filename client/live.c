@@ -265,7 +265,7 @@ int live_begin(const char *name, const char *policy, uint64_t idle_ms, uint64_t 
 	int ep[2];
 
 	memset(&o, 0, sizeof(o));
-	o.work_fd = o.stdin_fd = -1;
+	o.stdin_fd = -1;
 	o.policy = policy;
 	o.idle_ms = idle_ms;
 	o.lifetime_ms = lifetime_ms;
@@ -345,7 +345,9 @@ int live_begin(const char *name, const char *policy, uint64_t idle_ms, uint64_t 
 	char line[1200] = "";
 	bool started = false;
 	/* the keeper's and the helper's lines until START: errors, or the id */
-	while (r != NULL && fgets(line, sizeof(line), r) != NULL) {
+	if (r == NULL)
+		cli_die("session start", "fdopen: %s", strerror(errno));
+	while (fgets(line, sizeof(line), r) != NULL) {
 		if (line[0] == 'S' && strlen(line) == 34 && line[33] == '\n') {
 			started = true;
 			break;
