@@ -264,6 +264,12 @@ int live_begin(const char *name, const char *policy, uint64_t idle_ms, uint64_t 
 	char path[PATH_MAX], id[80] = "";
 	int ep[2];
 
+	int live = live_connect(name);
+	if (live >= 0) {
+		close(live);
+		fprintf(stderr, "sbx: session start %s: already live (sbx session stop %s first)\n", name, name);
+		return SBX_EXIT_FAILURE;
+	}
 	memset(&o, 0, sizeof(o));
 	o.stdin_fd = -1;
 	o.policy = policy;
@@ -302,6 +308,9 @@ int live_begin(const char *name, const char *policy, uint64_t idle_ms, uint64_t 
 		o.json = false; /* the keeper reads frames; it prints nothing */
 		char lp[PATH_MAX];
 		int lk = lock_path(name, lp, sizeof(lp)) == 0 ? open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
+		/* the last session's keeper may still be writing how it ended */
+		for (int i = 0; lk >= 0 && i < 200 && flock(lk, LOCK_EX | LOCK_NB) < 0; i++)
+			usleep(50000);
 		if (lk < 0 || flock(lk, LOCK_EX | LOCK_NB) < 0) {
 			fprintf(stderr, "sbx: session start %s: a session of that name is live or ending "
 				"(sbx session stop %s)\n", name, name);

@@ -37,6 +37,7 @@
 #define LIVE_GRACE_MS 2000 /* from a call's wall_time (or a stop) to the session's kill */
 #define LIVE_REQ_MS 2000   /* a connection's request arrives within this, or is dropped */
 #define LIVE_FLUSH_MS 1000 /* a call's client gets this long to take its result */
+#define LIVE_DRAIN_MS 200  /* what a refused connection sent is taken this long */
 #define LIVE_LATE_MS 500   /* past wall_time, our interrupt follows the driver's own timer */
 
 struct call {
@@ -82,15 +83,37 @@ int live_listen(const struct sbx_run_desc *d, char *err, size_t errlen)
 	return fd;
 }
 
-/* One RESULT (or MESSAGE, when msg) frame to a connection, then close it. */
+/* One frame to a connection, then close it: after what the peer sent is
+ * taken (at most LIVE_DRAIN_MS), so that the close is no reset that would
+ * cost the peer our answer. */
 static void answer(int fd, uint32_t type, const char *text)
 {
 	struct outq q;
+	char buf[256];
+	uint64_t until_ms = (uint64_t)sbx_mono_ms() + LIVE_DRAIN_MS;
 
 	outq_init(&q, fd);
 	outq_frame(&q, type, text, strlen(text), -1);
 	outq_flush(&q, sbx_mono_ms() + LIVE_FLUSH_MS);
 	free(q.items);
+	shutdown(fd, SHUT_WR);
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int64_t left = (int64_t)(until_ms - (uint64_t)sbx_mono_ms());
+		char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+
+		if (left <= 0 || poll(&p, 1, (int)left) != 1 || recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) <= 0)
+			break;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h != NULL; h = CMSG_NXTHDR(&m, h))
+			if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+				for (size_t i = 0; i < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+					int f;
+					memcpy(&f, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+					close(f);
+				}
+	}
 	close(fd);
 }
 
@@ -166,6 +189,10 @@ static void end_call(struct live *L, const char *state)
 		syslog(LOG_ERR, "run=%s cell=%llu END record not written: %s", L->c->d->run_id,
 		       (unsigned long long)k->r.cell, err);
 		stop(L, "died: audit");
+	} else {
+		/* the result's audit key: this call's records, the chain after them */
+		k->r.end_seq = end.seq;
+		memcpy(k->r.chain, L->c->chain, sizeof(k->r.chain));
 	}
 	sbx_rext_free(&end.ext);
 	if (rec_log_checkpoint(L->c->log, err, sizeof(err)) < 0)
@@ -320,6 +347,8 @@ static void start_call(struct live *L, int fd, const struct sbx_live_req *q, int
 		return;
 	}
 	sbx_rext_free(&start.ext);
+	k->r.start_seq = start.seq;
+	k->r.end_seq = 0;
 	L->cells = k->r.cell;
 	k->active = true;
 	k->t0 = now_ms();

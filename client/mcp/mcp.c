@@ -67,8 +67,31 @@ static void tools_call(json_t *req, json_t *id, json_t *params)
 		mcp_send_error(id, RPC_PARAMS, "tools/call: params.name: missing or not a string");
 		return;
 	}
-	if (mcp_session_call(id, json_string_value(name), json_is_object(args) ? args : NULL))
+	const char *sess = NULL;
+	if (mcp_session_tool(json_string_value(name), json_is_object(args) ? args : NULL, &sess) != NULL) {
+		/* after the calls of its session sent before it, in order */
+		/* sbx_session_list (no name) after every call sent before it */
+		if (!mcp_session_pending(NULL, sess, sess == NULL)) {
+			mcp_session_call(id, json_string_value(name), json_is_object(args) ? args : NULL);
+			return;
+		}
+		c = calloc(1, sizeof(*c));
+		if (c == NULL) {
+			mcp_send_error(id, -32603, "out of memory");
+			return;
+		}
+		c->ch.pid = -1;
+		c->ch.out_fd = c->ch.out_dirfd = -1;
+		c->req = json_incref(req);
+		c->id = json_incref(id);
+		c->tool = json_string_value(name);
+		c->a.session = sess;
+		for (pp = &mcp_srv.calls; *pp != NULL; pp = &(*pp)->next)
+			;
+		*pp = c;
+		mcp_calls_start();
 		return;
+	}
 	if (strcmp(json_string_value(name), "execute_code") != 0) {
 		snprintf(err, sizeof(err), "Unknown tool: %.200s", json_string_value(name));
 		mcp_send_error(id, RPC_PARAMS, err);
@@ -369,5 +392,6 @@ int mcp_serve(uint64_t keep_bytes)
 	}
 	free(mcp_srv.in.buf);
 	mcp_store_close();
+	mcp_session_end_all();
 	return mcp_srv.out_broken || mcp_srv.in_failed ? SBX_EXIT_FAILURE : 0;
 }

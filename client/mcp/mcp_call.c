@@ -101,25 +101,36 @@ size_t mcp_calls_count(bool running)
 	return n;
 }
 
-/* An earlier call of the same session, running or waiting: a session's
- * calls run one after the other, in the order they came (a live
- * interpreter's state depends on it). */
-static bool session_busy(const struct call *c)
+/* An earlier call of session name, running or waiting (before: the call
+ * to look before, NULL for all): a session's calls and session tools run
+ * one after the other, in the order they came (a live interpreter's state
+ * depends on it). */
+bool mcp_session_pending(const struct call *before, const char *name, bool any)
 {
-	for (const struct call *e = mcp_srv.calls; e != NULL && e != c; e = e->next)
-		if (!e->cancelled && e->a.session != NULL && c->a.session != NULL &&
-		    strcmp(e->a.session, c->a.session) == 0)
+	for (const struct call *e = mcp_srv.calls; e != NULL && e != before; e = e->next)
+		if (!e->cancelled && (any || (e->a.session != NULL && name != NULL && strcmp(e->a.session, name) == 0)))
 			return true;
 	return false;
 }
 
 void mcp_calls_start(void)
 {
-	struct call *c;
+	struct call *c, *next;
 
-	for (c = mcp_srv.calls; c != NULL && mcp_calls_count(true) < MCP_MAX_RUNNING; c = c->next)
-		if (!c->running && !c->cancelled && !mcp_srv.out_broken && !mcp_stop_signal && !session_busy(c))
-			start_call(c);
+	for (c = mcp_srv.calls; c != NULL && mcp_calls_count(true) < MCP_MAX_RUNNING; c = next) {
+		next = c->next;
+		if (c->running || c->cancelled || mcp_srv.out_broken || mcp_stop_signal ||
+		    mcp_session_pending(c, c->a.session, c->tool != NULL && c->a.session == NULL))
+			continue;
+		if (c->tool != NULL) {
+			/* a session tool whose session's earlier calls are done */
+			mcp_session_call(c->id, c->tool, json_object_get(json_object_get(c->req, "params"), "arguments"));
+			unlink_call(c);
+			call_free(c);
+			continue;
+		}
+		start_call(c);
+	}
 }
 
 /* One line of the child's output: a JSONL event (events.h). */

@@ -33,6 +33,7 @@ struct call {
 	json_t *req;       /* the request: a's strings point into it */
 	json_t *token;     /* progressToken, or NULL */
 	bool running, cancelled, killed;
+	const char *tool;  /* a session tool (mcp_session.c) waiting for its session's calls, or NULL */
 	struct mcp_args a;
 	struct mcp_child ch;
 	struct linebuf lb;
@@ -63,7 +64,15 @@ void mcp_send_result(json_t *id, json_t *result);             /* result consumed
  * of them (false: not one of them), execute_code's first use of a session */
 void mcp_session_tool_defs(json_t *tools);
 bool mcp_session_call(json_t *id, const char *tool, json_t *args);
+/* a session tool's name (its session in *name), or NULL for another tool */
+const char *mcp_session_tool(const char *tool, json_t *args, const char **name);
+/* an earlier call of session name (any: any earlier call) is running or
+ * waiting (mcp_call.c) */
+bool mcp_session_pending(const struct call *before, const char *name, bool any);
 void mcp_session_first_use(const struct mcp_args *a);
+/* At the server's end: stop the live sessions it started (a kernel ends
+ * with its notebook server); sessions started with sbx session start stay. */
+void mcp_session_end_all(void);
 /* Append n bytes to lb and call fn(arg, line, len) for every complete line
  * (NUL-terminated, without its newline). A line over max bytes is dropped
  * whole and fn gets (arg, NULL, 0) once for it. */

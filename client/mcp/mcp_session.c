@@ -6,6 +6,7 @@
  * for the session's running call: it interrupts it); and execute_code's
  * first use of a session name, which starts the live session when none of
  * that name is live (a first call with files is a session-directory run).
+ * The sessions the server started end with it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,19 @@
 #include "mcp_int.h"
 #include "name.h"
 #include "session.h"
+
+/* the names of the live sessions this server started (at most 64 kept) */
+static char started[64][65];
+static size_t n_started;
+
+static void remember(const char *name)
+{
+	for (size_t i = 0; i < n_started; i++)
+		if (strcmp(started[i], name) == 0)
+			return;
+	if (n_started < sizeof(started) / sizeof(started[0]))
+		snprintf(started[n_started++], sizeof(started[0]), "%s", name);
+}
 
 static json_t *name_schema(void)
 {
@@ -52,6 +66,17 @@ static json_t *text_result(json_t *v, bool error)
 	return r;
 }
 
+const char *mcp_session_tool(const char *tool, json_t *args, const char **name)
+{
+	*name = NULL;
+	if (tool == NULL || (strcmp(tool, "sbx_session_list") != 0 && strcmp(tool, "sbx_session_stop") != 0 &&
+			     strcmp(tool, "sbx_session_restart") != 0))
+		return NULL;
+	if (tool[12] != 'l')
+		*name = json_string_value(json_object_get(args, "name"));
+	return tool;
+}
+
 bool mcp_session_call(json_t *id, const char *tool, json_t *args)
 {
 	const char *name = json_string_value(json_object_get(args, "name"));
@@ -75,6 +100,7 @@ bool mcp_session_call(json_t *id, const char *tool, json_t *args)
 		mcp_send_result(id, text_result(json_pack("{s:s,s:s}", "session", name, "session_state", "stopped"), false));
 		return true;
 	}
+	remember(name);
 	if (live_begin(name, NULL, 0, 0, sid, sizeof(sid)) != 0) {
 		mcp_send_result(id, mcp_tool_error("the session did not start (see the server's standard error)"));
 		return true;
@@ -82,6 +108,13 @@ bool mcp_session_call(json_t *id, const char *tool, json_t *args)
 	mcp_send_result(id, text_result(json_pack("{s:s,s:s,s:s}", "session", name, "id", sid, "session_state",
 						  "restarted"), false));
 	return true;
+}
+
+void mcp_session_end_all(void)
+{
+	for (size_t i = 0; i < n_started; i++)
+		(void)live_stop(started[i], false, true);
+	n_started = 0;
 }
 
 void mcp_session_first_use(const struct mcp_args *a)
@@ -98,5 +131,6 @@ void mcp_session_first_use(const struct mcp_args *a)
 	}
 	/* refused (the policy's sessions = no): the call goes on as a run with
 	 * the session directory, and fails as such runs do */
-	(void)live_begin(a->session, a->policy, 0, 0, sid, sizeof(sid));
+	if (live_begin(a->session, a->policy, 0, 0, sid, sizeof(sid)) == 0)
+		remember(a->session);
 }

@@ -14,7 +14,7 @@
 # `sbx session stop` a call says the session ended (exit 69), and no
 # cgroup or process of the session is left.
 . "$(dirname "$0")/lib.sh"
-plan 26
+plan 27
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"
 lrun() {
@@ -40,6 +40,8 @@ check "call 2 sees call 1's variable, import and DataFrame" \
 	grep -q '"stdout": "42 {\\"north\\": 8, \\"south\\": 4}\\n"' "$T/out"
 check "its result: cell 2, session s1, session_state live, the session's id" \
 	sh -c "[ \"$(jget cell)\" = 2 ] && [ \"$(jget session)\" = s1 ] && [ \"$(jget session_state)\" = live ] && [ \"$(jget id)\" = $ID ]"
+check "its audit key names the call's own START and END (seq, end after start)" \
+	sh -c "[ \"$(jget audit.start_seq)\" -gt 1 ] && [ \"$(jget audit.end_seq)\" -gt \"$(jget audit.start_seq)\" ]"
 
 lrun run --session s1 -c 'df2 = df[df.amount > 3]; len(df2)'
 check "a last expression's value is printed, as in a notebook" sh -c "[ $rc = 0 ] && [ \"\$(cat $T/out)\" = 2 ]"

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: ISC
 # Live sessions through sbx mcp (issue 17): execute_code with a session
 # starts the live session on first use and keeps its interpreter between
-# calls (sent together: a session's calls run in order); the three
-# session tools list, restart (a fresh interpreter) and stop it; each
+# calls (sent together: a session's calls and session tools run in
+# order); the three session tools list, restart (a fresh interpreter) and
+# stop it; the server's own sessions end with it; each
 # call's result carries cell and session_state; the session's records
 # verify.
 . "$(dirname "$0")/lib.sh"
-plan 8
+plan 9
 mkdir -m 0777 "$T/tmp" "$T/xdg"
 mcp() {
 	printf '%s\n' "$@" >"$T/mcp.in"
@@ -28,7 +29,10 @@ mcp "$INIT" "$INITED" \
 	"$(call 2 execute_code '{"code":"print(x, math.pi > 3)","session":"m1"}')" \
 	"$(call 3 execute_code '{"code":"print(x)","session":"m1","timeout":1,"files":[{"name":"a.txt","content":"hi"}]}')" \
 	"$(call 4 execute_code '{"code":"while True: pass","session":"m1","timeout":1}')" \
-	"$(call 5 execute_code '{"code":"print(x + 1)","session":"m1"}')"
+	"$(call 5 execute_code '{"code":"print(x + 1)","session":"m1"}')" \
+	"$(call 6 sbx_session_list '{}')" "$(call 7 sbx_session_restart '{"name":"m1"}')" \
+	"$(call 8 execute_code '{"code":"print(\"x\" in globals())","session":"m1"}')" \
+	"$(call 9 sbx_session_stop '{"name":"m1"}')" "$(call 10 sbx_session_stop '{"name":"m1"}')"
 check "mcp exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "first use starts the live session; the second call sees its state (cell 2)" replies '
 r = sc(2)
@@ -40,22 +44,20 @@ check "a call past its timeout is a timeout; the next still sees x" replies '
 assert sc(4)["outcome"] == "timeout" and sc(4)["session_state"] == "live", sc(4)
 assert sc(5)["stdout"] == "43\n" and sc(5)["cell"] == 4, sc(5)'
 ID=$(replies 'print(sc(2)["id"])')
-
-mcp "$INIT" "$INITED" "$(call 1 sbx_session_list '{}')" "$(call 2 sbx_session_restart '{"name":"m1"}')" \
-	"$(call 3 execute_code '{"code":"print(\"x\" in globals())","session":"m1"}')"
-cp "$T/mcp.out" "$T/mcp1.out"
-# the session tools answer at once: a stop sent with a call would stop it
-mcp "$INIT" "$INITED" "$(call 4 sbx_session_stop '{"name":"m1"}')" "$(call 5 sbx_session_stop '{"name":"m1"}')"
-cat "$T/mcp1.out" >>"$T/mcp.out"
-check "sbx_session_list: m1 live with its 4 calls" replies '
-s = [x for x in sc(1)["sessions"] if x["name"] == "m1"][0]
+check "sbx_session_list, sent with the calls, answers after them: m1 live with its 4 calls" replies '
+s = [x for x in sc(6)["sessions"] if x["name"] == "m1"][0]
 assert s["live"]["session_state"] == "live" and s["live"]["cells"] == 4, s'
 check "sbx_session_restart: a fresh interpreter (x is gone), a new id" replies '
-assert sc(2)["session_state"] == "restarted" and sc(2)["id"] != "'"$ID"'", sc(2)
-assert sc(3)["stdout"] == "False\n" and sc(3)["cell"] == 1, sc(3)'
+assert sc(7)["session_state"] == "restarted" and sc(7)["id"] != "'"$ID"'", sc(7)
+assert sc(8)["stdout"] == "False\n" and sc(8)["cell"] == 1, sc(8)'
 check "sbx_session_stop: stopped; a second stop is a tool error" replies '
-assert sc(4)["session_state"] == "stopped", sc(4)
-assert by_id[5]["result"]["isError"] is True, by_id[5]'
+assert sc(9)["session_state"] == "stopped", sc(9)
+assert by_id[10]["result"]["isError"] is True, by_id[10]'
 check "the log verifies, the first session's calls in order" \
 	sh -c "$AUDIT verify >/dev/null && [ \"\$($AUDIT show --json $ID | python3 -c 'import json,sys; print([r.get(\"cell\") for r in json.load(sys.stdin)[\"records\"] if r[\"kind\"]==\"start\"])')\" = '[None, 1, 2, 3, 4]' ]"
+
+# a session the server started on first use ends with the server
+mcp "$INIT" "$INITED" "$(call 1 execute_code '{"code":"y = 1","session":"m2"}')"
+run_as sbxtest env XDG_DATA_HOME="$T/xdg" "$SBX" session ls >"$T/ls" 2>&1
+check "the server's own session m2 was stopped at its exit" grep -Eq '^m2 .* stopped$' "$T/ls"
 finish
