@@ -32,11 +32,11 @@ const char *const report_by_names[BY_N] = {"user", "policy", "outcome", "languag
 #define RUNS_CTE \
 	"WITH runs AS (" \
 	" SELECT realtime_ns, user, policy, language, outcome, limit_fired, code_sha256," \
-	"  session, attempt FROM records" \
+	"  session, attempt, cell FROM records" \
 	"  WHERE kind = 'end' AND realtime_ns >= ?1 AND realtime_ns < ?2" \
 	" UNION ALL" \
 	" SELECT realtime_ns, user, policy, language, 'incomplete', NULL, code_sha256," \
-	"  session, attempt FROM records" \
+	"  session, attempt, cell FROM records" \
 	"  WHERE seq IN (SELECT value FROM json_each(?3)) AND +kind = 'start'" \
 	"  AND +realtime_ns >= ?1 AND +realtime_ns < ?2) "
 
@@ -352,10 +352,27 @@ static int sessions(struct q *q)
 		" min(CASE WHEN outcome = 'ok' THEN attempt END) AS attempts_to_success,"
 		" " ISO("min(realtime_ns)") " AS first, " ISO("max(realtime_ns)") " AS last,"
 		" min(realtime_ns) AS t0"
-		" FROM runs WHERE session IS NOT NULL GROUP BY 1 ORDER BY t0 DESC, 1 DESC LIMIT ?4)"
+		" FROM runs WHERE session IS NOT NULL AND cell IS NULL GROUP BY 1 ORDER BY t0 DESC, 1 DESC LIMIT ?4)"
 		" ORDER BY t0, 1";
+	/* live sessions (sbx(1) Live sessions): a START with calls (cell) of
+	 * its run id; its calls, the failed ones, and how it ended (or not yet) */
+	static const char live[] =
+		"SELECT id, session, user, calls, failed_calls, started, ended FROM ("
+		"SELECT s.run_id AS id, s.session, s.user,"
+		" (SELECT count(*) FROM records c WHERE c.run_id = s.run_id AND c.kind = 'end'"
+		"  AND c.cell IS NOT NULL) AS calls,"
+		" (SELECT count(*) FROM records c WHERE c.run_id = s.run_id AND c.kind = 'end'"
+		"  AND c.cell IS NOT NULL AND c.outcome IS NOT 'ok') AS failed_calls,"
+		" " ISO("s.realtime_ns") " AS started,"
+		" coalesce((SELECT e.outcome FROM records e WHERE e.run_id = s.run_id AND e.kind = 'end'"
+		"  AND e.cell IS NULL), 'live') AS ended, s.realtime_ns AS t0"
+		" FROM records s WHERE s.kind = 'start' AND s.cell IS NULL"
+		" AND s.realtime_ns >= ?1 AND s.realtime_ns < ?2"
+		" AND EXISTS (SELECT 1 FROM records c WHERE c.run_id = s.run_id AND c.cell IS NOT NULL)"
+		" ORDER BY t0 DESC LIMIT ?4) ORDER BY t0, 1";
 
-	return table(q, "sessions", "Retry sessions (sbx run --fix)", 0, sql, q->o->failed_max);
+	return table(q, "sessions", "Retry sessions (sbx run --fix)", 0, sql, q->o->failed_max) < 0 ||
+	       table(q, "live_sessions", "Live sessions (sbx session start)", 0, live, q->o->failed_max) < 0 ? -1 : 0;
 }
 
 /* [network] mode = allow (docs/egress.md): totals over the END records

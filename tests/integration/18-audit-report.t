@@ -124,7 +124,7 @@ sys.exit(0 if [(r["user"],r["runs"],r["error"]) for r in rows]==[("alice","5","2
 check "csv: several tables separated by an empty line" python3 -c 'import csv,io,sys
 parts=open(sys.argv[1], newline="").read().split("\r\n\n")
 t=[list(csv.reader(io.StringIO(p))) for p in parts]
-sys.exit(0 if len(t)==3 and t[0][0]==["limit","runs","users"] and t[2][0][0]=="session" else 1)' "$T/r2.csv"
+sys.exit(0 if len(t)==4 and t[0][0]==["limit","runs","users"] and t[2][0][0]=="session" and t[3][0][0]=="id" else 1)' "$T/r2.csv"
 "$AUDIT" --db "$FX" report >"$T/r.txt"; rc=$?
 check "text: exit 0, summary lines" sh -c "[ $rc = 0 ] && grep -q '^  runs  *12\$' '$T/r.txt' && grep -q '^  incomplete  *1\$' '$T/r.txt'"
 "$AUDIT" --db "$FX" report --by user >"$T/r.txt"

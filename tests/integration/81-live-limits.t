@@ -17,7 +17,7 @@
 # - sbx session restart gives a fresh interpreter under the same name;
 # - the log verifies, every call paired with its END.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 18
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"
 lrun() {
@@ -111,4 +111,9 @@ check "the log verifies (every call's START paired with its END)" [ $? = 0 ]
 "$AUDIT" list --limit 200 >"$T/list" 2>&1
 check "list pairs the session's START with its own END (outcome of m1: memory_limit)" \
 	grep -q "^$M1 .*memory_limit" "$T/list"
+"$AUDIT" report --sessions --since today --format json >"$T/rep" 2>&1
+check "report --sessions: m1 with its 2 calls, 1 failed, ended memory_limit; k1 died by signal" python3 -c 'import json,sys
+rows={r["id"]: r for r in json.load(open(sys.argv[1]))["live_sessions"]}
+m=rows[sys.argv[2]]; k=rows[sys.argv[3]]
+sys.exit(not (m["calls"]==2 and m["failed_calls"]==1 and m["ended"]=="memory_limit" and m["session"]=="m1" and k["ended"]=="signal"))' "$T/rep" "$M1" "$K1"
 finish

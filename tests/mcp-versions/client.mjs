@@ -34,7 +34,10 @@ if (!connected) process.exit(0);
 console.log(`INFO offered ${LATEST_PROTOCOL_VERSION}`);
 await check('tools', async () => {
   const t = (await client.listTools()).tools;
-  if (t.length !== 1 || t[0].name !== 'execute_code') return JSON.stringify(t);
+  // execute_code, then the live-session tools (tests/integration/82-live-mcp.t)
+  const names = t.map((x) => x.name).join(' ');
+  if (names !== 'execute_code sbx_session_list sbx_session_stop sbx_session_restart') return JSON.stringify(names);
+  if (t.some((x) => x.outputSchema !== undefined && x.name !== 'execute_code')) return 'outputSchema on a session tool';
   if (t[0].outputSchema !== undefined) return 'outputSchema sent to a client before 2025-06-18';
 });
 await check('call', async () => {
