@@ -291,5 +291,14 @@ struct sbx_live_done {
 	uint32_t pad;
 	uint64_t cpu_ms; /* the driver's CPU time in the call, children included */
 };
+/* Driver -> recorder, before its sbx_live_done: a file of /out the call
+ * wrote or changed, as a sealed memfd (SCM_RIGHTS with the first byte),
+ * its path under /out in name (NUL-padded). Checked like the collector's
+ * (recorder.c rec_take_artifact): the call's artifacts. */
+#define SBX_LIVE_ART_MAGIC 0x41584253u /* "SBXA" */
+struct sbx_live_art {
+	uint32_t magic, cell;
+	char name[SBX_PATH_MAX_ART + 1];
+};
 
 #endif

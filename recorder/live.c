@@ -53,8 +53,14 @@ struct live {
 	bool ch_eof, stopping;
 	uint64_t cells, idle_at, stop_kill, started;
 	uint64_t life_at; /* before the supervisor's live_lifetime: we stop it first */
-	struct sbx_live_done done;
+	union {
+		uint32_t magic;
+		struct sbx_live_done done;
+		struct sbx_live_art art;
+	} m;              /* the driver's message being read */
 	size_t got;
+	int fds[8];       /* descriptors that came with it, in order */
+	size_t n_fds;
 	struct call k;
 };
 
@@ -161,6 +167,12 @@ static void free_streams(struct rec *r)
 		free(r->s[i].tail);
 	}
 	free(r->code);
+	free(r->arts);
+	free(r->art_truncated);
+	free(r->skipped);
+	r->arts = NULL;
+	r->art_truncated = NULL;
+	r->skipped = NULL;
 }
 
 /* The call's END (its outcome in k->r.end), its result, its client closed. */
@@ -225,7 +237,7 @@ static void end_as(struct live *L, enum sbx_outcome o, int limit, int code, int 
 /* The driver's word that the call is over. */
 static void call_done(struct live *L)
 {
-	const struct sbx_live_done *d = &L->done;
+	const struct sbx_live_done *d = &L->m.done;
 
 	if (d->magic != SBX_LIVE_DONE_MAGIC || !L->k.active || d->cell != L->k.r.cell) {
 		syslog(LOG_WARNING, "run=%s: the driver sent a malformed reply: session stopped", L->c->d->run_id);
@@ -319,10 +331,12 @@ static void start_call(struct live *L, int fd, const struct sbx_live_req *q, int
 	k->r.end.limit = SBX_LIMIT_NONE;
 	k->r.code = NULL;
 	k->r.session_state[0] = '\0';
+	rec_artifacts_init(&k->r); /* the call's own, from its driver */
 	k->client_gone = k->interrupted = k->killed = false;
 	if (codefd < 0 || read_call_code(k, codefd, err, sizeof(err)) < 0) {
 		rec_message(&k->r, "session %s: %s", c->d->session, codefd < 0 ? "no code" : err);
-		free(k->r.code);
+		outq_flush(&k->r.q, sbx_mono_ms() + LIVE_FLUSH_MS);
+		free_streams(&k->r);
 		free(k->r.q.items);
 		close(fd);
 		return;
@@ -341,7 +355,7 @@ static void start_call(struct live *L, int fd, const struct sbx_live_req *q, int
 		sbx_rext_free(&start.ext);
 		rec_message(&k->r, "audit log unavailable, the call was not run: %s", err);
 		outq_flush(&k->r.q, sbx_mono_ms() + LIVE_FLUSH_MS);
-		free(k->r.code);
+		free_streams(&k->r);
 		free(k->r.q.items);
 		close(fd);
 		return;
@@ -440,9 +454,38 @@ static void take_output(struct live *L, int i, bool drain)
 	} while (drain);
 }
 
+static void drop_fds(struct live *L)
+{
+	while (L->n_fds > 0)
+		close(L->fds[--L->n_fds]);
+}
+
+/* One of the call's /out files (driver -> recorder), as the collector's. */
+static void call_artifact(struct live *L)
+{
+	char name[SBX_PATH_MAX_ART + 1];
+	int fd = L->n_fds > 0 ? L->fds[0] : -1;
+
+	if (L->n_fds > 0)
+		memmove(L->fds, L->fds + 1, --L->n_fds * sizeof(int));
+	memcpy(name, L->m.art.name, sizeof(name));
+	name[sizeof(name) - 1] = '\0';
+	if (fd < 0 || !L->k.active || L->m.art.cell != L->k.r.cell) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rec_take_artifact(&L->k.r, name, fd);
+}
+
 static void take_reply(struct live *L)
 {
-	ssize_t n = recv(L->ch, (char *)&L->done + L->got, sizeof(L->done) - L->got, MSG_DONTWAIT);
+	size_t want = L->got < sizeof(uint32_t) ? sizeof(uint32_t)
+		      : L->m.magic == SBX_LIVE_ART_MAGIC ? sizeof(L->m.art) : sizeof(L->m.done);
+	char cbuf[CMSG_SPACE(sizeof(int) * 8)];
+	struct iovec iov = {.iov_base = (char *)&L->m + L->got, .iov_len = want - L->got};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	ssize_t n = recvmsg(L->ch, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
 	if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
 		L->ch_eof = true;
@@ -450,10 +493,32 @@ static void take_reply(struct live *L)
 	}
 	if (n < 0)
 		return;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&mh); h != NULL; h = CMSG_NXTHDR(&mh, h))
+		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+			for (size_t i = 0; i < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+				int f;
+				memcpy(&f, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+				if (L->n_fds < sizeof(L->fds) / sizeof(L->fds[0]))
+					L->fds[L->n_fds++] = f;
+				else
+					close(f);
+			}
 	L->got += (size_t)n;
-	if (L->got < sizeof(L->done))
+	if (L->got == sizeof(uint32_t) && L->m.magic != SBX_LIVE_ART_MAGIC && L->m.magic != SBX_LIVE_DONE_MAGIC) {
+		L->got = 0;
+		drop_fds(L);
+		syslog(LOG_WARNING, "run=%s: the driver sent a malformed message: session stopped", L->c->d->run_id);
+		stop(L, "died: protocol");
+		return;
+	}
+	if (L->got < sizeof(uint32_t) || L->got < (L->m.magic == SBX_LIVE_ART_MAGIC ? sizeof(L->m.art) : sizeof(L->m.done)))
 		return;
 	L->got = 0;
+	if (L->m.magic == SBX_LIVE_ART_MAGIC) {
+		call_artifact(L);
+		return;
+	}
+	drop_fds(L);
 	/* what the call printed before it ended is in the pipes by now */
 	for (int i = 0; i < 2; i++)
 		if (!L->c->s[i].eof) {

@@ -425,7 +425,7 @@ static void collector_note(struct rec *c, const char *msg, size_t n)
 }
 
 /* The arrays for limits.artifacts files, before the collector sends any. */
-static void artifacts_init(struct rec *c)
+void rec_artifacts_init(struct rec *c)
 {
 	size_t cap = (size_t)c->d->limits.artifacts;
 
@@ -443,13 +443,8 @@ static void artifacts_init(struct rec *c)
  */
 static bool collect_one(struct rec *c)
 {
-	const unsigned int seals = F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
 	char name[SBX_PATH_MAX_ART + 3];
-	unsigned char head[512];
-	size_t headlen = 0;
-	struct stat st;
 	int fd, n = sbx_recv_fd(c->art, name, sizeof(name) - 1, &fd);
-	enum sbx_art_skip why;
 
 	if (n < 0 && errno == EINTR)
 		return true;
@@ -469,6 +464,18 @@ static bool collect_one(struct rec *c)
 		collector_note(c, name, (size_t)n);
 		return true;
 	}
+	rec_take_artifact(c, name, fd);
+	return true;
+}
+
+void rec_take_artifact(struct rec *c, const char *name, int fd)
+{
+	const unsigned int seals = F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
+	unsigned char head[512];
+	size_t headlen = 0;
+	struct stat st;
+	enum sbx_art_skip why;
+
 	/* a sealed memfd cannot change after we hash it */
 	if (!good_name(name))
 		why = SBX_ART_SKIP_BAD_NAME;
@@ -493,13 +500,12 @@ static bool collect_one(struct rec *c)
 		skip(c, clean ? clean : "?", why);
 		free(clean);
 		close(fd);
-		return true;
+		return;
 	}
 	strlcpy(a->media_type, sbx_media_type(name, head, headlen), sizeof(a->media_type));
 	c->art_total += a->size;
 	c->n_arts++;
 	outq_frame(&c->q, SBX_FRAME_ARTIFACT, a->name, strlen(a->name), fd);
-	return true;
 }
 
 /* ---- records ------------------------------------------------------------- */
@@ -586,7 +592,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	c.ctl = SBX_REC_FD_CONTROL;
 	c.art = SBX_REC_FD_ARTIFACTS;
 	outq_init(&c.q, SBX_REC_FD_RESULT);
-	artifacts_init(&c);
+	rec_artifacts_init(&c);
 	c.s[0] = (struct stream){.in = SBX_REC_FD_STDOUT, .frame = SBX_FRAME_STDOUT};
 	c.s[1] = (struct stream){.in = SBX_REC_FD_STDERR, .frame = SBX_FRAME_STDERR};
 	umask(027);

@@ -89,6 +89,11 @@ void rec_capture(struct rec *c, struct stream *st, const char *data, size_t n);
 void rec_finish_tail(struct rec *c, struct stream *st);
 void rec_read_end(struct rec *c);
 void rec_fill_end(struct rec *c, struct sbx_record *end);
+/* The artifact arrays for limits.artifacts; one artifact (name, a sealed
+ * memfd, which this takes): checked, hashed, counted, sent to the client,
+ * or skipped with why. */
+void rec_artifacts_init(struct rec *c);
+void rec_take_artifact(struct rec *c, const char *name, int fd);
 
 /* live.c: a live session (SBX_DESC_LIVE). live_listen, before the
  * session's START: its socket, or -1 and err (the name is taken).

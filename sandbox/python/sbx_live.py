@@ -17,6 +17,9 @@ between calls, as a notebook kernel does (Jupyter's ipykernel, E2B):
   from the recorder (the caller's Ctrl-C, or its wall_time by the
   recorder's clock). The recorder kills the session if the call does not
   yield within 2 s;
+- the files of /out the call wrote or changed go to the recorder as
+  sealed memfds (struct sbx_live_art): the call's artifacts, figures
+  saved by matplotlib's show() (sitecustomize.py) included;
 - stdout and stderr are flushed, then the recorder is told the call is
   over (struct sbx_live_done).
 
@@ -25,11 +28,13 @@ the code of a call can change the driver itself, which only hurts its own
 session: the recorder times and records every call whatever it says.
 """
 import ast
+import fcntl
 import linecache
 import os
 import resource
 import signal
 import socket
+import stat
 import struct
 import sys
 import threading
@@ -38,7 +43,10 @@ import types
 
 CALL = struct.Struct("=IIQQII")  # struct sbx_live_call
 DONE = struct.Struct("=IIiIQ")   # struct sbx_live_done
-CALL_MAGIC, DONE_MAGIC = 0x43584253, 0x52584253
+ART = struct.Struct("=II256s")   # struct sbx_live_art
+CALL_MAGIC, DONE_MAGIC, ART_MAGIC = 0x43584253, 0x52584253, 0x41584253
+OUT = "/out"
+ART_MAX = 1024  # what one call returns at most (the recorder caps it too)
 OK, EXCEPTION, WALL, CPU, INTERRUPT, EXIT = range(6)
 DRIVER = __file__
 
@@ -103,6 +111,7 @@ def main():
             return 0
         signal.signal(signal.SIGINT, signal.default_int_handler)
         cell, wall, cpu, code = item
+        before = out_files()
         try:
             status = run_one(ns, cell, wall, cpu, code.decode("utf-8", "replace"), state, on_timer)
         except KeyboardInterrupt:
@@ -116,6 +125,7 @@ def main():
                 pass
         ru = (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
         cpu_ms = int(sum(r.ru_utime + r.ru_stime for r in ru) * 1000) - state.get("cpu0", 0)
+        send_artifacts(chan, cell, before)
         chan.sendall(DONE.pack(DONE_MAGIC, cell, status, 0, max(cpu_ms, 0)))
         if status == EXIT:
             return 0
@@ -160,6 +170,52 @@ def run_one(ns, cell, wall, cpu, src, state, on_timer):
         return why if why in (WALL, CPU, INTERRUPT) else EXCEPTION
     finally:
         quiet(state)
+
+
+def out_files():
+    """{path under /out: (size, mtime_ns, inode)} of its regular files."""
+    seen = {}
+    for root, dirs, files in os.walk(OUT):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for f in files:
+            p = os.path.join(root, f)
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                seen[os.path.relpath(p, OUT)] = (st.st_size, st.st_mtime_ns, st.st_ino)
+    return seen
+
+
+def send_artifacts(chan, cell, before):
+    """The files of /out the call wrote or changed, each as a sealed memfd:
+    the call's artifacts (what a run returns from /out, per call)."""
+    after = out_files()
+    new = sorted(p for p, v in after.items() if before.get(p) != v)[:ART_MAX]
+    for rel in new:
+        name = rel.encode("utf-8", "surrogateescape")
+        if len(name) > 255:
+            continue
+        try:
+            fd = os.open(os.path.join(OUT, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        m = os.memfd_create("artifact", os.MFD_ALLOW_SEALING | os.MFD_CLOEXEC)
+        try:
+            while True:
+                b = os.read(fd, 1 << 20)
+                if not b:
+                    break
+                os.write(m, b)
+            fcntl.fcntl(m, fcntl.F_ADD_SEALS,
+                        fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+            socket.send_fds(chan, [ART.pack(ART_MAGIC, cell, name)], [m])
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+            os.close(m)
 
 
 def quiet(state):

@@ -14,10 +14,12 @@
 # - the payload killing its own interpreter: the call is recorded with
 #   "died: signal", no process or cgroup is left;
 # - exit() in a call ends the session ("exited");
+# - a call's new or changed /out files (a matplotlib figure too) are its
+#   artifacts, in its result, its END and the --artifacts directory;
 # - sbx session restart gives a fresh interpreter under the same name;
 # - the log verifies, every call paired with its END.
 . "$(dirname "$0")/lib.sh"
-plan 18
+plan 21
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"
 lrun() {
@@ -105,6 +107,22 @@ check "session restart: a new session id, a fresh interpreter (z is gone)" \
 	sh -c "[ \"\$(cat $T/out)\" = False ] && [ '$E2' != '$E1' ] && echo '$E2' | grep -Eq '^[0-9a-f]{32}$'"
 lrun session stop e1
 check "stop after restart" [ "$rc" = 0 ]
+
+# --- a call's artifacts -----------------------------------------------------
+lrun session start a1
+A1=$(cat "$T/out")
+mkdir -m 0777 "$T/arts"
+lrun run --session a1 --json --artifacts "$T/arts" -c 'open("/out/a.txt", "w").write("hello")
+import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
+plt.plot([1, 2, 3]); plt.show()'
+check "a call's /out files and its figure are its artifacts, written to --artifacts" \
+	sh -c "[ \"$(jget artifacts.0.name) $(jget artifacts.1.name) $(jget artifacts.1.media_type)\" = 'a.txt figure-1.png image/png' ] && [ \"\$(cat $T/arts/a.txt)\" = hello ]"
+lrun run --session a1 --json -c 'print(open("/out/a.txt").read())'
+check "the next call returns only what it wrote (nothing)" sh -c "[ \"$(jget stdout)\" = hello ] && [ \"$(jget artifacts_skipped)\" = 0 ] && python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))[\"artifacts\"] != [])' $T/out"
+lrun session stop a1
+check "the END of cell 1 lists its two artifacts" sh -c "$AUDIT show --json $A1 | python3 -c 'import json,sys
+r=[x for x in json.load(sys.stdin)[\"records\"] if x[\"kind\"]==\"end\" and x.get(\"cell\")==1][0]
+sys.exit(sorted(a[\"name\"] for a in r[\"artifacts\"]) != [\"a.txt\", \"figure-1.png\"])'"
 
 "$AUDIT" verify >"$T/verify" 2>&1
 check "the log verifies (every call's START paired with its END)" [ $? = 0 ]
