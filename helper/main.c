@@ -732,6 +732,7 @@ int main(int argc, char **argv)
 		check_main();
 	}
 	TEST_HOOK_INIT();
+	TEST_MARK("supervisor-sanitized");
 	s->r = &run;
 	egress_init(&run);
 	s->pidfd = s->sync = s->outdir = s->tmpdir = s->shmdir = s->art = -1;
@@ -756,6 +757,7 @@ int main(int argc, char **argv)
 	if (run.refused)
 		fail_run_code(s, run.error_code, run.error);
 	int verdict = await_start(s);
+	TEST_MARK("supervisor-start-ok");
 	if (verdict == SBX_REPLY_START_FAIL) {
 		recorder_gone(s, 2000); /* it told the client why */
 		_exit(SBX_EXIT_AUDIT);
@@ -792,8 +794,9 @@ int main(int argc, char **argv)
 		run.stdin_fd = -1;
 	}
 	s->sync = sv[0];
-	if (map_ids(&run, s->child, err, sizeof(err)) < 0 ||
-	    cgroup_attach(s->cg, s->child, err, sizeof(err)) < 0) {
+	int mapped = map_ids(&run, s->child, err, sizeof(err));
+	TEST_MARK("supervisor-ids-mapped");
+	if (mapped < 0 || cgroup_attach(s->cg, s->child, err, sizeof(err)) < 0) {
 		kill(s->child, SIGKILL);
 		waitpid(s->child, NULL, 0);
 		fail_run(s, err);
@@ -804,6 +807,7 @@ int main(int argc, char **argv)
 	start = (uint64_t)sbx_mono_ms();
 	err[0] = '\0';
 	supervise(s, start, err, sizeof(err));
+	TEST_MARK("supervisor-payload-exit");
 	/* pid 1 is gone, so is every process of its namespace */
 	kill(s->child, SIGKILL);
 	waitpid(s->child, NULL, 0);
@@ -823,6 +827,7 @@ int main(int argc, char **argv)
 	if (cgroup_destroy(s->cg) < 0 && s->end.outcome == SBX_OUTCOME_OK)
 		strlcpy(s->end.error, "cgroup could not be removed", sizeof(s->end.error));
 	s->cg = NULL;
+	TEST_MARK("supervisor-accounted");
 	start_collector(s);
 	finish(s, code);
 }

@@ -151,6 +151,7 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 		(void)lseek(r->stdin_fd, 0, SEEK_SET);
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(f->out_w, 1) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
+	TEST_MARK("payload-exec");
 	close_range(3, ~0U, 0);
 	if (payload_rlimits(r->caller_rlimits, &r->limits, err, sizeof(err)) < 0) {
 		dprintf(2, "sbx: %s\n", err);
