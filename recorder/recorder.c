@@ -592,6 +592,8 @@ void recorder_run(const struct sbx_run_desc *d)
 	c.s[1] = (struct stream){.in = SBX_REC_FD_STDERR, .frame = SBX_FRAME_STDERR};
 	umask(027);
 	origin_of(d, origin, sizeof(origin));
+	/* the supervisor builds the sandbox while START commits (main.c) */
+	reply(&c, SBX_REPLY_READY);
 
 	if (read_code(&c, err, sizeof(err)) < 0)
 		start_failed(&c, err);
@@ -600,9 +602,13 @@ void recorder_run(const struct sbx_run_desc *d)
 	start.code = c.code;
 	start.code_len = c.code_len;
 	if (start_fields(&start, &c, err, sizeof(err)) < 0 ||
-	    egress_start_fields(&start, &d->egress, err, sizeof(err)) < 0 ||
-	    rec_log_open(&c.log, origin, err, sizeof(err)) < 0 || parent_field(&start, &c, err, sizeof(err)) < 0 ||
-	    rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
+	    egress_start_fields(&start, &d->egress, err, sizeof(err)) < 0)
+		start_failed(&c, err);
+	TEST_MARK("recorder-start-built");
+	if (rec_log_open(&c.log, origin, err, sizeof(err)) < 0)
+		start_failed(&c, err);
+	TEST_MARK("recorder-log-open");
+	if (parent_field(&start, &c, err, sizeof(err)) < 0 || rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
 		start_failed(&c, err);
 	c.start_seq = start.seq;
 	TEST_MARK("recorder-start-committed");
