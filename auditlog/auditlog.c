@@ -434,6 +434,17 @@ static int setup_writer(struct sbx_audit *a, char *err, size_t errlen)
 	/* Keep -wal and -shm after close: auditors open the log read-only and
 	 * cannot create them in the _sbx-owned directory. */
 	sqlite3_file_control(a->db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
+	/* No checkpoint when the last connection closes (SQLite checkpoints
+	 * the whole WAL then: a write and three more syncs at the end of
+	 * every run, each run's recorder being the last connection). The WAL
+	 * is checkpointed at a size instead: by the commit that takes it past
+	 * wal_autocheckpoint pages (SQLite's default, 1000, said here), and
+	 * journal_size_limit truncates it back after. Committed records lose
+	 * nothing: with synchronous=FULL each commit syncs its WAL frames, and
+	 * readers see the WAL (https://sqlite.org/wal.html). */
+	sqlite3_db_config(a->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	if (exec_sql(a, "PRAGMA wal_autocheckpoint=1000", "wal_autocheckpoint", err, errlen) < 0)
+		goto out;
 	if (!needs_upgrade(a)) {
 		ret = 0;
 		goto out;
