@@ -79,6 +79,7 @@ struct sup {
 	enum kill_cause killed;  /* what made us kill the sandbox first */
 	int killed_limit;        /* with KILL_LIMIT: enum sbx_limit */
 	bool client_open;        /* no EOF on the result socket yet */
+	bool start_pending;      /* the recorder is READY, its verdict on START not read yet */
 };
 
 static struct sup sup;
@@ -264,6 +265,7 @@ static _Noreturn void start_refused(struct sup *s, int verdict)
 		cgroup_destroy(s->cg);
 		s->cg = NULL;
 	}
+	egress_stop(s->r);
 	if (verdict == SBX_REPLY_START_FAIL) {
 		recorder_gone(s, 2000); /* it told the client why */
 		_exit(SBX_EXIT_AUDIT);
@@ -306,6 +308,15 @@ static _Noreturn void finish(struct sup *s, int code)
 static _Noreturn void fail_run_code(struct sup *s, const char *code, const char *msg)
 {
 	const struct sbx_errcode *ec = sbx_errcode_find(code);
+
+	/* a set-up failure while START commits: a START that fails is the
+	 * run's one error (the recorder said why), as when it came first */
+	if (s->start_pending) {
+		int verdict = await_reply(s, SBX_REPLY_START_OK);
+		s->start_pending = false;
+		if (verdict != 0)
+			start_refused(s, verdict);
+	}
 
 	/* the recorder reads the payload's output pipes to their end before
 	 * it takes the END record: our write ends must go first */
@@ -849,6 +860,7 @@ int main(int argc, char **argv)
 	int verdict = await_reply(s, SBX_REPLY_READY);
 	if (verdict != 0)
 		start_refused(s, verdict);
+	s->start_pending = true;
 
 	if (cgroup_create(&run.conf, run.run_id, &run.limits, &s->cg, err, sizeof(err)) < 0)
 		fail_run(s, err);
@@ -903,9 +915,12 @@ int main(int argc, char **argv)
 		kill_sandbox(s, KILL_POLL, SBX_LIMIT_NONE);
 	/* no commit, no run: the payload starts only on SBX_SANDBOX_EXEC */
 	verdict = await_reply(s, SBX_REPLY_START_OK);
+	s->start_pending = false;
 	TEST_MARK("supervisor-start-ok");
 	if (verdict != 0)
 		start_refused(s, verdict);
+	/* a sandbox whose set-up failed meanwhile is gone: its message says
+	 * why (read after supervise), not a failed write */
 	if (write(s->sync, &(char){SBX_SANDBOX_EXEC}, 1) != 1)
 		kill(s->child, SIGKILL);
 	start = (uint64_t)sbx_mono_ms();
