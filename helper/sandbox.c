@@ -137,6 +137,8 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 	sigset_t none;
 	int devnull;
 
+	TEST_MARK("payload-forked");
+
 	/* ignored signals stay ignored across execve(2) */
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
@@ -340,6 +342,7 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	/* no commit, no run: the supervisor says when START is committed */
 	if (read(f->sync, &go, 1) != 1 || go != SBX_SANDBOX_EXEC)
 		_exit(SBX_EXIT_FAILURE);
+	TEST_MARK("sandbox-exec-go");
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, sizeof(err), "fork: %s", strerror(errno));
