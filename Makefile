@@ -402,7 +402,7 @@ install: install-files install-python
 # Everything `make install` put there, with the same variables; the audit
 # log and its key stay (packaging/uninstall says what it kept and why).
 uninstall:
-	@DESTDIR='$(DESTDIR)' BINDIR='$(BINDIR)' LIBEXECDIR='$(LIBEXECDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
+	@DESTDIR='$(DESTDIR)' BINDIR='$(BINDIR)' SBINDIR='$(SBINDIR)' LIBEXECDIR='$(LIBEXECDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
 	  LOCALSTATEDIR='$(LOCALSTATEDIR)' MANDIR='$(MANDIR)' BASHCOMPDIR='$(BASHCOMPDIR)' UNITDIR='$(UNITDIR)' \
 	  DOCDIR='$(DOCDIR)' PKGDATADIR='$(PKGDATADIR)' RUNSTATEDIR='$(RUNSTATEDIR)' PYTHONDIR='$(PYTHONDIR)' \
 	  sh packaging/uninstall

@@ -17,7 +17,7 @@
 # - A double-forked orphan that ignores SIGTERM/SIGHUP/SIGINT and leaves
 #   its session dies when the payload exits normally (pid 1 of the
 #   namespace exits with it) and when the wall limit fires.
-# - An output flood (`yes`, 10 GB wanted) is stopped at the policy's output
+# - An output flood (`yes`, 10 GB wanted) under output_action = kill is stopped at the policy's output
 #   cap with outcome output_limit, and no sbx-helper process (supervisor,
 #   recorder) grows with the flood: VmHWM sampled from /proc while the run
 #   goes on. Measured here: 3.7 MiB for a run without output; with a cap of
@@ -113,7 +113,7 @@ check "the same at the wall limit: outcome timeout, orphans gone" \
 check "both orphan runs audited, no cgroup left" sh -c '[ "$1" = timeout ] && ! ls -d /sys/fs/cgroup/*/sbx/run-$2 2>/dev/null | grep -q .' _ "$(end_outcome "$(jget id)")" "$(jget id)"
 
 # output flood: 10 GB wanted, 8 MiB allowed
-sed 's/^output *=.*/output = 8M/; s/^wall_time *=.*/wall_time = 10s/' "$POL/default.policy" > "$POL/flood.policy"
+sed 's/^output *=.*/output = 8M/; s/^output_action *=.*/output_action = kill/; s/^wall_time *=.*/wall_time = 10s/' "$POL/default.policy" > "$POL/flood.policy"
 chmod 0644 "$POL/flood.policy"
 printf 'yes | head -c 10000000000\n' > "$T/flood.sh"; chmod 0644 "$T/flood.sh"
 cat > "$T/hwm.py" <<'PY'

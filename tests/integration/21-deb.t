@@ -94,7 +94,7 @@ check "helper 4754 root:sbx" [ "$(stat -c '%a %U %G' $H 2>&1)" = "4754 root sbx"
 check "helper mode is a dpkg-statoverride" sh -c 'dpkg-statoverride --list "$1" | grep -qx "root sbx 4754 $1"' _ $H
 check "accounts _sbx, sbx, sbx-audit" sh -c '{ getent passwd _sbx && getent group sbx && getent group sbx-audit; } >/dev/null'
 check "/var/lib/sbx _sbx:sbx-audit 2750" [ "$(stat -c '%a %U %G' /var/lib/sbx 2>&1)" = "2750 _sbx sbx-audit" ]
-check "signing key _sbx 0400, public key 0644" sh -c '[ "$(stat -c "%a %U" /var/lib/sbx-signer/audit.key)" = "400 _sbx" ] && [ "$(stat -c %a /etc/sbx/audit.pub)" = 644 ]'
+check "signing key _sbxsign 0400, public key 0644" sh -c '[ "$(stat -c "%a %U" /var/lib/sbx-signer/audit.key)" = "400 _sbxsign" ] && [ "$(stat -c %a /etc/sbx/audit.pub)" = 644 ]'
 
 # 3. a sandboxed Python job from the package, as a user in group sbx
 run_as sbxtest /usr/bin/sbx run --json -c 'import sys; print(6*7, sys.version_info[0])' >"$T/out" 2>"$T/err"; rc=$?

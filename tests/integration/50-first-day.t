@@ -7,7 +7,8 @@
 #   running sbx plus the curated interpreters; the test group holds what
 #   the suite needs (sudo for tests/escape/09-setuid-inside.t, ...);
 # - `make install` into a fresh prefix, then `make uninstall` leaves only
-#   the audit log's directory with its key and a copy of the public key,
+#   the audit log's directory with a copy of the public key, the signer's
+#   directory with the signing key,
 #   keeps an edited policy, and says what it kept;
 # - quickstart.sh ends by telling the user to log in again.
 # The README's commands themselves run in a fresh Debian root in
@@ -68,10 +69,11 @@ diag "left: $(tr '\n' ' ' <"$T/left")"
 check "make install ($(wc -l <"$T/installed") paths, python package and docs among them)" \
 	sh -c '[ "$1" = 0 ] && grep -q "/sbx/__init__.py$" "$2" && grep -q "/doc/sbx/threat-model.md$" "$2" && grep -q "result.schema.json$" "$2"' _ "$irc" "$T/installed"
 printf '%s\n' ./etc/sbx ./etc/sbx/policies.d/default.policy ./var/lib/sbx \
-	./var/lib/sbx/audit.key ./var/lib/sbx/audit.pub >"$T/want"
+	./var/lib/sbx-signer ./var/lib/sbx-signer/audit.key ./var/lib/sbx/audit.pub >"$T/want"
 check "make uninstall leaves only the audit key, a copy of the public key and the edited policy" \
 	sh -c '[ "$1" = 0 ] && diff "$2" "$3" >&2' _ "$urc" "$T/want" "$T/left"
-check "... and says so" sh -c 'grep -q "kept: .*/var/lib/sbx (the audit log and its signing key" "$1" &&
+check "... and says so" sh -c 'grep -q "kept: .*/var/lib/sbx (the audit log, with a copy of the public key" "$1" &&
+	grep -q "kept: .*/var/lib/sbx-signer (the audit log.s signing key" "$1" &&
 	grep -q "kept (changed from the shipped version):.*default.policy" "$1"' _ "$T/un"
 
 # 4. quickstart's last words

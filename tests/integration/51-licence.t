@@ -22,7 +22,7 @@ for f in $files; do
 	case $f in
 	*.c | *.h) want='/* SPDX-License-Identifier: ISC */' ;;
 	man/*) want='.\" SPDX-License-Identifier: ISC' ;;
-	*.mjs | *.js) want='// SPDX-License-Identifier: ISC' ;;
+	*.mjs | *.js | *.go) want='// SPDX-License-Identifier: ISC' ;;
 	*) want='# SPDX-License-Identifier: ISC' ;;
 	esac
 	if head -n 1 "$f" | grep -q '^#!'; then line=$(sed -n 2p "$f"); else line=$(sed -n 1p "$f"); fi

@@ -45,6 +45,6 @@ check "the user's first run after logging in (su - sbxdemo): 42" [ "$urc:$(tail 
 in_root sh -c "cd /root/sbx-$v && make -s uninstall" >"$T/un" 2>&1; unrc=$?
 left=$(in_root sh -c 'ls /usr/local/bin /usr/local/libexec /usr/local/share/sbx /usr/local/share/doc /usr/local/lib/python3/dist-packages 2>/dev/null | grep -c sbx')
 check "make uninstall: exit 0, nothing of sbx left under /usr/local" [ "$unrc:$left" = "0:0" ]
-check "... the audit log and its key kept, and said so" sh -c '[ -f "$1/var/lib/sbx/audit.key" ] && [ -f "$1/var/lib/sbx/audit.db" ] &&
-	grep -q "kept: /var/lib/sbx (the audit log and its signing key" "$2"' _ "$R" "$T/un"
+check "... the audit log and its key kept, and said so" sh -c '[ -f "$1/var/lib/sbx-signer/audit.key" ] && [ -f "$1/var/lib/sbx/audit.db" ] &&
+	grep -q "kept: /var/lib/sbx (the audit log" "$2" && grep -q "kept: /var/lib/sbx-signer (the audit log.s signing key" "$2"' _ "$R" "$T/un"
 finish

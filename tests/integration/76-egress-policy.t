@@ -119,7 +119,7 @@ check "nothing reached the server host but the runs that were allowed" sh -c '
 	[ "$(grep -c "^conn $2:7000" "$1")" = 1 ] && [ "$(grep -c "^conn $2:7001" "$1")" = 2 ] &&
 	[ "$(grep -c "^conn $3:7000" "$1")" = 1 ]' _ "$T/srv.log" "$EG_SRV" "$EG_SRV2"
 egress_sbx doctor
-check "sbx doctor checks _sbxnet and sbx-relay" sh -c 'grep -q "^ok: accounts: users _sbx and _sbxnet" "$1" &&
+check "sbx doctor checks _sbxnet and sbx-relay" sh -c 'grep -q "^ok: accounts: users _sbx, _sbxsign and _sbxnet" "$1" &&
 	grep -q "^ok: relay: .*/libexec/sbx/sbx-relay is root mode 0755" "$1"' _ "$T/out"
 check "no relay of this prefix is left running" [ -z "$(eg_relays)" ]
 finish

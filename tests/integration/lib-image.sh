@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Shared by the image tests (tests/integration/70-74, sourced after lib.sh).
 # The test image: the Essential:yes set, python3-minimal and python3-tabulate
 # (pure Python, not on a host that tools/install-deps set up, so a module
