@@ -183,6 +183,25 @@ static const char *sandbox_clash(const char *path, bool *below)
 	return NULL;
 }
 
+/*
+ * An absolute path in the one spelling the clash checks below compare:
+ * "/etc/" and "//etc" name /etc to the kernel (path_resolution(7)) but not
+ * to strcmp, so they are refused rather than rewritten (the policy says
+ * what the administrator wrote, and the error says where).
+ */
+static bool normalised(const char *p)
+{
+	size_t n = strlen(p);
+
+	if (p[0] != '/' || n >= SBX_PATH_LEN || strstr(p, "//") != NULL || (n > 1 && p[n - 1] == '/'))
+		return false;
+	for (const char *c = p; c != NULL; c = strchr(c + 1, '/'))
+		if (strcmp(c, "/.") == 0 || strncmp(c, "/./", 3) == 0 || strcmp(c, "/..") == 0 ||
+		    strncmp(c, "/../", 4) == 0)
+			return false;
+	return true;
+}
+
 /* Space-separated list into fixed slots. */
 static int split_list(struct parse_ctx *c, const char *key, const char *value,
 		      char (*slots)[SBX_PATH_LEN], size_t max, size_t *n, bool paths)
@@ -195,9 +214,9 @@ static int split_list(struct parse_ctx *c, const char *key, const char *value,
 	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		if (*n == max)
 			return fail(c, "%s: more than %zu entries", key, max);
-		if (paths && (tok[0] != '/' || strstr(tok, "/..") != NULL || strstr(tok, "/./") != NULL ||
-			      strlen(tok) >= SBX_PATH_LEN))
-			return fail(c, "%s: '%s' is not a normalised absolute path", key, tok);
+		if (paths && !normalised(tok))
+			return fail(c, "%s: '%s' is not a normalised absolute path (no //, no trailing /, no . "
+				    "or .. component)", key, tok);
 		if (paths) {
 			bool below;
 			const char *clash = sandbox_clash(tok, &below);

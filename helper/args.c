@@ -237,6 +237,8 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 
 	r->code_fd = r->result_fd = r->work_fd = r->work_tree = r->stdin_fd = -1;
 	r->image_tree = -1;
+	for (size_t i = 0; i < SBX_MAX_PATHS; i++)
+		r->ro_fd[i] = r->rw_fd[i] = SRC_NONE;
 	r->attempt = 1;
 	if (argc < 2 || strcmp(argv[1], "run") != 0) {
 		snprintf(err, errlen, "usage: sbx-helper run --lang NAME --code-fd N --result-fd N "

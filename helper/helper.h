@@ -78,6 +78,9 @@ struct run {
 	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded since boot (quota.c) */
 	uint64_t work_dev, work_ino; /* the session directory's identity (check_work), for START */
 	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
+	/* the policy's ro and rw paths, opened by the supervisor (mounts.c
+	 * open_policy_paths): an O_PATH fd, or SRC_MISSING, SRC_SYMLINK, SRC_NONE */
+	int ro_fd[SBX_MAX_PATHS], rw_fd[SBX_MAX_PATHS];
 	int stdin_fd;       /* --stdin-fd: sealed memfd, the payload's stdin; -1: /dev/null */
 	struct sbx_limits request;  /* zero fields: not asked */
 	char session[65];
@@ -171,6 +174,17 @@ int take_run_slot(uid_t uid, const char *user, uint64_t max, char *err, size_t e
 int quota_request(struct run *r, char *err, size_t errlen);
 int quota_code(struct run *r, char *err, size_t errlen);
 
+/* mounts.c: the policy's ro and rw paths, opened as root in the host's
+ * user namespace before the sandbox is cloned, where owners are the real
+ * ones (inside, root and nobody both read as the overflow uid): each
+ * component without following a symbolic link, in a directory everyone
+ * may write only an entry of root's or the caller's. 0, or -1 with one
+ * line in err naming the path and why. */
+#define SRC_NONE (-1)    /* not opened: an image provides it, or not yet */
+#define SRC_MISSING (-2) /* a component does not exist: skipped, sbx.policy(5) */
+#define SRC_SYMLINK (-3) /* the path is a symbolic link: replicated inside */
+int open_policy_paths(struct run *r, char *err, size_t errlen);
+
 /* image.c: the policy's image (sbx-image(8)). In the supervisor, as root:
  * check it and clone its mount (r->image_tree); 0 without an image key. In
  * the sandbox child: bind the image's system paths into newroot. */
@@ -201,7 +215,7 @@ int copy_memfd(int src, uint64_t size, const char *path);
 int mount_work(const struct run *r, const char *dir, char *err, size_t errlen);
 /* the code, input and session fds, for keep_fds() and closing: returns how
  * many went into fds (at most RUN_EXTRA_FDS) */
-#define RUN_EXTRA_FDS (SBX_MAX_INPUTS + 3)
+#define RUN_EXTRA_FDS (SBX_MAX_INPUTS + 3 + 2 * SBX_MAX_PATHS)
 size_t run_extra_fds(const struct run *r, int *fds, size_t max);
 void close_run_extra_fds(struct run *r);
 

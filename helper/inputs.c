@@ -313,6 +313,12 @@ size_t run_extra_fds(const struct run *r, int *fds, size_t max)
 		fds[n++] = r->work_tree;
 	if (r->image_tree >= 0 && n < max)
 		fds[n++] = r->image_tree;
+	for (size_t i = 0; i < SBX_MAX_PATHS; i++) {
+		if (r->ro_fd[i] >= 0 && n < max)
+			fds[n++] = r->ro_fd[i];
+		if (r->rw_fd[i] >= 0 && n < max)
+			fds[n++] = r->rw_fd[i];
+	}
 	return n;
 }
 
@@ -331,5 +337,12 @@ void close_run_extra_fds(struct run *r)
 	if (r->work_tree >= 0)
 		close(r->work_tree);
 	r->work_fd = r->work_tree = -1;
+	for (size_t i = 0; i < SBX_MAX_PATHS; i++) {
+		if (r->ro_fd[i] >= 0)
+			close(r->ro_fd[i]);
+		if (r->rw_fd[i] >= 0)
+			close(r->rw_fd[i]);
+		r->ro_fd[i] = r->rw_fd[i] = SRC_NONE;
+	}
 	image_close(r);
 }

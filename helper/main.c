@@ -786,8 +786,10 @@ static void prepare(struct run *r, int argc, char **argv)
 	else if (sbx_limits_tighten(&r->limits, &r->request, r->policy_name, err, sizeof(err)) < 0 ||
 		 check_attempt(r, err, sizeof(err)) < 0)
 		r->error_code = "limit_above_policy";
-	else if (check_code(r, err, sizeof(err)) < 0 || image_open(r, err, sizeof(err)) < 0)
-		r->error_code = "setup"; /* an image missing, modified or not mounted: the administrator's to fix */
+	else if (check_code(r, err, sizeof(err)) < 0 || image_open(r, err, sizeof(err)) < 0 ||
+		 open_policy_paths(r, err, sizeof(err)) < 0)
+		r->error_code = "setup"; /* an image missing, modified or not mounted, a policy path another
+					  * user could swap: the administrator's to fix */
 	else if (check_inputs(r, err, sizeof(err)) < 0)
 		r->error_code = r->inputs_bytes > r->limits.input_bytes ? "input_too_large" : "setup";
 	else if (check_work(r, err, sizeof(err)) < 0)

@@ -81,21 +81,142 @@ static unsigned long kept_flags(const char *target)
 	return f;
 }
 
-static int bind_path(const char *src, bool ro, char *err, size_t errlen)
+/*
+ * A policy path, opened component by component from "/" without following
+ * a symbolic link (O_PATH | O_NOFOLLOW); the caller of this binds the
+ * object opened, through /proc/self/fd, so a component renamed or swapped
+ * after the check (a race in /var/tmp) changes nothing. In a directory
+ * others may write (it must then be sticky, as /tmp and /var/tmp are), an
+ * entry counts only if root or the caller owns it: anyone could have made
+ * it there first (a planted directory). Returns the fd with *st filled, -2
+ * if a component is missing (the path is skipped: sbx.policy(5)), -3 if
+ * the last component is a symbolic link (replicated, not bound), -1 with
+ * err. Sources: openat(2) O_PATH, mount(2), runc's mounts from
+ * /proc/self/fd. Runs as root in the host's user namespace (supervisor).
+ */
+static int open_source(const char *src, uid_t caller, struct stat *st, char *err, size_t errlen)
+{
+	char buf[PATH_MAX], *comp, *next, *save = NULL;
+	const char *why = NULL;
+	int dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+	bool shared;
+
+	strlcpy(buf, src, sizeof(buf));
+	if (dfd < 0 || fstat(dfd, st) < 0)
+		goto fail;
+	for (comp = strtok_r(buf, "/", &save); comp; comp = next) {
+		next = strtok_r(NULL, "/", &save);
+		shared = (st->st_mode & S_IWOTH) != 0;
+		if (shared && !(st->st_mode & S_ISVTX)) {
+			why = "a directory on the way is writable by everyone and not sticky";
+			break;
+		}
+		fd = openat(dfd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+			close(dfd);
+			if (e == ENOENT)
+				return SRC_MISSING;
+			snprintf(err, errlen, "mounts: %s: %s", src, strerror(e));
+			return -1;
+		}
+		close(dfd);
+		dfd = fd;
+		if (fstat(dfd, st) < 0)
+			goto fail;
+		if (shared && st->st_uid != 0 && st->st_uid != caller) {
+			why = "in a directory everyone may write, it belongs to another user";
+			break;
+		}
+		if (S_ISLNK(st->st_mode) && next == NULL) {
+			close(dfd);
+			return SRC_SYMLINK;
+		}
+		if (S_ISLNK(st->st_mode)) {
+			why = "a component is a symbolic link (list its target instead)";
+			break;
+		}
+		if (next != NULL && !S_ISDIR(st->st_mode)) {
+			why = "a component is not a directory";
+			break;
+		}
+	}
+	if (why == NULL && !S_ISDIR(st->st_mode) && !S_ISREG(st->st_mode))
+		why = "not a directory or regular file";
+	if (why == NULL)
+		return dfd;
+	snprintf(err, errlen, "mounts: policy path %s is not bound: %s", src, why);
+	close(dfd);
+	return -1;
+fail:
+	snprintf(err, errlen, "mounts: %s: %s", src, strerror(errno));
+	if (dfd >= 0)
+		close(dfd);
+	return -1;
+}
+
+/*
+ * The path as a detached mount (open_tree(2) OPEN_TREE_CLONE, that one
+ * mount only: what is mounted below it is not seen inside), with nosuid,
+ * nodev and, for ro, rdonly added (mount_setattr(2): flags only ever
+ * added) and private propagation. Made here, as root in the host's mount
+ * namespace: the sandbox child, in a copy of it, could not bind an fd of
+ * ours (mount(2) refuses a source of another mount namespace).
+ */
+static int clone_source(int fd, const char *src, bool ro, char *err, size_t errlen)
+{
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (ro ? MOUNT_ATTR_RDONLY : 0),
+				  .propagation = MS_PRIVATE};
+	int t = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+
+	close(fd);
+	if (t < 0 || syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0) {
+		snprintf(err, errlen, "mounts: %s: cannot clone its mount: %s", src, strerror(errno));
+		if (t >= 0)
+			close(t);
+		return -1;
+	}
+	return t;
+}
+
+int open_policy_paths(struct run *r, char *err, size_t errlen)
+{
+	const struct sbx_policy *p = &r->policy;
+	struct stat st;
+	int fd;
+
+	for (size_t i = 0; i < p->n_ro; i++) {
+		if (image_provides(r, p->ro[i]))
+			continue;
+		fd = open_source(p->ro[i], r->uid, &st, err, errlen);
+		if (fd >= 0)
+			fd = clone_source(fd, p->ro[i], true, err, errlen);
+		if ((r->ro_fd[i] = fd) == -1)
+			return -1;
+	}
+	for (size_t i = 0; i < p->n_rw; i++) {
+		fd = open_source(p->rw[i], r->uid, &st, err, errlen);
+		if (fd >= 0)
+			fd = clone_source(fd, p->rw[i], false, err, errlen);
+		if ((r->rw_fd[i] = fd) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* In the sandbox child: mount what the supervisor cloned (open_policy_paths). */
+static int bind_path(const char *src, int fd, char *err, size_t errlen)
 {
 	char dst[PATH_MAX], link[PATH_MAX];
 	struct stat st;
 	ssize_t n;
 
-	if (lstat(src, &st) < 0) {
-		if (errno == ENOENT)
-			return 0; /* documented: missing policy paths are skipped */
-		snprintf(err, errlen, "mounts: %s: %s", src, strerror(errno));
-		return -1;
-	}
+	if (fd == SRC_MISSING)
+		return 0; /* documented: missing policy paths are skipped */
 	snprintf(dst, sizeof(dst), "%s%s", NEWROOT, src);
-	if (S_ISLNK(st.st_mode)) {
-		/* merged-/usr hosts: /lib -> usr/lib; keep the same shape */
+	if (fd == SRC_SYMLINK) {
+		/* merged-/usr hosts: /lib -> usr/lib; keep the same shape (a
+		 * symbolic link inside binds nothing, whatever it says) */
 		char parent[PATH_MAX];
 		n = readlink(src, link, sizeof(link) - 1);
 		if (n < 0)
@@ -109,19 +230,14 @@ static int bind_path(const char *src, bool ro, char *err, size_t errlen)
 			goto fail;
 		return 0;
 	}
-	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "mounts: %s: not a directory or regular file", src);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "mounts: %s: not opened by the supervisor", src);
 		return -1;
 	}
 	if (make_path(src, !S_ISDIR(st.st_mode), err, errlen) < 0)
 		return -1;
-	if (mount(src, dst, NULL, MS_BIND, NULL) < 0) {
-		snprintf(err, errlen, "mounts: bind %s: %s%s", src, strerror(errno),
-			 errno == EINVAL ? " (a mount below it cannot be hidden; list it in the policy)" : "");
-		return -1;
-	}
-	if (mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | (ro ? MS_RDONLY : 0) |
-		  kept_flags(dst), NULL) < 0)
+	/* the object opened then, not whatever the path names by now */
+	if (syscall(SYS_move_mount, fd, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -182,12 +298,15 @@ static int put_file(const char *path, const char *data, size_t len, mode_t mode,
  * caller's uid that carries the "user view" permission (most do: add_key(2)
  * defaults), possessed or not, with type, description and size
  * (keyrings(7), security/keys/proc.c); sched_debug, timer_list and
- * latency_stats name host processes on kernels that let anyone read them.
+ * latency_stats name host processes on kernels that let anyone read them;
+ * /proc/locks lists every lock on the host, among them the run-slot locks
+ * of every user running sandboxes (helper/slots.c).
  * /dev/null is bound over each one that exists, as runc's masked paths do;
  * the payload can neither unmount it (no capabilities, seccomp) nor mount
  * a procfs of its own.
  */
-static const char *const proc_masked[] = {"keys", "key-users", "sched_debug", "timer_list", "latency_stats"};
+static const char *const proc_masked[] = {"keys", "key-users", "locks", "sched_debug", "timer_list",
+					   "latency_stats"};
 
 static int mask_proc(char *err, size_t errlen)
 {
@@ -353,10 +472,10 @@ int setup_mounts(const struct run *r, char *err, size_t errlen)
 	if (make_etc(r, err, errlen) < 0 || image_bind(r, NEWROOT, err, errlen) < 0)
 		return -1;
 	for (size_t i = 0; i < p->n_ro; i++)
-		if (!image_provides(r, p->ro[i]) && bind_path(p->ro[i], true, err, errlen) < 0)
+		if (!image_provides(r, p->ro[i]) && bind_path(p->ro[i], r->ro_fd[i], err, errlen) < 0)
 			return -1;
 	for (size_t i = 0; i < p->n_rw; i++)
-		if (bind_path(p->rw[i], false, err, errlen) < 0)
+		if (bind_path(p->rw[i], r->rw_fd[i], err, errlen) < 0)
 			return -1;
 	if (make_path("/proc", false, err, errlen) < 0)
 		return -1;

@@ -29,7 +29,7 @@
 # processes (tests 4 and 5; without CLONE_NEWIPC the segment showed, see
 # 10-kernel-objects.t).
 . "$(dirname "$0")/lib.sh"
-plan 6
+plan 7
 
 cat > "$T/keys.py" <<'PY'
 # keys.py OUT CMD...: as the caller, a session keyring with three keys, a
@@ -82,6 +82,8 @@ check "the payload's session keyring is a fresh, empty one named after the run" 
 	grep -Eq "keyring +sbx-run-$id: empty\$" "$T/during"
 check "the caller's SysV segment and lock are not visible inside" \
 	sh -c '! sed -n "/^ipc:/,/^pids:/p" "$1" | grep -Eq "^ *[0-9]+ |FLOCK"' _ "$T/inside"
+check "/proc/locks is masked inside (it lists every user's locks on the host, run slots among them)" \
+	sh -c '[ -z "$(sed -n "/^locks:/,/^pids:/p" "$1" | sed "1d;\$d")" ]' _ "$T/inside"
 check "only the sandbox's processes in /proc" \
 	sh -c 'for p in $(sed -n "s/^pids: //p" "$1"); do [ "$p" -lt 16 ] || exit 1; done; grep -q "^pids: 1 " "$1"' _ "$T/inside"
 check "the run is audited" audited "$id" ok

@@ -185,7 +185,19 @@ static void sandbox_paths_refused(void **state)
 		assert_non_null(strstr(err, "t.policy:2: ro: '"));
 		assert_non_null(strstr(err, "would hide the sandbox's own /"));
 	}
-	/* neighbours by name only are fine */
+	/* other spellings of the same paths (the review's bypass: "/etc/" and
+	 * "//etc" passed the checks above and bound the host's /etc over the
+	 * sandbox's generated files) are refused as not normalised */
+	static const char *const spelled[] = {"/etc/", "//etc", "/tmp/", "//tmp", "//proc", "/usr//lib",
+					      "/etc/.", "/etc/./ssl", "/usr/lib/..", "/usr/../etc", "usr"};
+	for (size_t i = 0; i < sizeof(spelled) / sizeof(spelled[0]); i++) {
+		snprintf(text, sizeof(text), "[filesystem]\nro = /usr %s\n", spelled[i]);
+		assert_int_equal(parse(text, &p), -1);
+		assert_non_null(strstr(err, "t.policy:2: ro: '"));
+		assert_non_null(strstr(err, "is not a normalised absolute path"));
+	}
+	/* neighbours by name only are fine, and so are dots inside a name */
+	assert_int_equal(parse("[filesystem]\nro = /usr/lib/x.d /opt/.hidden /srv/..data\n", &p), 0);
 	assert_int_equal(parse("[filesystem]\nro = /tmpdata /etc/ssl /etc/passwd.d /device /var/tmp\n", &p), 0);
 	assert_int_equal(p.n_ro, 5);
 }
