@@ -24,6 +24,10 @@
 # the hard AS, DATA, STACK and RTTIME limits were unlimited inside too.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
+# ASan reserves terabytes of address space for its shadow memory at start:
+# under the caller's finite RLIMIT_AS, which these cases set, a sanitizer
+# build of the helper aborts before main (SIGABRT)
+case ${SBX_MAKEFLAGS:-} in *SANITIZE=1*) echo "1..0 # SKIP a sanitizer build cannot start under a finite RLIMIT_AS: tested in the plain suite"; exit 0 ;; esac
 plan 5
 
 python3 - "$T/cases.json" <<'PY'
