@@ -3,8 +3,9 @@
  * Checks of the verifier that span records: every END has its START
  * before it (an END without one means the START was removed), a START
  * without END is a run in progress while its wall-time limit allows,
- * else incomplete; and the code digests of the STARTs, which the code
- * table must hold (code-missing, auditverify.c walks the table).
+ * else incomplete; and the code and policy digests of the STARTs, which
+ * the code and policy tables must hold (code-missing, policy-missing:
+ * auditverify.c looks them up).
  *
  * Open runs are kept in an open-addressing hash table keyed by run id:
  * an entry lives from START to END, so the table holds the runs in
@@ -33,12 +34,20 @@ struct code_ref {
 	int64_t seq;                  /* the first START that ran it */
 };
 
+struct policy_ref {
+	unsigned char sha256[32];
+	uint64_t bytes;
+	int64_t seq;                  /* the first START under it */
+};
+
 struct vfy_runs {
 	struct open_run *t;
 	size_t cap, used;             /* used: live and removed entries */
 	size_t live;                  /* runs in progress */
 	struct code_ref *codes;
 	size_t n_codes, cap_codes;
+	struct policy_ref *pols;
+	size_t n_pols, cap_pols;
 	int64_t undecodable;          /* seq of the newest record not known (undecodable or altered) */
 };
 
@@ -64,6 +73,7 @@ void vfy_runs_free(struct vfy_runs *r)
 		return;
 	free(r->t);
 	free(r->codes);
+	free(r->pols);
 	free(r);
 }
 
@@ -122,6 +132,32 @@ static int grow(struct vfy_runs *r)
 	return 0;
 }
 
+/* A START's policy text: runs mostly follow one another under a few
+ * policies, so a digest seen among the last few refs is not kept again
+ * (vfy_runs_policies sorts and removes the other repeats). */
+static void add_policy(struct vfy_runs *r, const struct vfy_row *row, int *oom)
+{
+	size_t i;
+
+	for (i = r->n_pols; i > 0 && i + 4 > r->n_pols; i--)
+		if (r->pols[i - 1].bytes == row->policy_bytes &&
+		    memcmp(r->pols[i - 1].sha256, row->policy_sha256, 32) == 0)
+			return;
+	if (r->n_pols == r->cap_pols) {
+		size_t nc = r->cap_pols ? 2 * r->cap_pols : 64;
+		struct policy_ref *g = realloc(r->pols, nc * sizeof(*g));
+		if (g == NULL) {
+			*oom = 1;
+			return;
+		}
+		r->pols = g;
+		r->cap_pols = nc;
+	}
+	memcpy(r->pols[r->n_pols].sha256, row->policy_sha256, 32);
+	r->pols[r->n_pols].bytes = row->policy_bytes;
+	r->pols[r->n_pols++].seq = row->seq;
+}
+
 static void start(struct vfy_runs *r, const struct vfy_row *row, int *oom)
 {
 	struct open_run *e;
@@ -153,6 +189,8 @@ static void start(struct vfy_runs *r, const struct vfy_row *row, int *oom)
 	}
 	memcpy(r->codes[r->n_codes].sha256, row->code_sha256, 32);
 	r->codes[r->n_codes++].seq = row->seq;
+	if (row->has_policy)
+		add_policy(r, row, oom);
 }
 
 void vfy_runs_unknown(struct vfy_runs *r, int64_t seq)
@@ -245,6 +283,38 @@ const unsigned char *vfy_runs_code(const struct vfy_runs *r, size_t i, int64_t *
 		return NULL;
 	*seq = r->codes[i].seq;
 	return r->codes[i].sha256;
+}
+
+static int cmp_policy(const void *a, const void *b)
+{
+	const struct policy_ref *x = a, *y = b;
+	int c = memcmp(x->sha256, y->sha256, 32);
+
+	if (c == 0)
+		c = (x->bytes > y->bytes) - (x->bytes < y->bytes);
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+size_t vfy_runs_policies(struct vfy_runs *r)
+{
+	size_t i, n = 0;
+
+	qsort(r->pols, r->n_pols, sizeof(*r->pols), cmp_policy);
+	for (i = 0; i < r->n_pols; i++)
+		if (n == 0 || r->pols[n - 1].bytes != r->pols[i].bytes ||
+		    memcmp(r->pols[n - 1].sha256, r->pols[i].sha256, 32) != 0)
+			r->pols[n++] = r->pols[i];
+	r->n_pols = n;
+	return n;
+}
+
+const unsigned char *vfy_runs_policy(const struct vfy_runs *r, size_t i, int64_t *seq, uint64_t *bytes)
+{
+	if (i >= r->n_pols)
+		return NULL;
+	*seq = r->pols[i].seq;
+	*bytes = r->pols[i].bytes;
+	return r->pols[i].sha256;
 }
 
 /* Only what a state file's "open" line can carry back (statefile.h). */

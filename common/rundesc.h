@@ -24,6 +24,7 @@
 
 #define SBX_DESC_ERR_LEN 256
 #define SBX_DESC_ARGV_LEN 1024 /* the record's argv field */
+#define SBX_POLICY_TEXT_MAX (256u << 10) /* bytes of a policy file (helper/load.c) */
 
 enum sbx_desc_flags {
 	SBX_DESC_REFUSED = 1u << 0,  /* refused after the policy was loaded: error says why */
@@ -31,6 +32,10 @@ enum sbx_desc_flags {
 	SBX_DESC_SESSIONS = 1u << 2, /* the policy allows sessions */
 	SBX_DESC_STDIN = 1u << 3,    /* --stdin-fd: stdin_bytes of standard input */
 	SBX_DESC_CODE = 1u << 4,     /* with REFUSED: the code fd is the checked memfd (hash it, record no text) */
+	SBX_DESC_NO_POLICY = 1u << 5, /* with REFUSED: refused before a policy was loaded (unknown
+				       * language, policy missing or unreadable): one REFUSED record,
+				       * policy and language are what the caller asked for */
+	SBX_DESC_POLICY_TEXT = 1u << 6, /* the policy's text is at SBX_REC_FD_POLICY, policy_bytes long */
 };
 
 struct sbx_desc_input {
@@ -47,6 +52,7 @@ struct sbx_run_desc {
 	char user[65], group[65];
 	char policy[SBX_NAME_MAX + 1];
 	unsigned char policy_sha256[32];
+	uint64_t policy_bytes;      /* with SBX_DESC_POLICY_TEXT: the size of the text */
 	char language[SBX_NAME_MAX + 1];
 	char code_path[128];        /* "/code/NAME" */
 	uint64_t code_bytes;

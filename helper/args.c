@@ -224,7 +224,7 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 	bool seen[N_OPTS] = {false};
 
 	r->code_fd = r->result_fd = r->work_fd = r->work_tree = r->stdin_fd = -1;
-	r->image_tree = -1;
+	r->image_tree = r->policy_fd = -1;
 	r->attempt = 1;
 	if (argc < 2 || strcmp(argv[1], "run") != 0) {
 		snprintf(err, errlen, "usage: sbx-helper run --lang NAME --code-fd N --result-fd N "
