@@ -69,6 +69,8 @@ struct sbx_run_desc {
 	uint32_t net;               /* enum sbx_net_mode */
 	uint32_t seccomp;           /* enum sbx_seccomp_profile */
 	char audit_origin[128];     /* sbx.conf; "" = host name */
+	char witness_dir[SBX_PATH_LEN];         /* sbx.conf audit_witness_dir, or "" */
+	char witness_command[SBX_WITNESS_CMD_LEN]; /* sbx.conf audit_witness_command, or "" */
 	char image[SBX_NAME_MAX + 1]; /* the policy's image (sbx-image(8)); "" = the host's /usr */
 	char image_digest[72];      /* its tree digest as the supervisor checked it, "sha256:HEX" */
 	char error[SBX_DESC_ERR_LEN]; /* with SBX_DESC_REFUSED: why, never "" */

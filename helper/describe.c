@@ -77,6 +77,8 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 	d->seccomp = (uint32_t)r->policy.seccomp;
 	egress_facts(r, &d->egress);
 	strlcpy(d->audit_origin, r->conf.audit_origin, sizeof(d->audit_origin));
+	strlcpy(d->witness_dir, r->conf.audit_witness_dir, sizeof(d->witness_dir));
+	strlcpy(d->witness_command, r->conf.audit_witness_command, sizeof(d->witness_command));
 	strlcpy(d->image, r->policy.image, sizeof(d->image));
 	strlcpy(d->image_digest, r->image_digest, sizeof(d->image_digest));
 }

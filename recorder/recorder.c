@@ -659,7 +659,7 @@ static _Noreturn void refused_run(struct rec *c, const char *origin)
 	}
 	sbx_rext_free(&rec.ext);
 	c->start_seq = c->end_seq = rec.seq;
-	if (rec_log_checkpoint(c->log, err, sizeof(err)) < 0)
+	if (rec_log_checkpoint(c->log, d, err, sizeof(err)) < 0)
 		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", d->run_id, err);
 	sbx_hex(c->chain, 32, chainhex);
 	syslog(LOG_INFO, "run=%s user=%s uid=%u refused=%s policy=%s lang=%s seq=%" PRIu64 " chain=%s", d->run_id,
@@ -758,7 +758,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	/* After every END, so that every finished run can be proven; after it,
 	 * not inside it: a failed checkpoint costs only its own freshness
 	 * (verify warns about the tail), never the run's record. */
-	if (rec_log_checkpoint(c.log, err, sizeof(err)) < 0)
+	if (rec_log_checkpoint(c.log, d, err, sizeof(err)) < 0)
 		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", d->run_id, err);
 	c.end_seq = end.seq;
 	sbx_hex(c.chain, 32, chainhex);
