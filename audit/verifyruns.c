@@ -44,8 +44,10 @@ struct vfy_runs {
 	struct open_run *t;
 	size_t cap, used;             /* used: live and removed entries */
 	size_t live;                  /* runs in progress */
-	struct code_ref *codes;
+	struct code_ref *codes;       /* one per digest, in the order first seen */
 	size_t n_codes, cap_codes;
+	uint32_t *code_ix;            /* open addressing over codes: index + 1, 0 free */
+	size_t code_ix_cap;           /* a power of two, at least twice n_codes */
 	struct policy_ref *pols;
 	size_t n_pols, cap_pols;
 	int64_t undecodable;          /* seq of the newest record not known (undecodable or altered) */
@@ -73,6 +75,7 @@ void vfy_runs_free(struct vfy_runs *r)
 		return;
 	free(r->t);
 	free(r->codes);
+	free(r->code_ix);
 	free(r->pols);
 	free(r);
 }
@@ -132,6 +135,68 @@ static int grow(struct vfy_runs *r)
 	return 0;
 }
 
+/* The index slot of digest d (its first 8 bytes are as good a hash as
+ * any: SHA-256 output), or of the free slot where it would go. */
+static uint32_t *code_slot(const struct vfy_runs *r, const unsigned char *d)
+{
+	uint64_t h;
+	size_t i;
+
+	memcpy(&h, d, sizeof(h));
+	for (i = (size_t)h & (r->code_ix_cap - 1);; i = (i + 1) & (r->code_ix_cap - 1)) {
+		uint32_t *e = &r->code_ix[i];
+		if (*e == 0 || memcmp(r->codes[*e - 1].sha256, d, 32) == 0)
+			return e;
+	}
+}
+
+static int code_ix_grow(struct vfy_runs *r)
+{
+	size_t ncap = r->code_ix_cap ? 2 * r->code_ix_cap : 4096, i;
+	uint32_t *old = r->code_ix;
+
+	r->code_ix = calloc(ncap, sizeof(*r->code_ix));
+	if (r->code_ix == NULL) {
+		r->code_ix = old;
+		return -1;
+	}
+	free(old);
+	r->code_ix_cap = ncap;
+	for (i = 0; i < r->n_codes; i++)
+		*code_slot(r, r->codes[i].sha256) = (uint32_t)i + 1;
+	return 0;
+}
+
+/* A START's code digest, once: the walk is in seq order, so the first seq
+ * kept is the first START that ran it. Deduplicated as the walk goes (a
+ * log runs the same code many times: sorting one entry per START after
+ * the walk was the verifier's longest serial step). */
+static void add_code(struct vfy_runs *r, const struct vfy_row *row, int *oom)
+{
+	uint32_t *e;
+
+	if (2 * (r->n_codes + 1) > r->code_ix_cap && (r->n_codes >= UINT32_MAX - 1 || code_ix_grow(r) < 0)) {
+		*oom = 1;
+		return;
+	}
+	e = code_slot(r, row->code_sha256);
+	if (*e != 0)
+		return;
+	if (r->n_codes == r->cap_codes) {
+		size_t nc = r->cap_codes ? 2 * r->cap_codes : 1024;
+		struct code_ref *g = realloc(r->codes, nc * sizeof(*g));
+		if (g == NULL) {
+			*oom = 1;
+			return;
+		}
+		r->codes = g;
+		r->cap_codes = nc;
+	}
+	memcpy(r->codes[r->n_codes].sha256, row->code_sha256, 32);
+	r->codes[r->n_codes].seq = row->seq;
+	*e = (uint32_t)++r->n_codes;
+}
+
 /* A START's policy text: runs mostly follow one another under a few
  * policies, so a digest seen among the last few refs is not kept again
  * (vfy_runs_policies sorts and removes the other repeats). */
@@ -177,18 +242,7 @@ static void start(struct vfy_runs *r, const struct vfy_row *row, int *oom)
 	e->seq = row->seq;
 	e->realtime_ns = row->realtime_ns;
 	e->wall_ms = row->wall_limit_ms;
-	if (r->n_codes == r->cap_codes) {
-		size_t nc = r->cap_codes ? 2 * r->cap_codes : 1024;
-		struct code_ref *g = realloc(r->codes, nc * sizeof(*g));
-		if (g == NULL) {
-			*oom = 1;
-			return;
-		}
-		r->codes = g;
-		r->cap_codes = nc;
-	}
-	memcpy(r->codes[r->n_codes].sha256, row->code_sha256, 32);
-	r->codes[r->n_codes++].seq = row->seq;
+	add_code(r, row, oom);
 	if (row->has_policy)
 		add_policy(r, row, oom);
 }
@@ -267,14 +321,12 @@ static int cmp_code(const void *a, const void *b)
 
 size_t vfy_runs_codes(struct vfy_runs *r)
 {
-	size_t i, n = 0;
-
+	/* unique already; the index is not needed once they are sorted */
+	free(r->code_ix);
+	r->code_ix = NULL;
+	r->code_ix_cap = 0;
 	qsort(r->codes, r->n_codes, sizeof(*r->codes), cmp_code);
-	for (i = 0; i < r->n_codes; i++)
-		if (n == 0 || memcmp(r->codes[n - 1].sha256, r->codes[i].sha256, 32) != 0)
-			r->codes[n++] = r->codes[i];
-	r->n_codes = n;
-	return n;
+	return r->n_codes;
 }
 
 const unsigned char *vfy_runs_code(const struct vfy_runs *r, size_t i, int64_t *seq)
