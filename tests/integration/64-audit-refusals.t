@@ -10,7 +10,7 @@
 # or putting another text there is policy-missing or policy-modified at
 # the START's seq, exit 1.
 . "$(dirname "$0")/lib.sh"
-plan 21
+plan 22
 DB=$P/var/lib/sbx/audit.db
 PUB=$P/etc/sbx/audit.pub
 POL=$P/etc/sbx/policies.d
@@ -35,6 +35,7 @@ check "missing policy: refused by policy (77), as before" [ "$rc" = 77 ]
 check "missing policy: the same words as a policy that does not allow the caller" \
 	sh -c 'echo "$1" | grep -q "policy .nothere64. does not exist or does not allow user sbxtest"' _ "$(jget error.message)"
 id=$(jget id)
+check "missing policy: the result's limits are null (none applied)" [ "$(jget limits)" = null ]
 check "missing policy: exactly one record more" [ "$(sq "$DB" "select count(*) from records")" = $((n0 + 1)) ]
 check "missing policy: it is a REFUSED record of that request" \
 	[ "$(sq "$DB" "select kind from records where run_id=?" "$id")" = refused ]
