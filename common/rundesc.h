@@ -52,10 +52,10 @@ struct sbx_run_desc {
 	char user[65], group[65];
 	char policy[SBX_NAME_MAX + 1];
 	unsigned char policy_sha256[32];
-	uint64_t policy_bytes;      /* with SBX_DESC_POLICY_TEXT: the size of the text */
 	char language[SBX_NAME_MAX + 1];
 	char code_path[128];        /* "/code/NAME" */
 	uint64_t code_bytes;
+	uint64_t policy_bytes;      /* with SBX_DESC_POLICY_TEXT: the size of the policy text */
 	char argv[SBX_DESC_ARGV_LEN]; /* interpreter argv and code path, NUL-separated */
 	uint32_t argv_len;
 	struct sbx_limits limits;   /* effective */
