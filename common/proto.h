@@ -211,6 +211,7 @@ enum sbx_rec_msg {
 
 /* recorder -> supervisor: one byte each on SBX_REC_FD_CONTROL */
 enum sbx_rec_reply {
+	SBX_REPLY_READY = 4,      /* the run description was taken; START follows (OK or FAIL) */
 	SBX_REPLY_START_OK = 1,   /* START committed: the payload may run */
 	SBX_REPLY_START_FAIL = 2, /* START not committed: the run must not start */
 	SBX_REPLY_KILL_OUTPUT = 3, /* the output cap was reached: stop the run */
@@ -228,6 +229,8 @@ enum sbx_sandbox_msg {
 	SBX_SANDBOX_STATUS = 4, /* init -> supervisor: then an int, the payload's wait status */
 	SBX_SANDBOX_ERROR = 5,  /* init -> supervisor: then text, why set-up failed */
 	SBX_SANDBOX_SHMDIR = 6, /* init -> supervisor: O_PATH fd of /dev/shm (SCM_RIGHTS) */
+	SBX_SANDBOX_EXEC = 7,   /* supervisor -> init: START committed: start the payload */
+	SBX_SANDBOX_JOINED = 8, /* init -> supervisor: in the run's cgroup (v1: it joined itself) */
 };
 
 #endif

@@ -309,6 +309,69 @@ int cgroup_attach(struct cgroup *cg, pid_t pid, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Writing a pid to cgroup.procs takes the global cgroup_threadgroup_rwsem
+ * for writing, and that waits for an RCU grace period (percpu_down_write,
+ * kernel/cgroup/cgroup.c cgroup_attach_lock): milliseconds on an idle
+ * host, the slowest single step of a run's start. Two ways in skip it:
+ *   - v2: clone3(2) with CLONE_INTO_CGROUP places the child as it is
+ *     forked (the fork holds the lock for reading, like any fork);
+ *   - v1: a single thread writing "0" (itself) to a hierarchy's "tasks"
+ *     file migrates without the global lock (cgroup_procs_write_start:
+ *     "If we migrate a single thread, we don't care about threadgroup
+ *     stability", since Linux 6.0). The sandbox init is single-threaded,
+ *     so moving its only thread moves the process. The files are opened
+ *     here, by root: the kernel checks the opener's credentials
+ *     (__cgroup1_procs_write, of->file->f_cred), and the sandbox writes
+ *     them before it does anything else (sandbox_main).
+ * cgroup_attach (the pid through cgroup.procs) stays for kernels where
+ * clone3 refuses CLONE_INTO_CGROUP (before 5.7).
+ */
+int cgroup_clone_fd(struct cgroup *cg, char *err, size_t errlen)
+{
+	int fd;
+
+	if (!cg->v2)
+		return -1;
+	fd = open(cg->dir[0], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		snprintf(err, errlen, "cgroup: cannot open %s: %s", cg->dir[0], strerror(errno));
+	return fd;
+}
+
+int cgroup_tasks_fds(struct cgroup *cg, int fds[CGROUP_MAX_TASKS], char *err, size_t errlen)
+{
+	char path[PATH_MAX + 8];
+	int n = 0;
+
+	if (cg->v2)
+		return 0;
+	for (int i = 0; i < C_N && n < CGROUP_MAX_TASKS; i++) {
+		if (!cg->owner[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/tasks", cg->dir[i]);
+		fds[n] = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fds[n] < 0) {
+			snprintf(err, errlen, "cgroup: cannot open %s: %s", path, strerror(errno));
+			while (n > 0)
+				close(fds[--n]);
+			return -1;
+		}
+		n++;
+	}
+	return n;
+}
+
+int cgroup_join_self(const int *fds, int n, char *err, size_t errlen)
+{
+	for (int i = 0; i < n; i++)
+		if (write(fds[i], "0", 1) != 1) {
+			snprintf(err, errlen, "cgroup: cannot join the run's cgroup: %s", strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
 int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u)
 {
 	memset(u, 0, sizeof(*u));

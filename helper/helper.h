@@ -217,6 +217,14 @@ struct cgroup;
 int cgroup_create(const struct sbx_config *c, const char *run_id, const struct sbx_limits *l,
 		  struct cgroup **out, char *err, size_t errlen);
 int cgroup_attach(struct cgroup *cg, pid_t pid, char *err, size_t errlen);
+/* The cheap ways in (cgroup.c): on v2 an fd of the run's directory for
+ * clone3(2)'s CLONE_INTO_CGROUP, -1 on v1; on v1 the "tasks" files of
+ * the run's hierarchies, open for writing, for the sandbox to join them
+ * itself (cgroup_join_self); 0 on v2. -1 with err on failure. */
+int cgroup_clone_fd(struct cgroup *cg, char *err, size_t errlen);
+#define CGROUP_MAX_TASKS 5
+int cgroup_tasks_fds(struct cgroup *cg, int fds[CGROUP_MAX_TASKS], char *err, size_t errlen);
+int cgroup_join_self(const int *fds, int n, char *err, size_t errlen);
 struct cgroup_usage {
 	uint64_t cpu_ms, memory_peak_bytes, oom_kills, pids_max_hits, pids_peak;
 };
@@ -233,6 +241,8 @@ _Noreturn void check_main(void);
 struct sandbox_fds {
 	int sync;         /* socket to the supervisor */
 	int out_w, err_w; /* payload stdout/stderr */
+	int cg_tasks[CGROUP_MAX_TASKS]; /* v1: the run's "tasks" files (cgroup_tasks_fds) */
+	int n_cg_tasks;
 };
 _Noreturn void sandbox_main(const struct run *r, const struct sandbox_fds *f);
 

@@ -137,6 +137,8 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 	sigset_t none;
 	int devnull;
 
+	TEST_MARK("payload-forked");
+
 	/* ignored signals stay ignored across execve(2) */
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
@@ -151,6 +153,7 @@ static _Noreturn void exec_payload(const struct run *r, const struct sandbox_fds
 		(void)lseek(r->stdin_fd, 0, SEEK_SET);
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(f->out_w, 1) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_CANNOT_EXEC);
+	TEST_MARK("payload-exec");
 	close_range(3, ~0U, 0);
 	if (payload_rlimits(r->caller_rlimits, &r->limits, err, sizeof(err)) < 0) {
 		dprintf(2, "sbx: %s\n", err);
@@ -222,6 +225,12 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 
 	/* the supervisor dying must take the sandbox with it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* v1: into the run's cgroup before anything else (cgroup.c: the
+	 * single-thread path, without the global lock) */
+	if (cgroup_join_self(f->cg_tasks, f->n_cg_tasks, err, sizeof(err)) < 0)
+		fail(f->sync, err);
+	for (int i = 0; i < f->n_cg_tasks; i++)
+		close(f->cg_tasks[i]);
 	/* nothing of the caller's (terminal included) reaches the sandbox */
 	{
 		int keep[4 + RUN_EXTRA_FDS + 1] = {f->sync, f->out_w, f->err_w, r->stdin_fd};
@@ -234,6 +243,8 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 		keep_fds(keep, nk);
 	}
 	TEST_HOOK("sandbox-cloned");
+	if (send(f->sync, &(char){SBX_SANDBOX_JOINED}, 1, MSG_NOSIGNAL) != 1)
+		_exit(SBX_EXIT_FAILURE);
 	if (read(f->sync, &go, 1) != 1 || go != SBX_SANDBOX_GO)
 		_exit(SBX_EXIT_FAILURE);
 	/* Take the caller's ids now: files we create on the sandbox's tmpfs
@@ -328,6 +339,10 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* no commit, no run: the supervisor says when START is committed */
+	if (read(f->sync, &go, 1) != 1 || go != SBX_SANDBOX_EXEC)
+		_exit(SBX_EXIT_FAILURE);
+	TEST_MARK("sandbox-exec-go");
 	pid = fork();
 	if (pid < 0) {
 		snprintf(err, sizeof(err), "fork: %s", strerror(errno));

@@ -701,6 +701,8 @@ void recorder_run(const struct sbx_run_desc *d)
 	c.s[1] = (struct stream){.in = SBX_REC_FD_STDERR, .frame = SBX_FRAME_STDERR};
 	umask(027);
 	origin_of(d, origin, sizeof(origin));
+	/* the supervisor builds the sandbox while START commits (main.c) */
+	reply(&c, SBX_REPLY_READY);
 
 	if (read_code(&c, err, sizeof(err)) < 0)
 		start_failed(&c, err);
@@ -711,11 +713,16 @@ void recorder_run(const struct sbx_run_desc *d)
 	start.code = c.code;
 	start.code_len = c.code_len;
 	if (read_policy(&c, &start, err, sizeof(err)) < 0 || start_fields(&start, &c, err, sizeof(err)) < 0 ||
-	    egress_start_fields(&start, &d->egress, err, sizeof(err)) < 0 ||
-	    rec_log_open(&c.log, origin, err, sizeof(err)) < 0 || parent_field(&start, &c, err, sizeof(err)) < 0 ||
-	    rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
+	    egress_start_fields(&start, &d->egress, err, sizeof(err)) < 0)
+		start_failed(&c, err);
+	TEST_MARK("recorder-start-built");
+	if (rec_log_open(&c.log, origin, err, sizeof(err)) < 0)
+		start_failed(&c, err);
+	TEST_MARK("recorder-log-open");
+	if (parent_field(&start, &c, err, sizeof(err)) < 0 || rec_log_append(c.log, &start, c.chain, err, sizeof(err)) < 0)
 		start_failed(&c, err);
 	c.start_seq = start.seq;
+	TEST_MARK("recorder-start-committed");
 	sbx_rext_free(&start.ext);
 	if (!(d->flags & SBX_DESC_REFUSED)) {
 		reply(&c, SBX_REPLY_START_OK);
@@ -755,11 +762,13 @@ void recorder_run(const struct sbx_run_desc *d)
 		_exit(1);
 	}
 	sbx_rext_free(&end.ext);
+	TEST_MARK("recorder-end-committed");
 	/* After every END, so that every finished run can be proven; after it,
 	 * not inside it: a failed checkpoint costs only its own freshness
 	 * (verify warns about the tail), never the run's record. */
 	if (rec_log_checkpoint(c.log, d, err, sizeof(err)) < 0)
 		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", d->run_id, err);
+	TEST_MARK("recorder-checkpointed");
 	c.end_seq = end.seq;
 	sbx_hex(c.chain, 32, chainhex);
 	/* a remote syslog that keeps these lines witnesses the chain */
@@ -767,6 +776,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	       d->run_id, d->user, (unsigned)d->uid, d->policy, d->language, sbx_outcome_defs[c.end.outcome].name,
 	       c.end.exit_code, c.end_seq, chainhex);
 	rec_log_close(c.log);
+	TEST_MARK("recorder-closed");
 
 	res = result_json(&c, tb);
 	text = res ? json_dumps(res, JSON_COMPACT) : NULL;
