@@ -10,7 +10,7 @@
 # or putting another text there is policy-missing or policy-modified at
 # the START's seq, exit 1.
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 23
 DB=$P/var/lib/sbx/audit.db
 PUB=$P/etc/sbx/audit.pub
 POL=$P/etc/sbx/policies.d
@@ -48,6 +48,9 @@ check "REFUSED: the caller, what was asked, why" sh -c '[ "$1" = sbxtest ] && [ 
 want=$(printf '%s' 'print("refused code 64")' | sha256sum | cut -d' ' -f1)
 check "REFUSED: the SHA-256 and size of the code actually sent" \
 	sh -c '[ "$1" = "$2" ] && [ "$3" = 24 ]' _ "$(refused "$id" code_sha256)" "$want" "$(refused "$id" code_bytes)"
+"$AUDIT" show "$id" >"$T/show" 2>&1
+check "show: a REFUSED record with what was asked, no policy or limits line" sh -c 'grep -q "^REFUSED seq " "$1" &&
+	grep -q "^  asked policy  *nothere64\$" "$1" && ! grep -q "^  policy \|^  limits " "$1"' _ "$T/show"
 check "REFUSED: no code text kept" [ "$(sq "$DB" "select count(*) from code where sha256=?" "$want")" = 0 ]
 
 # --- driven directly: an unknown language (sbx checks it before it starts the
