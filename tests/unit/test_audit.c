@@ -712,6 +712,14 @@ static void test_policy_missing(void **state)
 	expect(*state, 1, 7, SBX_FIND_POLICY_MISSING);
 }
 
+/* The whole table dropped: still a finding at the START, not "cannot read". */
+static void test_policy_table_dropped(void **state)
+{
+	append_policy_run(*state, NULL);
+	sql(*state, "DROP TABLE policy");
+	expect(*state, 1, 7, SBX_FIND_POLICY_MISSING);
+}
+
 /* Another text under its own digest: the START still names the old one. */
 static void test_policy_substituted(void **state)
 {
@@ -979,6 +987,7 @@ int main(void)
 		T(test_policy_modified),
 		T(test_policy_missing),
 		T(test_policy_substituted),
+		T(test_policy_table_dropped),
 		T(test_refused_record),
 		T(test_wrong_key),
 		T(test_append_refusals),
