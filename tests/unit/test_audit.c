@@ -712,6 +712,14 @@ static void test_policy_missing(void **state)
 	expect(*state, 1, 7, SBX_FIND_POLICY_MISSING);
 }
 
+/* The code table dropped (its index too): code-missing at the first
+ * START of the code, not a log verify cannot read. */
+static void test_code_table_dropped(void **state)
+{
+	sql(*state, "DROP TABLE IF EXISTS code_fts; DROP TABLE code");
+	expect(*state, 1, 1, SBX_FIND_CODE_MISSING);
+}
+
 /* The whole table dropped: still a finding at the START, not "cannot read". */
 static void test_policy_table_dropped(void **state)
 {
@@ -988,6 +996,7 @@ int main(void)
 		T(test_policy_missing),
 		T(test_policy_substituted),
 		T(test_policy_table_dropped),
+		T(test_code_table_dropped),
 		T(test_refused_record),
 		T(test_wrong_key),
 		T(test_append_refusals),
