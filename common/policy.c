@@ -453,7 +453,7 @@ static int config_handler(void *user, const char *section, const char *name, con
 				return fail(c, "audit_code_per_day: '%s' is not a size (examples: 1G, 256M)", value);
 			return 1;
 		}
-		/* read by the recorder as _sbx, never by root (recorder/witness.c) */
+		/* read by the recorder as _sbx, never by root (recorder/ckptwitness.c) */
 		if (strcmp(name, "audit_witness_dir") == 0) {
 			if (value[0] != '/' || strstr(value, "/..") != NULL ||
 			    strlcpy(conf->audit_witness_dir, value, sizeof(conf->audit_witness_dir)) >=

@@ -14,7 +14,7 @@
 #include "signer.h"
 #include "paths.h"
 #include "rundesc.h"
-#include "witness.h"
+#include "ckptwitness.h"
 
 struct rec_log {
 	struct sbx_audit *db;

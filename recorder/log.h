@@ -27,7 +27,7 @@ int rec_log_append(struct rec_log *l, struct sbx_record *rec, unsigned char chai
 
 /* A signed checkpoint of the log as it stands (sbx_audit_checkpoint, due
  * after every END), logged whole to syslog and, when d names them, given
- * to the witnesses of sbx.conf (witness.h). 1 written, 0 nothing new
+ * to the witnesses of sbx.conf (ckptwitness.h). 1 written, 0 nothing new
  * since the last, -1 with err. */
 struct sbx_run_desc;
 int rec_log_checkpoint(struct rec_log *l, const struct sbx_run_desc *d, char *err, size_t errlen);

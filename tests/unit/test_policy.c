@@ -407,7 +407,7 @@ static void config_checkpoints(void **state)
 	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
 }
 
-/* The checkpoint witnesses (recorder/witness.c, sbx.conf(5)). */
+/* The checkpoint witnesses (recorder/ckptwitness.c, sbx.conf(5)). */
 static void config_witness(void **state)
 {
 	struct sbx_config c;

@@ -26,7 +26,7 @@
 #include "proto.h"
 #include "rundesc.h"
 #include "clock.h"
-#include "witness.h"
+#include "ckptwitness.h"
 
 static void good_desc(struct sbx_run_desc *d)
 {

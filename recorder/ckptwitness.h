@@ -5,8 +5,8 @@
  * note outside the log, which sbx-audit verify --witness checks a log
  * against (a directory of notes, a file of them, a syslog file).
  */
-#ifndef SBX_RECORDER_WITNESS_H
-#define SBX_RECORDER_WITNESS_H
+#ifndef SBX_RECORDER_CKPTWITNESS_H
+#define SBX_RECORDER_CKPTWITNESS_H
 #include <stddef.h>
 
 #include "policy.h" /* SBX_WITNESS_CMD_LEN */

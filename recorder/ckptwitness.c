@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * Checkpoints leave the host (witness.h): besides syslog, each new
+ * Checkpoints leave the host (ckptwitness.h): besides syslog, each new
  * checkpoint note goes to sbx.conf's audit_witness_dir and
  * audit_witness_command. Runs in the recorder as _sbx after the END (or
  * REFUSED) record and its checkpoint are committed: a witness that fails
  * costs only its own copy (a syslog warning), never the run's record.
  */
-#include "witness.h"
+#include "ckptwitness.h"
 
 #include <errno.h>
 #include <fcntl.h>
