@@ -19,8 +19,8 @@
  *
  * Crash safety: two single-database transactions, in this order.
  *  1. The archive (attached to the live connection) receives records
- *     F..C, the code texts they name, the checkpoints up to C and the new
- *     checkpoint; COMMIT with synchronous=FULL fsyncs its WAL, and a
+ *     F..C, the code texts they name, the policy texts, the checkpoints
+ *     up to C and the new checkpoint; COMMIT with synchronous=FULL fsyncs its WAL, and a
  *     TRUNCATE wal_checkpoint then writes and fsyncs the archive file
  *     itself, so it is complete on disk before anything leaves the live log.
  *  2. The live log stores the checkpoint of size C, sets its base, and
@@ -362,6 +362,11 @@ static int fill_archive(struct rot *r, int64_t arc_last, int64_t first, int64_t 
 	    exec_i64(r, "INSERT OR IGNORE INTO arc.code(sha256, text) SELECT sha256, text FROM main.code WHERE sha256 IN"
 		     " (SELECT code_sha256 FROM main.records WHERE kind = 'start' AND seq <= ?1)", c, 0,
 		     "copy code") < 0 ||
+	    /* the policy texts, all of them: the records table does not project
+	     * policy_sha256, and a handful of rows is cheaper than finding out;
+	     * the live log keeps them too (its STARTs may name them) */
+	    exec(r, "INSERT OR IGNORE INTO arc.policy(sha256, text) SELECT sha256, text FROM main.policy",
+		 "copy policy texts") < 0 ||
 	    (has_fts(r, "arc") &&
 	     exec(r, "INSERT INTO arc.code_fts(rowid, text) SELECT rowid, text FROM arc.code c"
 		  " WHERE NOT EXISTS (SELECT 1 FROM arc.code_fts_docsize d WHERE d.id = c.rowid)",

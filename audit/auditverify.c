@@ -471,6 +471,12 @@ static int walk_code(struct walk *w, struct sbx_verify_report *found,
 
 	if (sqlite3_prepare_v2(db, "SELECT sha256, text FROM code ORDER BY sha256",
 			       -1, &st, NULL) != SQLITE_OK) {
+		/* the table dropped: every text the STARTs name is missing */
+		if (strstr(sqlite3_errmsg(db), "no such table") != NULL) {
+			for (; ri < n_refs && (ref = vfy_runs_code(w->runs, ri, &ref_seq)) != NULL; ri++)
+				code_missing(w, found, ref, ref_seq);
+			return 0;
+		}
 		snprintf(err, errlen, "%s: read code: %s", sbx_audit_path(w->a), sqlite3_errmsg(db));
 		return -1;
 	}
@@ -526,8 +532,16 @@ static int walk_new_code(struct walk *w, struct sbx_verify_report *found,
 	int ok = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT rowid, text FROM code WHERE sha256 = ?1", -1, &st,
-			       NULL) != SQLITE_OK)
-		goto out;
+			       NULL) != SQLITE_OK) {
+		if (strstr(sqlite3_errmsg(db), "no such table") == NULL)
+			goto out;
+		for (i = 0; i < n && !w->oom; i++) { /* the table dropped */
+			int64_t seq;
+			const unsigned char *ref = vfy_runs_code(w->runs, i, &seq);
+			code_missing(w, found, ref, seq);
+		}
+		return 0;
+	}
 	/* no index (an SQLite without FTS5): nothing to compare */
 	if (sqlite3_prepare_v2(db, "SELECT 1 FROM code_fts_docsize WHERE id = ?1", -1, &idx,
 			       NULL) != SQLITE_OK)
@@ -571,6 +585,106 @@ out:
 		snprintf(err, errlen, "%s: read code: %s", sbx_audit_path(w->a), sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	sqlite3_finalize(idx);
+	return ok ? 0 : -1;
+}
+
+/*
+ * The policy table, like the code table: each START that carries
+ * policy_bytes names a text by policy_sha256, which must be there
+ * (policy-missing) with that digest and size (policy-modified). The refs
+ * are looked up by key (few distinct policies); the full walk also reads
+ * every row, so that a text no new START names is checked too. A log
+ * from before the table has neither the rows nor STARTs naming them.
+ */
+/* Whether a START of the walk names the policy text under key (hex). */
+static int policy_named(const struct walk *w, const unsigned char *key)
+{
+	size_t n = vfy_runs_policies(w->runs), i;
+	char hex[65];
+
+	for (i = 0; i < n; i++) {
+		int64_t seq;
+		uint64_t bytes;
+		sodium_bin2hex(hex, sizeof(hex), vfy_runs_policy(w->runs, i, &seq, &bytes), 32);
+		if (memcmp(hex, key, 64) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int walk_policy(struct walk *w, struct sbx_verify_report *found, int all, char *err,
+		       size_t errlen)
+{
+	sqlite3 *db = sbx_audit_db(w->a);
+	sqlite3_stmt *st = NULL;
+	size_t n = vfy_runs_policies(w->runs), i;
+	int ok = 0, rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT text FROM policy WHERE sha256 = ?1", -1, &st, NULL) != SQLITE_OK) {
+		if (n == 0)
+			return 0; /* no table and no START that needs one */
+		/* the table dropped: every text the STARTs name is missing */
+		if (strstr(sqlite3_errmsg(db), "no such table") == NULL)
+			goto out;
+	}
+	for (i = 0; i < n && !w->oom; i++) {
+		int64_t seq;
+		uint64_t bytes;
+		const unsigned char *ref = vfy_runs_policy(w->runs, i, &seq, &bytes);
+		unsigned char got[32];
+		char hex[65];
+		size_t len;
+
+		sodium_bin2hex(hex, sizeof(hex), ref, 32);
+		rc = SQLITE_DONE;
+		if (st != NULL) {
+			sqlite3_reset(st);
+			sqlite3_bind_text(st, 1, hex, 64, SQLITE_STATIC);
+			rc = sqlite3_step(st);
+		}
+		if (rc == SQLITE_DONE) {
+			vfy_add(found, &w->oom, seq, SBX_FIND_POLICY_MISSING, "its policy text", "none",
+				"the policy %.16s... this START ran under is not in the policy table (deleted, "
+				"or replaced by another text under that text's digest)", hex);
+			continue;
+		}
+		if (rc != SQLITE_ROW)
+			goto out;
+		len = (size_t)sqlite3_column_bytes(st, 0);
+		sbx_sha256(got, sqlite3_column_blob(st, 0), len);
+		if (sodium_memcmp(got, ref, 32) != 0 || len != bytes)
+			vfy_add(found, &w->oom, seq, SBX_FIND_POLICY_MODIFIED, NULL, NULL,
+				"policy text %.16s... does not match its sha256 and size (%zu bytes, the "
+				"record says %" PRIu64 ")", hex, len, bytes);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (all && sqlite3_prepare_v2(db, "SELECT sha256, text FROM policy", -1, &st, NULL) == SQLITE_OK &&
+	    st != NULL) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW && !w->oom) {
+			const unsigned char *key = sqlite3_column_text(st, 0);
+			size_t klen = (size_t)sqlite3_column_bytes(st, 0);
+			unsigned char got[32];
+			char hex[65], shown[200];
+
+			sbx_sha256(got, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
+			sodium_bin2hex(hex, sizeof(hex), got, 32);
+			if (key != NULL && klen == 64 && memcmp(key, hex, 64) != 0 && policy_named(w, key))
+				continue; /* reported above, at its START */
+			if (key == NULL || klen != 64 || memcmp(key, hex, 64) != 0) {
+				vfy_show(shown, sizeof(shown), key ? key : (const unsigned char *)"", klen);
+				vfy_add(found, &w->oom, 0, SBX_FIND_POLICY_MODIFIED, NULL, NULL,
+					"policy table key '%.64s' is not the sha256 of its text", shown);
+			}
+		}
+		if (rc != SQLITE_DONE && !w->oom)
+			goto out;
+	}
+	ok = 1;
+out:
+	if (!ok)
+		snprintf(err, errlen, "%s: read policy: %s", sbx_audit_path(w->a), sqlite3_errmsg(db));
+	sqlite3_finalize(st);
 	return ok ? 0 : -1;
 }
 
@@ -840,7 +954,8 @@ int sbx_audit_verify_opts(struct sbx_audit *a, const unsigned char *pk,
 	if (vfy_ckpt_load(&w->ckpt, a, pk, opts, w->trusted, rep, &w->oom, err, errlen) == 0 &&
 	    vfy_ckpt_base(&w->ckpt, a, pk, rep, &w->oom) == 0 && resume(w, opts, err, errlen) == 0 &&
 	    walk_records(w, opts, err, errlen) == 0 &&
-	    (w->trusted ? walk_new_code(w, &code, err, errlen) : walk_code(w, &code, err, errlen)) == 0) {
+	    (w->trusted ? walk_new_code(w, &code, err, errlen) : walk_code(w, &code, err, errlen)) == 0 &&
+	    walk_policy(w, &code, !w->trusted, err, errlen) == 0) {
 		rep->last_seq = (uint64_t)(w->expect - 1);
 		memcpy(rep->last_chain, w->prev, 32);
 		sbx_mtree_root(&w->ckpt.tree, rep->root);

@@ -133,7 +133,7 @@ static json_t *record_json(const struct shown *s)
 json_t *show_json(const char *run_id, const struct shown *r, size_t n)
 {
 	json_t *o = out_need(json_object()), *recs = out_need(json_array());
-	json_t *start = NULL, *end = NULL;
+	json_t *start = NULL, *end = NULL, *refused = NULL;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -148,10 +148,15 @@ json_t *show_json(const char *run_id, const struct shown *r, size_t n)
 			start = j;
 		if (r[i].ok && !call && r[i].rec.kind == SBX_REC_END && end == NULL)
 			end = j;
+		if (r[i].ok && r[i].rec.kind == SBX_REC_REFUSED && refused == NULL)
+			refused = j;
 	}
 	set(o, "id", str(run_id));
 	set(o, "start", start ? json_incref(start) : json_null());
 	set(o, "end", end ? json_incref(end) : json_null());
+	/* a request refused before a policy loaded has this one record */
+	if (refused != NULL)
+		set(o, "refused", json_incref(refused));
 	set(o, "records", recs);
 	return o;
 }

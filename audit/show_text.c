@@ -85,17 +85,21 @@ static void common(const struct sbx_record *r)
 	field("user");
 	out_str(stdout, r->user);
 	printf(" (uid %" PRIu32 ", gid %" PRIu32 ")\n", r->uid, r->gid);
-	field("policy");
-	out_str(stdout, r->policy);
-	fputs("  sha256 ", stdout);
-	hex(r->policy_sha256, 32);
-	fputc('\n', stdout);
-	limits(r);
-	field("language");
-	out_str(stdout, r->language);
-	fputc('\n', stdout);
-	field("argv");
-	argv_line(r);
+	/* refused before a policy loaded: none applied (what was asked for
+	 * follows, in its own fields) */
+	if (r->kind != SBX_REC_REFUSED) {
+		field("policy");
+		out_str(stdout, r->policy);
+		fputs("  sha256 ", stdout);
+		hex(r->policy_sha256, 32);
+		fputc('\n', stdout);
+		limits(r);
+		field("language");
+		out_str(stdout, r->language);
+		fputc('\n', stdout);
+		field("argv");
+		argv_line(r);
+	}
 	field("code sha256");
 	hex(r->code_sha256, 32);
 	fputc('\n', stdout);

@@ -56,6 +56,9 @@ struct vfy_row {
 	unsigned char code_sha256[32];
 	uint64_t wall_limit_ms;       /* a live session's START: its lifetime */
 	uint64_t cell;                /* a live session's call (record field cell), or 0 */
+	int has_policy;               /* START: policy_bytes (its text is in the policy table) */
+	unsigned char policy_sha256[32];
+	uint64_t policy_bytes;
 	int has_after;                /* START: after_checkpoint */
 	uint64_t after_size;
 	unsigned char after_root[32];
@@ -157,6 +160,10 @@ void vfy_runs_finish(struct vfy_runs *r, int64_t now_ns, uint64_t tail_from,
  * i-th digest with the seq of its first START (NULL past the end). */
 size_t vfy_runs_codes(struct vfy_runs *r);
 const unsigned char *vfy_runs_code(const struct vfy_runs *r, size_t i, int64_t *seq);
+/* The same for the STARTs' policy texts (digest and size; a digest under
+ * two sizes is kept twice): count, then the i-th digest, its seq and size. */
+size_t vfy_runs_policies(struct vfy_runs *r);
+const unsigned char *vfy_runs_policy(const struct vfy_runs *r, size_t i, int64_t *seq, uint64_t *bytes);
 void vfy_runs_free(struct vfy_runs *r);
 /* Incremental verify: the runs a state saw open (their STARTs are not
  * walked again). Returns 0, -1 when out of memory. */

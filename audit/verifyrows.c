@@ -231,7 +231,7 @@ static void take_facts(struct vfy_row *row, const struct sbx_record *rec)
 	memcpy(row->run_id, rec->run_id, sizeof(row->run_id));
 	memcpy(row->code_sha256, rec->code_sha256, 32);
 	row->wall_limit_ms = rec->limits.wall_ms;
-	row->has_after = row->has_base = 0;
+	row->has_after = row->has_base = row->has_policy = 0;
 	row->cell = 0;
 	if (rec->ext.len == 0)
 		return;
@@ -241,6 +241,11 @@ static void take_facts(struct vfy_row *row, const struct sbx_record *rec)
 		row->cell = v.u;
 	if (rec->kind == SBX_REC_START && sbx_rec_get(rec, SBX_F_LIVE_LIFETIME, &v) == 1)
 		row->wall_limit_ms = v.u;
+	if (rec->kind == SBX_REC_START && sbx_rec_get(rec, SBX_F_POLICY_BYTES, &v) == 1) {
+		row->has_policy = 1;
+		row->policy_bytes = v.u;
+		memcpy(row->policy_sha256, rec->policy_sha256, 32);
+	}
 	if (rec->kind == SBX_REC_START && sbx_rec_get(rec, SBX_F_AFTER_CKPT, &v) == 1)
 		sbx_rec_items(sbx_field_def(SBX_F_AFTER_CKPT), v.p, v.n, after_ckpt, row);
 	if (rec->kind == SBX_REC_ROTATE && sbx_rec_get(rec, SBX_F_BASE_SEQ, &v) == 1 &&
@@ -285,7 +290,7 @@ static void read_row(struct vfy_chunk *c, sqlite3_stmt *st)
 	 * blob counts as intact can depend on the chain, which the walk knows. */
 	row->decoded = 0;
 	row->kind = 0;
-	row->has_after = row->has_base = 0;
+	row->has_after = row->has_base = row->has_policy = 0;
 	if (sbx_record_decode(blob, blen, &rec, why, sizeof(why)) < 0) {
 		vfy_add(&c->found, &c->oom, row->seq, SBX_FIND_UNDECODABLE, NULL, NULL, "%s", why);
 	} else {

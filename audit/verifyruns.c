@@ -3,8 +3,9 @@
  * Checks of the verifier that span records: every END has its START
  * before it (an END without one means the START was removed), a START
  * without END is a run in progress while its wall-time limit allows,
- * else incomplete; and the code digests of the STARTs, which the code
- * table must hold (code-missing, auditverify.c walks the table).
+ * else incomplete; and the code and policy digests of the STARTs, which
+ * the code and policy tables must hold (code-missing, policy-missing:
+ * auditverify.c looks them up).
  *
  * Open runs are kept in an open-addressing hash table keyed by run id:
  * an entry lives from START to END, so the table holds the runs in
@@ -35,12 +36,22 @@ struct code_ref {
 	int64_t seq;                  /* the first START that ran it */
 };
 
+struct policy_ref {
+	unsigned char sha256[32];
+	uint64_t bytes;
+	int64_t seq;                  /* the first START under it */
+};
+
 struct vfy_runs {
 	struct open_run *t;
 	size_t cap, used;             /* used: live and removed entries */
 	size_t live;                  /* runs in progress */
-	struct code_ref *codes;
+	struct code_ref *codes;       /* one per digest, in the order first seen */
 	size_t n_codes, cap_codes;
+	uint32_t *code_ix;            /* open addressing over codes: index + 1, 0 free */
+	size_t code_ix_cap;           /* a power of two, at least twice n_codes */
+	struct policy_ref *pols;
+	size_t n_pols, cap_pols;
 	int64_t undecodable;          /* seq of the newest record not known (undecodable or altered) */
 };
 
@@ -66,6 +77,8 @@ void vfy_runs_free(struct vfy_runs *r)
 		return;
 	free(r->t);
 	free(r->codes);
+	free(r->code_ix);
+	free(r->pols);
 	free(r);
 }
 
@@ -133,6 +146,94 @@ static void run_key(const struct vfy_row *row, char *k, size_t n)
 		snprintf(k, n, "%.32s", row->run_id);
 }
 
+/* The index slot of digest d (its first 8 bytes are as good a hash as
+ * any: SHA-256 output), or of the free slot where it would go. */
+static uint32_t *code_slot(const struct vfy_runs *r, const unsigned char *d)
+{
+	uint64_t h;
+	size_t i;
+
+	memcpy(&h, d, sizeof(h));
+	for (i = (size_t)h & (r->code_ix_cap - 1);; i = (i + 1) & (r->code_ix_cap - 1)) {
+		uint32_t *e = &r->code_ix[i];
+		if (*e == 0 || memcmp(r->codes[*e - 1].sha256, d, 32) == 0)
+			return e;
+	}
+}
+
+static int code_ix_grow(struct vfy_runs *r)
+{
+	size_t ncap = r->code_ix_cap ? 2 * r->code_ix_cap : 4096, i;
+	uint32_t *old = r->code_ix;
+
+	r->code_ix = calloc(ncap, sizeof(*r->code_ix));
+	if (r->code_ix == NULL) {
+		r->code_ix = old;
+		return -1;
+	}
+	free(old);
+	r->code_ix_cap = ncap;
+	for (i = 0; i < r->n_codes; i++)
+		*code_slot(r, r->codes[i].sha256) = (uint32_t)i + 1;
+	return 0;
+}
+
+/* A START's code digest, once: the walk is in seq order, so the first seq
+ * kept is the first START that ran it. Deduplicated as the walk goes (a
+ * log runs the same code many times: sorting one entry per START after
+ * the walk was the verifier's longest serial step). */
+static void add_code(struct vfy_runs *r, const struct vfy_row *row, int *oom)
+{
+	uint32_t *e;
+
+	if (2 * (r->n_codes + 1) > r->code_ix_cap && (r->n_codes >= UINT32_MAX - 1 || code_ix_grow(r) < 0)) {
+		*oom = 1;
+		return;
+	}
+	e = code_slot(r, row->code_sha256);
+	if (*e != 0)
+		return;
+	if (r->n_codes == r->cap_codes) {
+		size_t nc = r->cap_codes ? 2 * r->cap_codes : 1024;
+		struct code_ref *g = realloc(r->codes, nc * sizeof(*g));
+		if (g == NULL) {
+			*oom = 1;
+			return;
+		}
+		r->codes = g;
+		r->cap_codes = nc;
+	}
+	memcpy(r->codes[r->n_codes].sha256, row->code_sha256, 32);
+	r->codes[r->n_codes].seq = row->seq;
+	*e = (uint32_t)++r->n_codes;
+}
+
+/* A START's policy text: runs mostly follow one another under a few
+ * policies, so a digest seen among the last few refs is not kept again
+ * (vfy_runs_policies sorts and removes the other repeats). */
+static void add_policy(struct vfy_runs *r, const struct vfy_row *row, int *oom)
+{
+	size_t i;
+
+	for (i = r->n_pols; i > 0 && i + 4 > r->n_pols; i--)
+		if (r->pols[i - 1].bytes == row->policy_bytes &&
+		    memcmp(r->pols[i - 1].sha256, row->policy_sha256, 32) == 0)
+			return;
+	if (r->n_pols == r->cap_pols) {
+		size_t nc = r->cap_pols ? 2 * r->cap_pols : 64;
+		struct policy_ref *g = realloc(r->pols, nc * sizeof(*g));
+		if (g == NULL) {
+			*oom = 1;
+			return;
+		}
+		r->pols = g;
+		r->cap_pols = nc;
+	}
+	memcpy(r->pols[r->n_pols].sha256, row->policy_sha256, 32);
+	r->pols[r->n_pols].bytes = row->policy_bytes;
+	r->pols[r->n_pols++].seq = row->seq;
+}
+
 static void start(struct vfy_runs *r, const struct vfy_row *row, int *oom)
 {
 	struct open_run *e;
@@ -154,18 +255,9 @@ static void start(struct vfy_runs *r, const struct vfy_row *row, int *oom)
 	e->seq = row->seq;
 	e->realtime_ns = row->realtime_ns;
 	e->wall_ms = row->wall_limit_ms;
-	if (r->n_codes == r->cap_codes) {
-		size_t nc = r->cap_codes ? 2 * r->cap_codes : 1024;
-		struct code_ref *g = realloc(r->codes, nc * sizeof(*g));
-		if (g == NULL) {
-			*oom = 1;
-			return;
-		}
-		r->codes = g;
-		r->cap_codes = nc;
-	}
-	memcpy(r->codes[r->n_codes].sha256, row->code_sha256, 32);
-	r->codes[r->n_codes++].seq = row->seq;
+	add_code(r, row, oom);
+	if (row->has_policy)
+		add_policy(r, row, oom);
 }
 
 void vfy_runs_unknown(struct vfy_runs *r, int64_t seq)
@@ -244,17 +336,15 @@ static int cmp_code(const void *a, const void *b)
 
 size_t vfy_runs_codes(struct vfy_runs *r)
 {
-	size_t i, n = 0;
-
-	/* a log of records without START (a report's fixture) has none, and
-	 * qsort's base may then be NULL, which C forbids (UBSan) */
+	/* unique already; the index is not needed once they are sorted */
+	free(r->code_ix);
+	r->code_ix = NULL;
+	r->code_ix_cap = 0;
+	/* none (a log without START records): qsort's base may be NULL then,
+	 * which C forbids (UBSan) */
 	if (r->n_codes > 1)
 		qsort(r->codes, r->n_codes, sizeof(*r->codes), cmp_code);
-	for (i = 0; i < r->n_codes; i++)
-		if (n == 0 || memcmp(r->codes[n - 1].sha256, r->codes[i].sha256, 32) != 0)
-			r->codes[n++] = r->codes[i];
-	r->n_codes = n;
-	return n;
+	return r->n_codes;
 }
 
 const unsigned char *vfy_runs_code(const struct vfy_runs *r, size_t i, int64_t *seq)
@@ -263,6 +353,38 @@ const unsigned char *vfy_runs_code(const struct vfy_runs *r, size_t i, int64_t *
 		return NULL;
 	*seq = r->codes[i].seq;
 	return r->codes[i].sha256;
+}
+
+static int cmp_policy(const void *a, const void *b)
+{
+	const struct policy_ref *x = a, *y = b;
+	int c = memcmp(x->sha256, y->sha256, 32);
+
+	if (c == 0)
+		c = (x->bytes > y->bytes) - (x->bytes < y->bytes);
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+size_t vfy_runs_policies(struct vfy_runs *r)
+{
+	size_t i, n = 0;
+
+	qsort(r->pols, r->n_pols, sizeof(*r->pols), cmp_policy);
+	for (i = 0; i < r->n_pols; i++)
+		if (n == 0 || r->pols[n - 1].bytes != r->pols[i].bytes ||
+		    memcmp(r->pols[n - 1].sha256, r->pols[i].sha256, 32) != 0)
+			r->pols[n++] = r->pols[i];
+	r->n_pols = n;
+	return n;
+}
+
+const unsigned char *vfy_runs_policy(const struct vfy_runs *r, size_t i, int64_t *seq, uint64_t *bytes)
+{
+	if (i >= r->n_pols)
+		return NULL;
+	*seq = r->pols[i].seq;
+	*bytes = r->pols[i].bytes;
+	return r->pols[i].sha256;
 }
 
 /* Only what a state file's "open" line can carry back (statefile.h). */

@@ -4,7 +4,9 @@
  * remote syslog, a witness directory, a colleague's copy). FILE may hold
  * syslog lines with "note=BASE64" (what the recorder logs after every
  * checkpoint: checkpoint.h sbx_checkpoint_syslog) and plain signed notes
- * one after the other (what sbx-audit checkpoint prints), mixed.
+ * one after the other (what sbx-audit checkpoint prints), mixed; or FILE
+ * is a directory (sbx.conf audit_witness_dir: one note per file), whose
+ * regular files are read as one such file.
  */
 #ifndef SBX_AUDIT_WITNESS_H
 #define SBX_AUDIT_WITNESS_H

@@ -193,15 +193,26 @@ static char *artifacts_json(const struct sbx_record *r)
 	return out;
 }
 
-/* The projected fields' values (NULL when absent). */
+/* The projected fields' values (NULL when absent): one pass over the
+ * record's fields, which are in tag order as proj[] is (the table's order),
+ * instead of a search per column (verify does this for every record). */
 static void project(const struct sbx_record *r, struct sbx_cols *c)
 {
-	size_t i, n = sbx_audit_ncols() - SBX_NCOLS;
+	size_t i = 0, n = sbx_audit_ncols() - SBX_NCOLS, off = 0, len;
+	const struct sbx_field_def *def;
+	const unsigned char *p;
+	unsigned tag;
 
-	for (i = 0; i < n; i++) {
-		struct sbx_colval *v = &c->v[SBX_NCOLS + i];
+	while (i < n && r->ext.len > 0 && sbx_rec_next(r, &off, &tag, &def, &p, &len)) {
+		struct sbx_colval *v;
 		struct sbx_fval f;
-		if (r->ext.len == 0 || sbx_rec_get(r, proj[i]->tag, &f) != 1)
+		while (i < n && proj[i]->tag < tag)
+			i++;
+		if (i == n || proj[i]->tag != tag || def == NULL)
+			continue;
+		v = &c->v[SBX_NCOLS + i];
+		memset(&f, 0, sizeof(f));
+		if (def->type == SBX_FT_LIST || def->type == SBX_FT_OBJ || sbx_fval_parse(def->type, p, len, &f) != 0)
 			continue;
 		switch (f.type) {
 		case SBX_FT_U64:

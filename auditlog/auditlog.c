@@ -89,6 +89,10 @@ static const char schema_sql[] =
 	"CREATE INDEX IF NOT EXISTS records_time ON records(time);"
 	"CREATE INDEX IF NOT EXISTS records_user ON records(user);"
 	"CREATE TABLE IF NOT EXISTS code(sha256 TEXT PRIMARY KEY, text BLOB NOT NULL);"
+	/* the policy files runs were started under, by digest (START's
+	 * policy_sha256 and policy_bytes): unsigned like code, bound through
+	 * the key (sbx-audit verify: policy-missing, policy-modified) */
+	"CREATE TABLE IF NOT EXISTS policy(sha256 TEXT PRIMARY KEY, text BLOB NOT NULL);"
 	"INSERT OR IGNORE INTO meta(key, value) VALUES('format', 2);";
 
 /*
@@ -409,7 +413,7 @@ static int needs_upgrade(struct sbx_audit *a)
 	if (sbx_audit_meta_get(a, "format", v, sizeof(v), NULL, 0) != 0 || strcmp(v, "2") != 0)
 		return 1;
 	return (size_t)count_columns(a, "records") < sbx_audit_ncols() + 5 ||
-	       count_columns(a, "checkpoints") < 5;
+	       count_columns(a, "checkpoints") < 5 || count_columns(a, "policy") < 2;
 }
 
 /*
@@ -847,6 +851,39 @@ static int insert_code(struct sbx_audit *a, const struct sbx_record *rec,
 	return 0;
 }
 
+/* START's policy text, once per digest: the record names it by
+ * policy_sha256 (fixed field) and policy_bytes (extension field). */
+static int insert_policy(struct sbx_audit *a, struct sbx_record *rec, char *err, size_t errlen)
+{
+	unsigned char digest[32];
+	char hex[65];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (rec->kind != SBX_REC_START || rec->policy_text == NULL)
+		return 0;
+	if (rec->policy_len > (size_t)INT32_MAX) {
+		sbx_audit_seterr(err, errlen, "%s: policy text too large", a->path);
+		return -1;
+	}
+	crypto_hash_sha256(digest, (const unsigned char *)rec->policy_text, rec->policy_len);
+	if (sodium_memcmp(digest, rec->policy_sha256, 32) != 0) {
+		sbx_audit_seterr(err, errlen, "%s: policy_sha256 does not match the policy text", a->path);
+		return -1;
+	}
+	sodium_bin2hex(hex, sizeof(hex), digest, 32);
+	if (sqlite3_prepare_v2(a->db, "INSERT OR IGNORE INTO policy(sha256, text) VALUES(?1, ?2)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_fail(a, "insert policy", err, errlen);
+	sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, rec->policy_len ? rec->policy_text : "", (int)rec->policy_len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(a, "insert policy", err, errlen);
+	return 0;
+}
+
 /*
  * What the writer adds to every record of version 2 (on a copy: the
  * caller's record is left as it was, but for seq): the origin, so that
@@ -881,6 +918,10 @@ static int encode_stamped(struct sbx_audit *a, const struct sbx_record *rec, con
 	}
 	if (sbx_rec_get(rec, SBX_F_ORIGIN, &v) != 1)
 		rc = sbx_rec_put_str(&tmp, SBX_F_ORIGIN, origin, err, errlen);
+	/* the text goes into the policy table: its size is signed with it */
+	if (rc == 0 && rec->kind == SBX_REC_START && rec->policy_text != NULL &&
+	    sbx_rec_get(rec, SBX_F_POLICY_BYTES, &v) != 1)
+		rc = sbx_rec_put_u64(&tmp, SBX_F_POLICY_BYTES, rec->policy_len, err, errlen);
 	if (rc == 0 && rec->kind == SBX_REC_START && sbx_rec_get(rec, SBX_F_AFTER_CKPT, &v) != 1) {
 		rc = sbx_audit_kept_checkpoint(a, &size, root, err, errlen);
 		if (rc == 1) {
@@ -913,7 +954,7 @@ static int append_locked(struct sbx_audit *a, struct sbx_record *rec,
 		       errlen) < 0)
 		return -1;
 	if (insert_row(a, rec, s, origin, err, errlen) < 0 ||
-	    insert_code(a, rec, err, errlen) < 0)
+	    insert_code(a, rec, err, errlen) < 0 || insert_policy(a, rec, err, errlen) < 0)
 		return -1;
 	return 0;
 }

@@ -629,6 +629,18 @@ int sbx_rec_get(const struct sbx_record *rec, unsigned tag, struct sbx_fval *v)
 	unsigned t;
 
 	memset(v, 0, sizeof(*v));
+	/* the tags before it without their definitions (sbx_rec_next looks
+	 * each up): verify gets several fields of every record */
+	while (off + TLV_HDR <= rec->ext.len) {
+		const unsigned char *h = rec->ext.buf + off;
+		t = (unsigned)h[0] << 8 | h[1];
+		if (t >= tag)
+			break;
+		n = rd32(h + 2);
+		if (n > rec->ext.len - off - TLV_HDR)
+			return 0;
+		off += TLV_HDR + n;
+	}
 	while (sbx_rec_next(rec, &off, &t, &f, &p, &n)) {
 		if (t < tag)
 			continue;

@@ -141,6 +141,9 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	  "audit", "why the request was refused: an error code of sbx(1)")                      \
 	X(REFUSAL_MSG, 34, "refusal message", "refusal_message", SBX_FT_STR, SBX_KBIT(REFUSED),  \
 	  NULL, 1024, NULL, "audit", "the message the caller was given")                        \
+	X(POLICY_BYTES, 35, "policy bytes", "policy_bytes", SBX_FT_U64, SBX_KBIT(START), NULL, 0, \
+	  NULL, "audit", "size of the policy text, kept once per digest (policy_sha256) in the "  \
+	  "policy table")                                                                       \
 	X(BASE_SEQ, 40, "base seq", "base_seq", SBX_FT_U64, SBX_KBIT(ROTATE), NULL, 0, NULL,     \
 	  "audit", "the last seq moved to the archive")                                         \
 	X(BASE_CHAIN, 41, "base chain", "base_chain", SBX_FT_DIGEST, SBX_KBIT(ROTATE), NULL, 0,  \
@@ -206,7 +209,7 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	  SBX_KBIT(START), NULL, 0, NULL, "sessions",                                            \
 	  "a live session's START: its lifetime cap, ms (live_lifetime)")                    \
 	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
-	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \
+	  SBX_KBIT(START) | SBX_KBIT(REFUSED), NULL, 0, NULL, "sec",                                                 \
 	  "requests of this user refused without a record (max_requests_per_minute) since boot") \
 	X(REFUSED_CODE, 221, "refused code sha256", "refused_code_sha256", SBX_FT_DIGEST,        \
 	  SBX_KBIT(START), NULL, 0, NULL, "sec",                                                 \

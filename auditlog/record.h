@@ -45,6 +45,10 @@ struct sbx_record {
 	unsigned char code_sha256[32];
 	const char *code;                /* START only: stored once per digest in the code table */
 	size_t code_len;
+	const char *policy_text;         /* START only, or NULL: the policy file as the supervisor
+					  * parsed it, stored once per policy_sha256 in the policy
+					  * table (the record carries policy_bytes) */
+	size_t policy_len;
 	char session[65];
 	uint32_t attempt;
 	char parent_id[SBX_ID_LEN + 1];  /* record id of the previous attempt, or "" */
@@ -208,6 +212,8 @@ int sbx_audit_sig_ok(const unsigned char *pk, const char *origin,
 	X(CODE_MODIFIED, "code-modified", 0, "a code text does not match its digest")               \
 	X(CODE_MISSING, "code-missing", 0, "a START's code digest has no code text")                \
 	X(INDEX_MISMATCH, "index-mismatch", 0, "the code search index does not cover the code table") \
+	X(POLICY_MODIFIED, "policy-modified", 0, "a policy text does not match its digest or size") \
+	X(POLICY_MISSING, "policy-missing", 0, "a START's policy digest has no policy text")        \
 	X(END_WITHOUT_START, "end-without-start", 0, "an END whose run has no START before it")    \
 	X(CHECKPOINT_BAD, "checkpoint-bad", 0, "a stored checkpoint is malformed or its signature fails") \
 	X(CHECKPOINT_MISMATCH, "checkpoint-mismatch", 0, "the leaves no longer give a signed root") \

@@ -472,6 +472,23 @@ static int config_handler(void *user, const char *section, const char *name, con
 				return fail(c, "audit_code_per_day: '%s' is not a size (examples: 1G, 256M)", value);
 			return 1;
 		}
+		/* read by the recorder as _sbx, never by root (recorder/ckptwitness.c) */
+		if (strcmp(name, "audit_witness_dir") == 0) {
+			if (value[0] != '/' || strstr(value, "/..") != NULL ||
+			    strlcpy(conf->audit_witness_dir, value, sizeof(conf->audit_witness_dir)) >=
+				    sizeof(conf->audit_witness_dir))
+				return fail(c, "audit_witness_dir: '%s' is not an absolute path of at most %d bytes",
+					    value, SBX_PATH_LEN - 1);
+			return 1;
+		}
+		if (strcmp(name, "audit_witness_command") == 0) {
+			if (value[0] != '/' ||
+			    strlcpy(conf->audit_witness_command, value, sizeof(conf->audit_witness_command)) >=
+				    sizeof(conf->audit_witness_command))
+				return fail(c, "audit_witness_command: '%s' must start with an absolute path (at most "
+					    "%d bytes)", value, SBX_WITNESS_CMD_LEN - 1);
+			return 1;
+		}
 		if (strcmp(name, "audit_origin") == 0) {
 			if (strlcpy(conf->audit_origin, value, sizeof(conf->audit_origin)) >= sizeof(conf->audit_origin))
 				return fail(c, "audit_origin: too long");

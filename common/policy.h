@@ -17,6 +17,7 @@
 #define SBX_MAX_LANGS 16
 #define SBX_MAX_ARGV 16
 #define SBX_PATH_LEN 256
+#define SBX_WITNESS_CMD_LEN 512 /* sbx.conf audit_witness_command, arguments included */
 #define SBX_ERR_LEN 512
 #define SBX_MAX_RUNS_PER_USER 32 /* default of max_runs_per_user in sbx.conf */
 #define SBX_MAX_REQUESTS_PER_MINUTE 600 /* default of max_requests_per_minute */
@@ -108,6 +109,8 @@ struct sbx_config {
 	char cgroup_root[SBX_PATH_LEN]; /* v2: delegated subtree; v1: name of the sbx/ subtree */
 	char default_policy[SBX_NAME_MAX + 1];
 	char audit_origin[128];         /* origin line of signatures; default: host name */
+	char audit_witness_dir[SBX_PATH_LEN]; /* each checkpoint also written here, or "" */
+	char audit_witness_command[SBX_WITNESS_CMD_LEN]; /* each checkpoint on its stdin, or "" */
 	uint64_t checkpoint_records;    /* obsolete, ignored: a checkpoint follows every run */
 	uint64_t checkpoint_seconds;    /* obsolete, ignored */
 	uint64_t max_runs_per_user;     /* sbx-helper processes one uid may have at once (runs, dry runs) */

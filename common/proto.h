@@ -149,7 +149,9 @@ enum sbx_recorder_fd {
 				 * (common/egress_proto.h); else /dev/null */
 	SBX_REC_FD_STDIN = 10,  /* the --stdin-fd memfd (sealed), or /dev/null */
 	SBX_REC_FD_SIGNER = 11, /* SOCK_STREAM to sbx-signer (auditlog/signwire.h) */
-	SBX_REC_FD_INPUT0 = 12, /* the input memfds, n_inputs of them, in order */
+	SBX_REC_FD_POLICY = 12, /* the policy file's text as the supervisor parsed it, a
+				 * sealed memfd of policy_bytes (rundesc.h); else /dev/null */
+	SBX_REC_FD_INPUT0 = 13, /* the input memfds, n_inputs of them, in order */
 };
 /* sbx-signer is exec'd (as _sbxsign, by the recorder's child before it
  * becomes _sbx) with 0, 1 and 2 /dev/null and this one descriptor: the

@@ -68,9 +68,12 @@ int sbx_run_desc_check(const void *buf, size_t n, bool dry, char *err, size_t er
 	if (!TERMINATED(d->run_id) || !TERMINATED(d->user) || !TERMINATED(d->group) ||
 	    !TERMINATED(d->policy) || !TERMINATED(d->language) || !TERMINATED(d->code_path) ||
 	    !TERMINATED(d->session) || !TERMINATED(d->parent_id) || !TERMINATED(d->audit_origin) ||
+	    !TERMINATED(d->witness_dir) || !TERMINATED(d->witness_command) ||
 	    !TERMINATED(d->error) || d->n_inputs > SBX_MAX_INPUTS || d->argv_len == 0 ||
 	    d->argv_len > sizeof(d->argv) || d->argv[d->argv_len - 1] != '\0' ||
-	    ((d->flags & SBX_DESC_REFUSED) && d->error[0] == '\0')) {
+	    ((d->flags & SBX_DESC_REFUSED) && d->error[0] == '\0') ||
+	    ((d->flags & SBX_DESC_NO_POLICY) && !(d->flags & SBX_DESC_REFUSED)) ||
+	    d->policy_bytes > SBX_POLICY_TEXT_MAX) {
 		snprintf(err, errlen, "malformed run description");
 		return -1;
 	}

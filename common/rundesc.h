@@ -24,6 +24,7 @@
 
 #define SBX_DESC_ERR_LEN 256
 #define SBX_DESC_ARGV_LEN 1024 /* the record's argv field */
+#define SBX_POLICY_TEXT_MAX (256u << 10) /* bytes of a policy file (helper/load.c) */
 
 enum sbx_desc_flags {
 	SBX_DESC_REFUSED = 1u << 0,  /* refused after the policy was loaded: error says why */
@@ -32,6 +33,10 @@ enum sbx_desc_flags {
 	SBX_DESC_STDIN = 1u << 3,    /* --stdin-fd: stdin_bytes of standard input */
 	SBX_DESC_LIVE = 1u << 5,     /* --live: a live session; SBX_REC_FD_STDIN is the call channel */
 	SBX_DESC_CODE = 1u << 4,     /* with REFUSED: the code fd is the checked memfd (hash it, record no text) */
+	SBX_DESC_NO_POLICY = 1u << 5, /* with REFUSED: refused before a policy was loaded (unknown
+				       * language, policy missing or unreadable): one REFUSED record,
+				       * policy and language are what the caller asked for */
+	SBX_DESC_POLICY_TEXT = 1u << 6, /* the policy's text is at SBX_REC_FD_POLICY, policy_bytes long */
 };
 
 struct sbx_desc_input {
@@ -51,6 +56,7 @@ struct sbx_run_desc {
 	char language[SBX_NAME_MAX + 1];
 	char code_path[128];        /* "/code/NAME" */
 	uint64_t code_bytes;
+	uint64_t policy_bytes;      /* with SBX_DESC_POLICY_TEXT: the size of the policy text */
 	char argv[SBX_DESC_ARGV_LEN]; /* interpreter argv and code path, NUL-separated */
 	uint32_t argv_len;
 	struct sbx_limits limits;   /* effective */
@@ -64,6 +70,8 @@ struct sbx_run_desc {
 	uint32_t net;               /* enum sbx_net_mode */
 	uint32_t seccomp;           /* enum sbx_seccomp_profile */
 	char audit_origin[128];     /* sbx.conf; "" = host name */
+	char witness_dir[SBX_PATH_LEN];         /* sbx.conf audit_witness_dir, or "" */
+	char witness_command[SBX_WITNESS_CMD_LEN]; /* sbx.conf audit_witness_command, or "" */
 	char image[SBX_NAME_MAX + 1]; /* the policy's image (sbx-image(8)); "" = the host's /usr */
 	char image_digest[72];      /* its tree digest as the supervisor checked it, "sha256:HEX" */
 	char error[SBX_DESC_ERR_LEN]; /* with SBX_DESC_REFUSED: why, never "" */

@@ -236,7 +236,7 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 	bool seen[N_OPTS] = {false};
 
 	r->code_fd = r->result_fd = r->work_fd = r->work_tree = r->stdin_fd = -1;
-	r->image_tree = -1;
+	r->image_tree = r->policy_fd = -1;
 	for (size_t i = 0; i < SBX_MAX_PATHS; i++)
 		r->ro_fd[i] = r->rw_fd[i] = SRC_NONE;
 	r->attempt = 1;

@@ -30,6 +30,13 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 	}
 	if (r->refused && r->code_checked)
 		d->flags |= SBX_DESC_CODE;
+	/* refused before a policy loaded: what was asked for (a REFUSED record) */
+	if (r->refused && !r->policy_loaded)
+		d->flags |= SBX_DESC_NO_POLICY;
+	if (r->policy_fd >= 0) {
+		d->flags |= SBX_DESC_POLICY_TEXT;
+		d->policy_bytes = r->policy_len;
+	}
 	d->unrecorded_refusals = r->unrecorded_refusals;
 	if (r->policy.sessions)
 		d->flags |= SBX_DESC_SESSIONS;
@@ -42,7 +49,7 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 	d->gid = (uint32_t)r->gid;
 	strlcpy(d->user, r->user, sizeof(d->user));
 	strlcpy(d->group, r->group, sizeof(d->group));
-	strlcpy(d->policy, r->policy.name, sizeof(d->policy));
+	strlcpy(d->policy, r->policy_loaded ? r->policy.name : r->policy_name, sizeof(d->policy));
 	memcpy(d->policy_sha256, r->policy.sha256, sizeof(d->policy_sha256));
 	strlcpy(d->language, r->lang_name, sizeof(d->language));
 	strlcpy(d->code_path, r->code_path, sizeof(d->code_path));
@@ -72,6 +79,8 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 	d->seccomp = (uint32_t)r->policy.seccomp;
 	egress_facts(r, &d->egress);
 	strlcpy(d->audit_origin, r->conf.audit_origin, sizeof(d->audit_origin));
+	strlcpy(d->witness_dir, r->conf.audit_witness_dir, sizeof(d->witness_dir));
+	strlcpy(d->witness_command, r->conf.audit_witness_command, sizeof(d->witness_command));
 	strlcpy(d->image, r->policy.image, sizeof(d->image));
 	strlcpy(d->image_digest, r->image_digest, sizeof(d->image_digest));
 }

@@ -115,7 +115,9 @@ struct run {
 	/* refused after the policy was loaded: recorded as sandbox_error */
 	bool refused;
 	char error[HELPER_ERR_LEN]; /* why, when refused */
-	bool policy_loaded;
+	bool policy_loaded; /* false when refused: the request is one REFUSED record */
+	int policy_fd;      /* load_policy's sealed memfd of the text, or -1 */
+	size_t policy_len;
 	bool stdin_hashed;
 	uid_t sbx_uid;       /* the recorder's account, _sbx */
 	gid_t sbx_gid;
@@ -144,7 +146,11 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen);
 /* load.c */
 int load_sbx_conf(struct sbx_config *conf, char *err, size_t errlen); /* sbx.conf only */
 int load_config(struct run *r, char *err, size_t errlen);
-/* Returns 0; -2 when the policy does not exist (refused with the same
+/* --lang in sbx.conf's languages: 0, or -1 with err naming the ones there are. */
+int resolve_language(struct run *r, char *err, size_t errlen);
+/* On success the text is also in r->policy_fd (a sealed memfd of
+ * r->policy_len bytes) for the recorder (proto.h SBX_REC_FD_POLICY).
+ * Returns 0; -2 when the policy does not exist (refused with the same
  * words and exit status as a policy that does not allow the caller, so that
  * asking tells nothing: escape 05); -1 on another error (set-up, 125). */
 int load_policy(struct run *r, char *err, size_t errlen);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bsd/string.h>
@@ -21,7 +22,7 @@
 #include "proto.h"
 #include "unconst.h"
 
-#define CONF_MAX (256u << 10)
+#define CONF_MAX SBX_POLICY_TEXT_MAX /* sbx.conf and policies alike */
 
 /* Directories may be sticky and world-writable (like /tmp) above the last
  * one: entries someone else owns cannot be replaced there. */
@@ -184,12 +185,18 @@ int load_sbx_conf(struct sbx_config *conf, char *err, size_t errlen)
 
 int load_config(struct run *r, char *err, size_t errlen)
 {
-	const char *path = SBX_SYSCONFDIR "/sbx/sbx.conf";
 
 	if (load_sbx_conf(&r->conf, err, errlen) < 0)
 		return -1;
 	if (r->policy_name[0] == '\0')
 		strlcpy(r->policy_name, r->conf.default_policy, sizeof(r->policy_name));
+	return 0;
+}
+
+int resolve_language(struct run *r, char *err, size_t errlen)
+{
+	const char *path = SBX_SYSCONFDIR "/sbx/sbx.conf";
+
 	r->lang = sbx_config_language(&r->conf, r->lang_name);
 	if (r->lang == NULL) {
 		/* name the ones there are: the caller may read sbx.conf anyway */
@@ -206,6 +213,25 @@ int load_config(struct run *r, char *err, size_t errlen)
 static void policy_refused(const struct run *r, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "policy '%s' does not exist or does not allow user %s", r->policy_name, r->user);
+}
+
+/* The text the policy was parsed from, for the recorder to keep by its
+ * digest (proto.h SBX_REC_FD_POLICY): root's own copy in a sealed memfd,
+ * never read back here. */
+static int policy_memfd(struct run *r, const char *text, size_t len, char *err, size_t errlen)
+{
+	int fd = memfd_create("sbx-policy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		snprintf(err, errlen, "policy '%s': memfd for the audit log: %s", r->policy_name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	r->policy_fd = fd;
+	r->policy_len = len;
+	return 0;
 }
 
 int load_policy(struct run *r, char *err, size_t errlen)
@@ -225,6 +251,8 @@ int load_policy(struct run *r, char *err, size_t errlen)
 		return -1;
 	strlcpy(r->policy.name, r->policy_name, sizeof(r->policy.name));
 	rc = sbx_policy_parse(path, text, len, &r->policy, err, errlen);
+	if (rc == 0)
+		rc = policy_memfd(r, text, len, err, errlen);
 	free(text);
 	return rc;
 }

@@ -212,6 +212,7 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	fds[n++] = r->egress.report >= 0 ? r->egress.report : devnull;
 	fds[n++] = r->live ? s->live_ch : r->stdin_fd >= 0 && !r->refused ? r->stdin_fd : devnull;
 	fds[n++] = sign[0];
+	fds[n++] = r->policy_fd >= 0 ? r->policy_fd : devnull;
 	for (size_t i = 0; i < d.n_inputs; i++)
 		fds[n++] = r->inputs[i].fd;
 	pid = fork();
@@ -223,6 +224,9 @@ static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
 	msg_hold();
 	close(exe);
 	close(sexe);
+	if (r->policy_fd >= 0)
+		close(r->policy_fd); /* the recorder's now */
+	r->policy_fd = -1;
 	close(sign[0]);
 	close(sign[1]);
 	close(devnull);
@@ -709,7 +713,7 @@ static void start_collector(struct sup *s)
 
 static void prepare(struct run *r, int argc, char **argv)
 {
-	char err[SBX_ERR_LEN] = "";
+	char err[SBX_ERR_LEN] = "", err2[SBX_ERR_LEN];
 	unsigned char rnd[SBX_ID_LEN / 2];
 	struct passwd *pw;
 	int rc;
@@ -771,17 +775,22 @@ static void prepare(struct run *r, int argc, char **argv)
 	 * run records nothing, so it is not counted) */
 	if (r->slot_fd < 0 || (!r->dry_run && quota_request(r, err, sizeof(err)) < 0))
 		die("%s", err);
-	rc = load_policy(r, err, sizeof(err));
-	if (rc == -2)
-		die_status(SBX_EXIT_REFUSED, "%s", err);
-	if (rc < 0)
-		die("%s", err);
-	r->policy_loaded = true;
-	/* From here on every failure is audited. */
+	/* From here on every refusal is audited: before a policy loaded as one
+	 * REFUSED record (the recorder), after it as START and END. A missing
+	 * policy and one that does not allow the caller get the same words
+	 * and status (policy_refused, escape 05). */
+	if (resolve_language(r, err, sizeof(err)) < 0)
+		r->error_code = "unknown_language";
+	else if ((rc = load_policy(r, err, sizeof(err))) < 0)
+		r->error_code = rc == -2 ? "policy_denied" : "setup";
+	else
+		r->policy_loaded = true;
 	r->limits = r->policy.limits;
 	/* the code says which: a refusal by policy (exit 77) or sbx's own
 	 * failure (125), sbx(1) EXIT STATUS */
-	if (caller_may_use(r, err, sizeof(err)) < 0 || egress_narrow(r, err, sizeof(err)) < 0)
+	if (!r->policy_loaded)
+		(void)check_code(r, err2, sizeof(err2)); /* for the digest of what was sent */
+	else if (caller_may_use(r, err, sizeof(err)) < 0 || egress_narrow(r, err, sizeof(err)) < 0)
 		r->error_code = "policy_denied";
 	else if (sbx_limits_tighten(&r->limits, &r->request, r->policy_name, err, sizeof(err)) < 0 ||
 		 check_attempt(r, err, sizeof(err)) < 0)
@@ -812,10 +821,10 @@ static void prepare(struct run *r, int argc, char **argv)
 	if (setgroups(0, NULL) < 0)
 		die("setgroups: %s", strerror(errno));
 	if (r->code_name[0] == '\0')
-		snprintf(r->code_name, sizeof(r->code_name), "main%s", r->lang->extension);
+		snprintf(r->code_name, sizeof(r->code_name), "main%s", r->lang ? r->lang->extension : "");
 	snprintf(r->code_path, sizeof(r->code_path), "/code/%s", r->code_name);
 	size_t i;
-	for (i = 0; i < r->lang->argc; i++)
+	for (i = 0; r->lang != NULL && i < r->lang->argc; i++)
 		r->argv[i] = sbx_unconst(r->lang->argv[i]);
 	r->argv[i++] = r->code_path;
 	r->argv[i] = NULL;

@@ -207,7 +207,7 @@ static void end_call(struct live *L, const char *state)
 		memcpy(k->r.chain, L->c->chain, sizeof(k->r.chain));
 	}
 	sbx_rext_free(&end.ext);
-	if (rec_log_checkpoint(L->c->log, err, sizeof(err)) < 0)
+	if (rec_log_checkpoint(L->c->log, L->c->d, err, sizeof(err)) < 0)
 		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", L->c->d->run_id, err);
 	res = result_json(&k->r, tb);
 	char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;

@@ -13,6 +13,8 @@
 #include "proto.h"
 #include "signer.h"
 #include "paths.h"
+#include "rundesc.h"
+#include "ckptwitness.h"
 
 struct rec_log {
 	struct sbx_audit *db;
@@ -53,7 +55,7 @@ int rec_log_append(struct rec_log *l, struct sbx_record *rec, unsigned char chai
 	return sbx_audit_append_with(l->db, rec, &l->sg, l->origin, chain_out, err, errlen);
 }
 
-int rec_log_checkpoint(struct rec_log *l, char *err, size_t errlen)
+int rec_log_checkpoint(struct rec_log *l, const struct sbx_run_desc *d, char *err, size_t errlen)
 {
 	char note[SBX_NOTE_MAX], line[SBX_CKPT_SYSLOG_MAX];
 	int rc = sbx_audit_checkpoint_with(l->db, &l->sg, l->origin, 0, 0, note, err, errlen);
@@ -62,6 +64,8 @@ int rec_log_checkpoint(struct rec_log *l, char *err, size_t errlen)
 	 * recorder); sbx-audit verify --witness reads it back */
 	if (rc == 1 && sbx_checkpoint_syslog(note, line, sizeof(line)) == 0)
 		syslog(LOG_INFO, "%s", line);
+	if (rc == 1)
+		witness_deliver(d->witness_dir, d->witness_command, d->run_id, note);
 	return rc;
 }
 

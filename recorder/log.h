@@ -26,8 +26,11 @@ int rec_log_append(struct rec_log *l, struct sbx_record *rec, unsigned char chai
 		   char *err, size_t errlen);
 
 /* A signed checkpoint of the log as it stands (sbx_audit_checkpoint, due
- * after every END). 1 written, 0 nothing new since the last, -1 with err. */
-int rec_log_checkpoint(struct rec_log *l, char *err, size_t errlen);
+ * after every END), logged whole to syslog and, when d names them, given
+ * to the witnesses of sbx.conf (ckptwitness.h). 1 written, 0 nothing new
+ * since the last, -1 with err. */
+struct sbx_run_desc;
+int rec_log_checkpoint(struct rec_log *l, const struct sbx_run_desc *d, char *err, size_t errlen);
 
 /* Close the log and forget the key. */
 void rec_log_close(struct rec_log *l);

@@ -30,6 +30,7 @@
 #include "testhook.h"
 #include "textutil.h"
 #include "traceback.h"
+#include "version.h"
 #include "clock.h"
 
 /* What the log says of the caller's --parent claim (log.h). */
@@ -136,6 +137,39 @@ static int read_code(struct rec *c, char *err, size_t errlen)
 	c->code[c->code_len] = '\0';
 	close(SBX_REC_FD_CODE);
 	crypto_hash_sha256(c->code_sha256, (const unsigned char *)c->code, c->code_len);
+	return 0;
+}
+
+/* The policy's text (proto.h SBX_REC_FD_POLICY), kept by digest with
+ * START (the policy table): the sealed memfd the supervisor filled from
+ * the file it parsed, checked against the digest it sent. */
+static int read_policy(struct rec *c, struct sbx_record *start, char *err, size_t errlen)
+{
+	static char *text;
+	const struct sbx_run_desc *d = c->d;
+	size_t n = (size_t)d->policy_bytes;
+	unsigned char got[32];
+	struct stat st;
+
+	if (!(d->flags & SBX_DESC_POLICY_TEXT))
+		return 0;
+	text = malloc(n ? n : 1);
+	if (text == NULL) {
+		strlcpy(err, "out of memory", errlen);
+		return -1;
+	}
+	if (fstat(SBX_REC_FD_POLICY, &st) < 0 || (uint64_t)st.st_size != d->policy_bytes ||
+	    pread(SBX_REC_FD_POLICY, text, n, 0) != (ssize_t)n) {
+		snprintf(err, errlen, "the policy text could not be read back (%s)", strerror(errno));
+		return -1;
+	}
+	crypto_hash_sha256(got, (const unsigned char *)text, n);
+	if (sodium_memcmp(got, d->policy_sha256, 32) != 0) {
+		strlcpy(err, "the policy text does not match the policy's digest", errlen);
+		return -1;
+	}
+	start->policy_text = text;
+	start->policy_len = n;
 	return 0;
 }
 
@@ -571,6 +605,81 @@ static void origin_of(const struct sbx_run_desc *d, char *origin, size_t len)
 	origin[len - 1] = '\0';
 }
 
+/* The refusal's own fields: what was asked, why not, the code sent. */
+static int refused_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen)
+{
+	const struct sbx_run_desc *d = c->d;
+
+	return (d->policy[0] && sbx_rec_put_str(rec, SBX_F_REQ_POLICY, d->policy, err, errlen) < 0) ||
+			       (d->language[0] &&
+				sbx_rec_put_str(rec, SBX_F_REQ_LANGUAGE, d->language, err, errlen) < 0) ||
+			       sbx_rec_put_str(rec, SBX_F_REFUSAL, c->end.error_code[0] ? c->end.error_code : "setup",
+					       err, errlen) < 0 ||
+			       sbx_rec_put_str(rec, SBX_F_REFUSAL_MSG, c->end.error, err, errlen) < 0 ||
+			       sbx_rec_put_str(rec, SBX_F_SBX_VERSION, SBX_VERSION, err, errlen) < 0 ||
+			       (c->refused_hashed &&
+				sbx_rec_put_u64(rec, SBX_F_CODE_BYTES, d->code_bytes, err, errlen) < 0) ||
+			       (d->unrecorded_refusals > 0 &&
+				sbx_rec_put_u64(rec, SBX_F_UNRECORDED, d->unrecorded_refusals, err, errlen) < 0)
+		       ? -1
+		       : 0;
+}
+
+/*
+ * Refused before a policy loaded (rundesc.h SBX_DESC_NO_POLICY): one
+ * REFUSED record, the caller's request as asked (policy and language in
+ * requested_policy and requested_language, the fixed policy, language and
+ * argv empty: none applied), why (the supervisor's END: its error code
+ * and the words the caller gets) and the code by digest: code_sha256 is
+ * the code actually sent when its memfd passed the checks, else zeros.
+ * Then the checkpoint and the result, as after an END.
+ */
+static _Noreturn void refused_run(struct rec *c, const char *origin)
+{
+	const struct sbx_run_desc *d = c->d;
+	struct sbx_record rec;
+	char err[SBX_ERR_LEN], chainhex[65];
+	json_t *res;
+	char *text;
+
+	close(c->s[0].in);
+	close(c->s[1].in);
+	c->s[0].eof = c->s[1].eof = true;
+	rec_read_end(c);
+	rec_fill_common(&rec, c);
+	rec.kind = SBX_REC_REFUSED;
+	rec.policy[0] = rec.language[0] = '\0';
+	memset(rec.policy_sha256, 0, 32);
+	rec.argv_len = 0;
+	if (c->refused_hashed)
+		memcpy(rec.code_sha256, c->refused_sha256, 32);
+	else
+		memset(rec.code_sha256, 0, 32);
+	if (refused_fields(&rec, c, err, sizeof(err)) < 0 || rec_log_open(&c->log, origin, err, sizeof(err)) < 0 ||
+	    rec_log_append(c->log, &rec, c->chain, err, sizeof(err)) < 0) {
+		rec_message(c, "audit log unavailable: the refusal was not recorded: %s", err);
+		syslog(LOG_ERR, "run=%s REFUSED record not written: %s", d->run_id, err);
+		outq_flush(&c->q, sbx_mono_ms() + 1000);
+		_exit(1);
+	}
+	sbx_rext_free(&rec.ext);
+	c->start_seq = c->end_seq = rec.seq;
+	if (rec_log_checkpoint(c->log, d, err, sizeof(err)) < 0)
+		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", d->run_id, err);
+	sbx_hex(c->chain, 32, chainhex);
+	syslog(LOG_INFO, "run=%s user=%s uid=%u refused=%s policy=%s lang=%s seq=%" PRIu64 " chain=%s", d->run_id,
+	       d->user, (unsigned)d->uid, c->end.error_code[0] ? c->end.error_code : "setup", d->policy, d->language,
+	       rec.seq, chainhex);
+	rec_log_close(c->log);
+	res = result_json(c, NULL);
+	text = res ? json_dumps(res, JSON_COMPACT) : NULL;
+	rec_message(c, "%s", c->end.error);
+	if (text != NULL)
+		outq_frame_take(&c->q, SBX_FRAME_RESULT, text, strlen(text));
+	outq_flush(&c->q, sbx_mono_ms() + SBX_FLUSH_MS);
+	_exit(0);
+}
+
 static _Noreturn void start_failed(struct rec *c, const char *err)
 {
 	rec_message(c, "audit log unavailable, the run was not started: %s", err);
@@ -602,6 +711,8 @@ void recorder_run(const struct sbx_run_desc *d)
 
 	if (read_code(&c, err, sizeof(err)) < 0)
 		start_failed(&c, err);
+	if (d->flags & SBX_DESC_NO_POLICY)
+		refused_run(&c, origin);
 	int lsock = -1;
 	if ((d->flags & SBX_DESC_LIVE) && !(d->flags & SBX_DESC_REFUSED) &&
 	    (lsock = live_listen(d, err, sizeof(err))) < 0) {
@@ -614,7 +725,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	start.kind = SBX_REC_START;
 	start.code = c.code;
 	start.code_len = c.code_len;
-	if (start_fields(&start, &c, err, sizeof(err)) < 0 ||
+	if (read_policy(&c, &start, err, sizeof(err)) < 0 || start_fields(&start, &c, err, sizeof(err)) < 0 ||
 	    egress_start_fields(&start, &d->egress, err, sizeof(err)) < 0)
 		start_failed(&c, err);
 	TEST_MARK("recorder-start-built");
@@ -674,7 +785,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	/* After every END, so that every finished run can be proven; after it,
 	 * not inside it: a failed checkpoint costs only its own freshness
 	 * (verify warns about the tail), never the run's record. */
-	if (rec_log_checkpoint(c.log, err, sizeof(err)) < 0)
+	if (rec_log_checkpoint(c.log, d, err, sizeof(err)) < 0)
 		syslog(LOG_WARNING, "run=%s checkpoint not written: %s", d->run_id, err);
 	TEST_MARK("recorder-checkpointed");
 	c.end_seq = end.seq;

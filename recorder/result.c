@@ -123,7 +123,11 @@ static json_t *k_skipped_reasons(const struct rctx *x)
 }
 
 static json_t *k_policy(const struct rctx *x) { return json_string(x->c->d->policy); }
-static json_t *k_limits(const struct rctx *x) { return sbx_limits_json(&x->c->d->limits); }
+/* none applied to a request refused before its policy loaded */
+static json_t *k_limits(const struct rctx *x)
+{
+	return x->c->d->flags & SBX_DESC_NO_POLICY ? json_null() : sbx_limits_json(&x->c->d->limits);
+}
 static json_t *k_attempt(const struct rctx *x) { return u64(x->c->d->attempt); }
 static json_t *k_session(const struct rctx *x) { return json_string(x->c->d->session); }
 /* a live session's call (live.c): absent from other results */

@@ -684,6 +684,119 @@ static void test_code_modified(void **state)
 	expect(*state, 1, 1, SBX_FIND_CODE_MODIFIED);
 }
 
+/* A fourth run (seq 7 and 8) whose START carries its policy's text. */
+static const char policy_text[] = "[policy]\ndescription = a test policy\n";
+
+static void append_policy_run(struct fx *f, const char *text)
+{
+	struct sbx_record r;
+	char err[512];
+
+	fill(&r, SBX_REC_START, 4, NULL);
+	r.policy_text = policy_text;
+	r.policy_len = strlen(policy_text);
+	crypto_hash_sha256(r.policy_sha256, (const unsigned char *)policy_text, strlen(policy_text));
+	if (text != NULL)
+		r.policy_text = text; /* not the digest's text: refused */
+	if (sbx_audit_append(f->a, &r, f->sk, "host1.example", NULL, err, sizeof(err)) < 0) {
+		assert_non_null(text);
+		assert_non_null(strstr(err, "policy_sha256 does not match"));
+		sbx_rext_free(&r.ext);
+		return;
+	}
+	sbx_rext_free(&r.ext);
+	fill(&r, SBX_REC_END, 4, NULL);
+	if (sbx_audit_append(f->a, &r, f->sk, "host1.example", NULL, err, sizeof(err)) < 0)
+		fail_msg("append: %s", err);
+	sbx_rext_free(&r.ext);
+}
+
+static int64_t policy_rows(struct fx *f)
+{
+	sqlite3_stmt *st;
+	int64_t n;
+
+	assert_int_equal(sqlite3_prepare_v2(sbx_audit_db(f->a), "SELECT count(*) FROM policy", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static void test_policy_stored(void **state)
+{
+	struct fx *f = *state;
+
+	append_policy_run(f, "[policy]\nusers = mallory\n");
+	assert_int_equal(policy_rows(f), 0);
+	append_policy_run(f, NULL);
+	append_policy_run(f, NULL); /* the same text again: one row */
+	assert_int_equal(policy_rows(f), 1);
+	expect(f, 0);
+}
+
+static void test_policy_modified(void **state)
+{
+	append_policy_run(*state, NULL);
+	sql(*state, "UPDATE policy SET text=CAST('[policy]\nusers = mallory\n' AS BLOB)");
+	expect(*state, 1, 7, SBX_FIND_POLICY_MODIFIED);
+}
+
+static void test_policy_missing(void **state)
+{
+	append_policy_run(*state, NULL);
+	sql(*state, "DELETE FROM policy");
+	expect(*state, 1, 7, SBX_FIND_POLICY_MISSING);
+}
+
+/* The code table dropped (its index too): code-missing at the first
+ * START of the code, not a log verify cannot read. */
+static void test_code_table_dropped(void **state)
+{
+	sql(*state, "DROP TABLE IF EXISTS code_fts; DROP TABLE code");
+	expect(*state, 1, 1, SBX_FIND_CODE_MISSING);
+}
+
+/* The whole table dropped: still a finding at the START, not "cannot read". */
+static void test_policy_table_dropped(void **state)
+{
+	append_policy_run(*state, NULL);
+	sql(*state, "DROP TABLE policy");
+	expect(*state, 1, 7, SBX_FIND_POLICY_MISSING);
+}
+
+/* Another text under its own digest: the START still names the old one. */
+static void test_policy_substituted(void **state)
+{
+	append_policy_run(*state, NULL);
+	sql(*state, "DELETE FROM policy");
+	sql(*state, "INSERT INTO policy(sha256, text) VALUES('2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881', CAST('x' AS BLOB))");
+	expect(*state, 1, 7, SBX_FIND_POLICY_MISSING);
+}
+
+/* A refusal before a policy loaded: one REFUSED record, verified clean. */
+static void test_refused_record(void **state)
+{
+	struct fx *f = *state;
+	struct sbx_record r;
+	char err[512];
+
+	fill(&r, SBX_REC_REFUSED, 4, NULL);
+	r.policy[0] = r.language[0] = '\0';
+	memset(r.policy_sha256, 0, 32);
+	r.argv_len = 0;
+	r.code = NULL;
+	assert_int_equal(sbx_rec_put_str(&r, SBX_F_REQ_POLICY, "nothere", err, sizeof(err)), 0);
+	assert_int_equal(sbx_rec_put_str(&r, SBX_F_REFUSAL, "policy_denied", err, sizeof(err)), 0);
+	assert_int_equal(sbx_rec_put_u64(&r, SBX_F_UNRECORDED, 3, err, sizeof(err)), 0);
+	if (sbx_audit_append(f->a, &r, f->sk, "host1.example", NULL, err, sizeof(err)) < 0)
+		fail_msg("append: %s", err);
+	sbx_rext_free(&r.ext);
+	assert_int_equal(r.seq, 7);
+	expect(f, 0);
+}
+
 static void test_wrong_key(void **state)
 {
 	struct fx *f = *state;
@@ -917,6 +1030,13 @@ int main(void)
 		T(test_forged_record),
 		T(test_undecodable),
 		T(test_code_modified),
+		T(test_policy_stored),
+		T(test_policy_modified),
+		T(test_policy_missing),
+		T(test_policy_substituted),
+		T(test_policy_table_dropped),
+		T(test_code_table_dropped),
+		T(test_refused_record),
 		T(test_wrong_key),
 		T(test_append_refusals),
 		T(test_two_writers),

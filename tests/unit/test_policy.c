@@ -419,6 +419,30 @@ static void config_checkpoints(void **state)
 	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
 }
 
+/* The checkpoint witnesses (recorder/ckptwitness.c, sbx.conf(5)). */
+static void config_witness(void **state)
+{
+	struct sbx_config c;
+	const char *t = "[sbx]\n";
+
+	(void)state;
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_string_equal(c.audit_witness_dir, "");
+	assert_string_equal(c.audit_witness_command, "");
+	t = "[sbx]\naudit_witness_dir = /var/lib/sbx-witness\naudit_witness_command = /usr/local/sbin/ship -t 3\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_string_equal(c.audit_witness_dir, "/var/lib/sbx-witness");
+	assert_string_equal(c.audit_witness_command, "/usr/local/sbin/ship -t 3");
+	t = "[sbx]\naudit_witness_dir = witness\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: audit_witness_dir: 'witness' is not an absolute path"));
+	t = "[sbx]\naudit_witness_dir = /var/../etc\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	t = "[sbx]\naudit_witness_command = ship\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: audit_witness_command: 'ship' must start with an absolute path"));
+}
+
 /* The audit-log bounds of one user (helper/quota.c, sbx.conf(5)). */
 static void config_audit_quota(void **state)
 {
@@ -476,7 +500,8 @@ int main(void)
 		cmocka_unit_test(long_line_rejected), cmocka_unit_test(sandbox_paths_refused),
 		cmocka_unit_test(users_alone_restrict), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
 		cmocka_unit_test(config), cmocka_unit_test(input_size), cmocka_unit_test(allows),
-		cmocka_unit_test(config_checkpoints), cmocka_unit_test(config_audit_quota), cmocka_unit_test(config_runs_per_user), cmocka_unit_test(language_env),
+		cmocka_unit_test(config_checkpoints),
+		cmocka_unit_test(config_witness), cmocka_unit_test(config_audit_quota), cmocka_unit_test(config_runs_per_user), cmocka_unit_test(language_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,6 +26,7 @@
 #include "proto.h"
 #include "rundesc.h"
 #include "clock.h"
+#include "ckptwitness.h"
 
 static void good_desc(struct sbx_run_desc *d)
 {
@@ -238,10 +241,71 @@ static void test_outq_client_gone(void **state)
 	close(sv[0]);
 }
 
+static int files_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* A witness directory gets one file per note; a second note of the same
+ * size (a fork) is a file of its own, the first one never replaced. */
+static void test_witness_dir(void **state)
+{
+	char dir[] = "/tmp/sbx-witness-test.XXXXXX", path[320], err[256];
+	const char *a = "host/sbx\n7\nAAAA\n\n\xe2\x80\x94 host/sbx sig1\n";
+	const char *b = "host/sbx\n7\nBBBB\n\n\xe2\x80\x94 host/sbx sig2\n";
+	DIR *d;
+	struct dirent *e;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(witness_write_dir(dir, a, err, sizeof(err)), 0);
+	assert_int_equal(witness_write_dir(dir, a, err, sizeof(err)), 0);
+	assert_int_equal(files_in(dir), 1);
+	assert_int_equal(witness_write_dir(dir, b, err, sizeof(err)), 0);
+	assert_int_equal(files_in(dir), 2);
+	d = opendir(dir);
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		assert_int_equal(strncmp(e->d_name, "7-", 2), 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+	assert_int_equal(witness_write_dir(dir, a, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "audit_witness_dir"));
+}
+
+/* The command must be root's (as sbx.conf is): anything else is not run. */
+static void test_witness_command(void **state)
+{
+	char err[256];
+
+	(void)state;
+	assert_int_equal(witness_run_command("/nonexistent/ship", "n\n", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent/ship"));
+	if (geteuid() == 0) {
+		assert_int_equal(witness_run_command("/bin/true --x", "n\n", err, sizeof(err)), 0);
+		assert_int_equal(witness_run_command("/bin/false", "n\n", err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "exit status 1"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_desc_check),
+		cmocka_unit_test(test_witness_dir),
+		cmocka_unit_test(test_witness_command),
 		cmocka_unit_test(test_desc_argv_full),
 		cmocka_unit_test(test_end_check),
 		cmocka_unit_test(test_outq_order_and_merge),
