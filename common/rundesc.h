@@ -31,12 +31,12 @@ enum sbx_desc_flags {
 	SBX_DESC_WORK = 1u << 1,     /* a session directory is mounted at /work */
 	SBX_DESC_SESSIONS = 1u << 2, /* the policy allows sessions */
 	SBX_DESC_STDIN = 1u << 3,    /* --stdin-fd: stdin_bytes of standard input */
-	SBX_DESC_LIVE = 1u << 5,     /* --live: a live session; SBX_REC_FD_STDIN is the call channel */
 	SBX_DESC_CODE = 1u << 4,     /* with REFUSED: the code fd is the checked memfd (hash it, record no text) */
 	SBX_DESC_NO_POLICY = 1u << 5, /* with REFUSED: refused before a policy was loaded (unknown
 				       * language, policy missing or unreadable): one REFUSED record,
 				       * policy and language are what the caller asked for */
 	SBX_DESC_POLICY_TEXT = 1u << 6, /* the policy's text is at SBX_REC_FD_POLICY, policy_bytes long */
+	SBX_DESC_LIVE = 1u << 7,     /* --live: a live session; SBX_REC_FD_STDIN is the call channel */
 };
 
 struct sbx_desc_input {
