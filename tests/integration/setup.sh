@@ -27,12 +27,14 @@ install -d -m 0755 "$prefix/lib/sbx-escape"
 install -d -m 0755 "$prefix/run"
 for f in "$build"/tests/escape/*; do install -m 0755 "$f" "$prefix/lib/sbx-escape/"; done
 
-# sbxtest: in group sbx (may run code); sbxout: not in group sbx; sbxpg:
+# sbxtest: in group sbx (may run code); sbxtest2: a second user in group
+# sbx (another user's runs, escape 26); sbxout: not in group sbx; sbxpg:
 # runs the egress tests' servers (PostgreSQL, listeners), not in group sbx.
-for u in sbxtest sbxout sbxpg; do
+for u in sbxtest sbxtest2 sbxout sbxpg; do
 	getent passwd $u >/dev/null || useradd --no-create-home --home-dir /nonexistent --shell /bin/sh $u
 done
 usermod -a -G sbx sbxtest
+usermod -a -G sbx sbxtest2
 # where lib.sh keeps every result JSON the suite produces (59-result-schema.t)
 rm -rf "$prefix/results"
 install -d -m 0755 "$prefix/results"
