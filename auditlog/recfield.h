@@ -122,6 +122,12 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	X(INPUT_LIMIT, 13, "input limit", "input_bytes", SBX_FT_U64, SBX_KBIT(START) |        \
 	  SBX_KBIT(END), NULL, 0, NULL, "audit", "the policy's input_size limit in bytes, the "   \
 	  "limit version 1's fixed fields lack (show --json puts it in limits)")                \
+	X(ARTS_SKIPPED, 14, "artifacts skipped", "artifacts_skipped", SBX_FT_U64, SBX_KBIT(END), \
+	  NULL, 0, NULL, "audit", "files of /out not returned (the result's artifacts_skipped); " \
+	  "absent when 0")                                                                       \
+	X(ARTS_INCOMPLETE, 15, "artifacts incomplete", "artifacts_incomplete", SBX_FT_STR,       \
+	  SBX_KBIT(END), NULL, 255, NULL, "audit", "why the artifacts listed are not all of "    \
+	  "/out (the collector was killed or failed); absent when they are")                    \
 	X(SBX_VERSION, 20, "sbx version", "sbx_version", SBX_FT_STR, SBX_KBIT(START) |           \
 	  SBX_KBIT(REFUSED) | SBX_KBIT(ROTATE), NULL, 64, NULL, "audit",                        \
 	  "the version of sbx that wrote the record")                                           \

@@ -166,10 +166,17 @@ enum sbx_recorder_fd {
  * path relative to /out with its memfd; a message without an fd is a
  * byte SBX_COLLECT_SKIPPED, a reason byte (enum sbx_art_skip) and the path
  * of a file not returned, or a byte SBX_COLLECT_TRUNCATED and the path of
- * the file the payload was writing when /out filled up.
+ * the file the payload was writing when /out filled up. The last message
+ * is the single byte SBX_COLLECT_DONE: the collector walked all of /out.
+ * The collector runs as the caller, who may kill it at any point: EOF
+ * without SBX_COLLECT_DONE means the list is incomplete, and the recorder
+ * says so (skip reason "incomplete", the END record's
+ * artifacts_incomplete). Where no collector is due (/out empty, a run that
+ * failed before its payload ran) the supervisor sends SBX_COLLECT_DONE
+ * itself.
  */
 #define SBX_PATH_MAX_ART 255 /* bytes of an artifact's path (the record's name) */
-enum { SBX_COLLECT_SKIPPED = 1, SBX_COLLECT_TRUNCATED = 2 };
+enum { SBX_COLLECT_SKIPPED = 1, SBX_COLLECT_TRUNCATED = 2, SBX_COLLECT_DONE = 3 };
 
 /* Why a file in /out is not returned: X(SYMBOL, the result's "reason",
  * the plain-mode words). */
@@ -181,7 +188,8 @@ enum { SBX_COLLECT_SKIPPED = 1, SBX_COLLECT_TRUNCATED = 2 };
 	X(HIDDEN, "hidden", "a hidden name")                                                  \
 	X(BAD_NAME, "bad_name", "a name that is not valid UTF-8 text, or too long")           \
 	X(TOO_DEEP, "too_deep", "nested deeper than 16 directories")                          \
-	X(UNREADABLE, "unreadable", "could not be read")
+	X(UNREADABLE, "unreadable", "could not be read")                                      \
+	X(INCOMPLETE, "incomplete", "not collected: the collector ended before it had walked /out")
 
 enum sbx_art_skip {
 #define SBX_ART_SKIP_ENUM(sym, name, words) SBX_ART_SKIP_##sym,

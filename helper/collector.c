@@ -233,5 +233,8 @@ void collector_main(const struct run *r, int outdir, int art)
 		memcpy(msg + 1, w.newest_path, n);
 		sbx_send_fd(art, msg, 1 + n, -1, 0);
 	}
+	/* the last word: without it the recorder reports the list incomplete */
+	if (sbx_send_fd(art, &(char){SBX_COLLECT_DONE}, 1, -1, 0) < 0)
+		_exit(1);
 	_exit(0);
 }

@@ -43,6 +43,15 @@
  * plus the log, its sockets and pipes. Below this hard RLIMIT_NOFILE a run
  * is refused (rlimits.c): files would be dropped. */
 #define HELPER_NOFILE (SBX_MAX_ARTIFACTS + SBX_MAX_INPUTS + 64)
+/* RLIMIT_NPROC for the helper's processes where root may not raise it to
+ * unlimited (no CAP_SYS_RESOURCE): the kernel counts every process of the
+ * shared uids _sbx, _sbxsign and _sbxnet, every user's runs together,
+ * against the limit the caller brought in (execve(2) EAGAIN after
+ * setresuid, fork(2)). 4096 covers 128 users at the default
+ * max_runs_per_user (32) with one recorder, signer and relay each; below
+ * this hard limit a run is refused (rlimits.c), else another user's runs
+ * would decide whether this one's recorder starts. */
+#define HELPER_NPROC 4096
 
 /* Compiled in, never from argv or the environment; the hooked test helper
  * execs the hooked test recorder (testhook.h). */

@@ -299,6 +299,18 @@ static int wait_recorder(struct sup *s)
 	return st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/* No collector is due: the artifact list is complete as it is (proto.h
+ * SBX_COLLECT_DONE). One byte into an empty socket buffer, MSG_DONTWAIT:
+ * a recorder that died meanwhile shows in finish(). */
+static void artifacts_complete(struct sup *s)
+{
+	if (s->art < 0)
+		return;
+	(void)!send(s->art, &(char){SBX_COLLECT_DONE}, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+	close(s->art);
+	s->art = -1;
+}
+
 /* Tell the recorder how the run ended and let it finish; our exit status.
  * The recorder tells the client s->end.error. */
 static _Noreturn void finish(struct sup *s, int code)
@@ -308,8 +320,10 @@ static _Noreturn void finish(struct sup *s, int code)
 	sbx_msg_hdr_init(&s->end.hdr, SBX_REC_MSG_END, sizeof(s->end));
 	if (send(s->ctl, &s->end, sizeof(s->end), MSG_NOSIGNAL) < 0)
 		warnx1("recorder gone before the END record");
-	if (s->art >= 0)
-		close(s->art);
+	/* still open: no collector ran, none was due (a run that failed or
+	 * was refused before its payload ran, or a sandbox that died before
+	 * it passed /out) */
+	artifacts_complete(s);
 	rc = wait_recorder(s);
 	s->recorder = -1;
 	msg_release();
@@ -689,8 +703,7 @@ static void start_collector(struct sup *s)
 	if (out_empty(s->outdir)) {
 		close(s->outdir);
 		s->outdir = -1;
-		close(s->art);
-		s->art = -1;
+		artifacts_complete(s);
 		return;
 	}
 	TEST_HOOK("supervisor-collect");
@@ -707,7 +720,9 @@ static void start_collector(struct sup *s)
 	s->art = -1;
 	if (pid < 0)
 		return;
-	/* the collector only copies bounded files out of a tmpfs */
+	/* the collector only copies bounded files out of a tmpfs; it runs as
+	 * the caller, who may kill it: whether it finished is its
+	 * SBX_COLLECT_DONE to the recorder, not its exit status */
 	wait_timeout(pid, 30000);
 }
 

@@ -6,7 +6,10 @@
  * needs for itself (raise_rlimits), and the payload gets, resource by
  * resource, the policy's value where the policy has one, never above the
  * caller's original hard limit, and the caller's original soft and hard
- * limits everywhere else (payload_rlimit). So nothing the helper raised
+ * limits everywhere else (payload_rlimit). The helper's own processes
+ * (recorder, signer, relay, collector) keep the raised limits: RLIMIT_NPROC
+ * above all, which the kernel counts per uid, so under the shared system
+ * uids every user's runs would count against this caller's limit. So nothing the helper raised
  * for its own work reaches the payload: an administrator's per-user hard
  * limits (limits.conf, systemd's LimitAS= and friends) hold inside the
  * sandbox as they do outside it.
@@ -39,6 +42,10 @@ static const struct {
 	/* the recorder holds every artifact and input at once */
 	{RLIMIT_NOFILE, "RLIMIT_NOFILE", "-n", 0, HELPER_NOFILE},
 	{RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING", "-i", 0, 64},
+	/* counted per uid, and _sbx, _sbxsign, _sbxnet are shared by every
+	 * user's runs: unlimited where root may, else the caller's hard limit,
+	 * at least HELPER_NPROC (helper.h) */
+	{RLIMIT_NPROC, "RLIMIT_NPROC", "-u", 0, HELPER_NPROC},
 };
 
 static void describe(size_t i, rlim_t v, char *buf, size_t len)

@@ -447,6 +447,8 @@ static void collector_note(struct rec *c, const char *msg, size_t n)
 		clean = sbx_utf8_sanitize(path, strlen(path));
 		skip(c, clean ? clean : "?", why < SBX_ART_SKIP_N ? (enum sbx_art_skip)why : SBX_ART_SKIP_UNREADABLE);
 		free(clean);
+	} else if (n == 1 && msg[0] == SBX_COLLECT_DONE) {
+		c->art_done = true;
 	} else if (n >= 2 && msg[0] == SBX_COLLECT_TRUNCATED) {
 		size_t k = n - 1 < SBX_PATH_MAX_ART ? n - 1 : SBX_PATH_MAX_ART;
 
@@ -491,6 +493,10 @@ static bool collect_one(struct rec *c)
 	}
 	if (n <= 0) {
 		c->art_eof = true;
+		/* the collector (the caller's process) ended before its last
+		 * word: what it did not send is unknown, the list incomplete */
+		if (!c->art_done)
+			skip(c, ".", SBX_ART_SKIP_INCOMPLETE);
 		return false;
 	}
 	name[n] = '\0';
@@ -774,6 +780,9 @@ void recorder_run(const struct sbx_run_desc *d)
 	if ((c.session_state[0] &&
 	     sbx_rec_put_str(&end, SBX_F_SESSION_STATE, c.session_state, err, sizeof(err)) < 0) ||
 	    sbx_rec_put_u64(&end, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, sizeof(err)) < 0 ||
+	    (c.skipped_arts > 0 && sbx_rec_put_u64(&end, SBX_F_ARTS_SKIPPED, c.skipped_arts, err, sizeof(err)) < 0) ||
+	    (!c.art_done && sbx_rec_put_str(&end, SBX_F_ARTS_INCOMPLETE,
+					    "the collector ended before it had walked /out", err, sizeof(err)) < 0) ||
 	    rec_log_append(c.log, &end, c.chain, err, sizeof(err)) < 0) {
 		rec_message(&c, "audit: END record: %s", err);
 		syslog(LOG_ERR, "run=%s END record not written: %s", d->run_id, err);

@@ -65,6 +65,7 @@ struct rec {
 	size_t n_arts, arts_cap, skipped_arts;
 	uint64_t art_total;         /* bytes of the artifacts taken */
 	bool art_eof;
+	bool art_done;  /* SBX_COLLECT_DONE came: the list is all of /out (proto.h) */
 	struct skipped_art *skipped; /* the first MAX_SKIPPED_LISTED of skipped_arts */
 	size_t n_skipped;
 	uint64_t skipped_why[SBX_ART_SKIP_N]; /* all of them, by reason */

@@ -27,11 +27,12 @@ install -d -m 0755 "$prefix/lib/sbx-escape"
 install -d -m 0755 "$prefix/run"
 for f in "$build"/tests/escape/*; do install -m 0755 "$f" "$prefix/lib/sbx-escape/"; done
 
-# sbxtest: in group sbx (may run code); sbxout: not in group sbx; sbxpg:
-# runs the egress tests' servers (PostgreSQL, listeners), not in group sbx;
-# sbxtest2: in group sbx too, the other user who must not reach sbxtest's
-# live sessions (80-live-session.t).
-for u in sbxtest sbxout sbxpg sbxtest2; do
+# sbxtest: in group sbx (may run code); sbxtest2: a second user in group
+# sbx (another user's runs, escape 26; the user who must not reach
+# sbxtest's live sessions, 80-live-session.t); sbxout: not in group sbx;
+# sbxpg: runs the egress tests' servers (PostgreSQL, listeners), not in
+# group sbx.
+for u in sbxtest sbxtest2 sbxout sbxpg; do
 	getent passwd $u >/dev/null || useradd --no-create-home --home-dir /nonexistent --shell /bin/sh $u
 done
 usermod -a -G sbx sbxtest

@@ -24,6 +24,7 @@
 #include "limitjson.h"
 #include "outcome.h"
 #include "policy.h"
+#include "proto.h"
 #include "recorder.h"
 #include "report.h"
 #include "runs.h"
@@ -152,6 +153,31 @@ static void test_outcome_mcp_schema(void **state)
 	}
 	assert_int_equal(json_array_size(en), k);
 	json_decref(def);
+}
+
+/* The skip reasons of the result schema are proto.h's SBX_ART_SKIPS, in
+ * its order, the recorder's only list of them. */
+static void test_skip_reasons_schema(void **state)
+{
+	static const char *const names[] = {
+#define SBX_ART_SKIP_NAME(sym, name, words) name,
+		SBX_ART_SKIPS(SBX_ART_SKIP_NAME)
+#undef SBX_ART_SKIP_NAME
+	};
+	char path[1024];
+	json_t *schema, *en;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/docs/result.schema.json", SBX_SRCDIR);
+	schema = json_load_file(path, 0, NULL);
+	assert_non_null(schema);
+	en = json_object_get(json_object_get(json_object_get(json_object_get(json_object_get(
+		json_object_get(schema, "properties"), "skipped"), "items"), "properties"), "reason"), "enum");
+	assert_non_null(en);
+	assert_int_equal(json_array_size(en), SBX_ART_SKIP_N);
+	for (size_t i = 0; i < SBX_ART_SKIP_N; i++)
+		assert_string_equal(json_string_value(json_array_get(en, i)), names[i]);
+	json_decref(schema);
 }
 
 /* The client's error message of a limit outcome names the limit. */
@@ -362,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_limit_policy_and_tighten),
 		cmocka_unit_test(test_limit_json_consumers),
 		cmocka_unit_test(test_limit_man),
+		cmocka_unit_test(test_skip_reasons_schema),
 	};
 	return cmocka_run_group_tests_name("vocab", tests, NULL, NULL);
 }

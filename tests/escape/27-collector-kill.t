@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Escape class 27: an artifact list cut short by the caller and reported
+# complete. The collector copies /out as the caller (whose files these
+# are), so the caller may SIGKILL it mid-copy (tests/escape/
+# collector_kill.py); the recorder took the artifact channel's EOF for the
+# end of /out: the result said outcome ok with a part of the 1000 files,
+# "skipped": [] and the END record no word of it. The collector's last
+# message is now SBX_COLLECT_DONE (common/proto.h), the supervisor sends it
+# itself where no collector is due (/out empty), and the recorder reports
+# a list without it incomplete: a skipped entry "." with reason
+# "incomplete", skipped_reasons.incomplete, and the END record's
+# artifacts_incomplete and artifacts_skipped.
+#
+# Defence checked by removing it: the "incomplete" skip at the artifact
+# channel's EOF in collect_one (recorder/recorder.c): the killed run said
+# ok with a part of the 1000 artifacts, "skipped": [] and no
+# artifacts_incomplete in END: tests 2-4 failed.
+. "$(dirname "$0")/lib.sh"
+plan 7
+
+cp "$ESC/collector_kill.py" "$T/collector_kill.py"
+chmod 0644 "$T/collector_kill.py"
+code='for i in range(1000):
+    open("/out/f%04d.bin" % i, "wb").write(b"x" * 32768)
+print("WROTE")'
+killed=
+for try in 1 2 3 4 5; do
+	run_as sbxtest python3 "$T/collector_kill.py" "$SBX" "$T/out" "$code" > "$T/kill" 2>&1
+	keep_results "$T/out"
+	grep -q '^KILLED' "$T/kill" && [ "$(pj "$T/out" 'len(d["artifacts"])')" != 1000 ] && { killed=1; break; }
+done
+id=$(jget id)
+diag "try $try: $(cat "$T/kill"); $(pj "$T/out" 'd["outcome"], len(d["artifacts"]), d["skipped_reasons"], d["skipped"][-1:]')"
+check "the caller killed the collector mid-copy" [ -n "$killed" ]
+check "the result says the artifacts are incomplete (skipped '.' incomplete)" \
+	[ "$(pj "$T/out" '[s for s in d["skipped"] if s["reason"] == "incomplete"]')" = "[{'path': '.', 'reason': 'incomplete'}]" ]
+check "skipped_reasons counts it, artifacts_skipped too" \
+	[ "$(pj "$T/out" 'd["skipped_reasons"].get("incomplete"), d["artifacts_skipped"] >= 1')" = "(1, True)" ]
+"$AUDIT" show --json "$id" > "$T/show" 2>&1
+check "the END record says why the list is incomplete" \
+	[ "$(pj "$T/show" '[r.get("artifacts_incomplete") for r in (d if isinstance(d, list) else d.get("records", [d])) if r.get("artifacts_incomplete")]')" = "['the collector ended before it had walked /out']" ]
+
+# nothing killed: the same run is complete, with nothing said of it
+sbx_run run --json -c "$code"
+check "not killed: all 1000 artifacts, nothing skipped" \
+	[ "$(pj "$T/out" 'len(d["artifacts"]), d["artifacts_skipped"], d["skipped"]')" = "(1000, 0, [])" ]
+# /out empty: no collector is forked, and the list is complete
+sbx_run run --json -c 'print(1)'
+check "/out empty (no collector forked): complete, nothing skipped" \
+	[ "$(jget outcome) $(jget artifacts_skipped) $(pj "$T/out" 'd["skipped"]')" = "ok 0 []" ]
+audited_unchanged() { audited "$id" ok && host_unchanged; }
+check "the killed run is audited (ok), the host unchanged" audited_unchanged
+finish
