@@ -369,7 +369,9 @@ size_t vfy_runs_policies(struct vfy_runs *r)
 {
 	size_t i, n = 0;
 
-	qsort(r->pols, r->n_pols, sizeof(*r->pols), cmp_policy);
+	/* none before the policy table existed: a NULL base (UBSan) */
+	if (r->n_pols > 1)
+		qsort(r->pols, r->n_pols, sizeof(*r->pols), cmp_policy);
 	for (i = 0; i < r->n_pols; i++)
 		if (n == 0 || r->pols[n - 1].bytes != r->pols[i].bytes ||
 		    memcmp(r->pols[n - 1].sha256, r->pols[i].sha256, 32) != 0)
