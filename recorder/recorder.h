@@ -110,8 +110,10 @@ _Noreturn void recorder_run(const struct sbx_run_desc *d);
  * ended the run (its policy key), or the full tmpfs it ran into, or "". */
 const char *rec_limit_name(const struct sbx_run_end *e);
 
-/* result.c: the result JSON (docs/result.schema.json) of a recorded run;
- * traceback is consumed. NULL when out of memory. */
+/* result.c: the result JSON (docs/result.schema.json) of a recorded run.
+ * The caller's reference to traceback is released on every path, NULL
+ * returned included: the caller must not use or release it afterwards.
+ * NULL when out of memory. */
 json_t *result_json(const struct rec *c, json_t *traceback);
 
 #endif
