@@ -23,6 +23,13 @@
 
 /* Files not returned that the result lists by path (all are counted). */
 #define MAX_SKIPPED_LISTED 1024
+/* After END, the longest the recorder waits for the payload's pipes to
+ * reach EOF, and for each further message of the collector (ms). The
+ * supervisor sends END once the sandbox and the collector are gone, so
+ * what is left is already buffered; a process that did not die (frozen in
+ * the caller's cgroup v1 freezer, docs/threat-model.md row 28) still holds
+ * its end open, and nothing of the recorder waits on it for longer. */
+#define REC_TAIL_MS 2000
 
 struct skipped_art {
 	char path[SBX_PATH_MAX_ART + 1];
