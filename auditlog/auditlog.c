@@ -593,17 +593,19 @@ void sbx_audit_close(struct sbx_audit *a)
 	free(a);
 }
 
-int sbx_audit_start_claims(struct sbx_audit *a, const char *run_id, uint32_t *uid, char *session,
-			   size_t session_len, uint32_t *attempt, char *err, size_t errlen)
+int sbx_audit_start_claims(struct sbx_audit *a, const char *run_id, struct sbx_start_claims *c, char *err,
+			   size_t errlen)
 {
 	sqlite3_stmt *st;
 	int rc, ret = 1;
 
-	if (session_len > 0)
-		session[0] = '\0';
+	memset(c, 0, sizeof(*c));
+	/* both through the run_id index: a START, then its last END */
 	if (sqlite3_prepare_v2(a->db,
-			       "SELECT uid, COALESCE(session, ''), attempt FROM records"
-			       " WHERE run_id = ?1 AND kind = 'start' ORDER BY seq LIMIT 1",
+			       "SELECT s.uid, COALESCE(s.session, ''), s.attempt, COALESCE(s.language, ''),"
+			       " COALESCE(s.policy, ''), (SELECT COALESCE(e.outcome, '') FROM records e"
+			       " WHERE e.run_id = s.run_id AND e.kind = 'end' ORDER BY e.seq DESC LIMIT 1)"
+			       " FROM records s WHERE s.run_id = ?1 AND s.kind = 'start' ORDER BY s.seq LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK) {
 		sbx_audit_seterr(err, errlen, "%s: records: %s", a->path, sqlite3_errmsg(a->db));
 		return -1;
@@ -611,10 +613,18 @@ int sbx_audit_start_claims(struct sbx_audit *a, const char *run_id, uint32_t *ui
 	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		const unsigned char *s = sqlite3_column_text(st, 1);
-		*uid = (uint32_t)sqlite3_column_int64(st, 0);
-		snprintf(session, session_len, "%s", s ? (const char *)s : "");
-		*attempt = (uint32_t)sqlite3_column_int64(st, 2);
+		const unsigned char *t;
+
+		c->uid = (uint32_t)sqlite3_column_int64(st, 0);
+		c->attempt = (uint32_t)sqlite3_column_int64(st, 2);
+		t = sqlite3_column_text(st, 1);
+		snprintf(c->session, sizeof(c->session), "%s", t ? (const char *)t : "");
+		t = sqlite3_column_text(st, 3);
+		snprintf(c->language, sizeof(c->language), "%s", t ? (const char *)t : "");
+		t = sqlite3_column_text(st, 4);
+		snprintf(c->policy, sizeof(c->policy), "%s", t ? (const char *)t : "");
+		t = sqlite3_column_text(st, 5);
+		snprintf(c->outcome, sizeof(c->outcome), "%s", t ? (const char *)t : "");
 		ret = 0;
 	} else if (rc != SQLITE_DONE) {
 		sbx_audit_seterr(err, errlen, "%s: records: %s", a->path, sqlite3_errmsg(a->db));

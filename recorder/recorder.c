@@ -40,8 +40,7 @@ static int parent_field(struct sbx_record *rec, struct rec *c, char *err, size_t
 
 	if (c->d->parent_id[0] == '\0')
 		return 0;
-	if (rec_log_parent_check(c->log, c->d->parent_id, c->d->uid, c->d->session, c->d->attempt, &verdict, err,
-				 errlen) < 0)
+	if (rec_log_parent_check(c->log, c->d, &verdict, err, errlen) < 0)
 		return -1;
 	return sbx_rec_put_str(rec, SBX_F_PARENT_CHECK, verdict, err, errlen);
 }
