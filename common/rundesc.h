@@ -126,6 +126,19 @@ struct sbx_run_end {
 #define SBX_DISK_FULL_OUT 2u
 #define SBX_DISK_FULL_SHM 4u
 
+/* A live session's cgroup, supervisor -> recorder (SBX_REC_MSG_CGROUP),
+ * once, after START: the directory of its memory controller, which the
+ * recorder (_sbx) reads for the session's and its calls' memory
+ * (memory.usage_in_bytes and memory.max_usage_in_bytes on v1,
+ * memory.current and memory.peak on v2; cgroup files are world-readable). */
+struct sbx_live_cgroup {
+	struct sbx_msg_hdr hdr;
+	uint32_t v2;
+	char memory_dir[4096];
+};
+/* The same check for it (an absolute path under /sys/fs/cgroup). */
+int sbx_live_cgroup_check(const void *buf, size_t n, char *err, size_t errlen);
+
 /* Fill a message header. */
 void sbx_msg_hdr_init(struct sbx_msg_hdr *h, enum sbx_rec_msg type, size_t size);
 

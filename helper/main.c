@@ -1005,6 +1005,17 @@ int main(int argc, char **argv)
 	TEST_MARK("supervisor-start-ok");
 	if (verdict != 0)
 		start_refused(s, verdict);
+	if (run.live) {
+		/* where the session's memory is accounted: the recorder reads it
+		 * there for session ls and each call's END (a path we made; the
+		 * recorder opens it as _sbx) */
+		static struct sbx_live_cgroup g;
+		bool v2;
+		sbx_msg_hdr_init(&g.hdr, SBX_REC_MSG_CGROUP, sizeof(g));
+		strlcpy(g.memory_dir, cgroup_memory_dir(s->cg, &v2), sizeof(g.memory_dir));
+		g.v2 = v2;
+		(void)!send(s->ctl, &g, sizeof(g), MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
 	/* a sandbox whose set-up failed meanwhile is gone: its message says
 	 * why (read after supervise), not a failed write */
 	if (write(s->sync, &(char){SBX_SANDBOX_EXEC}, 1) != 1)
