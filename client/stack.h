@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 #ifndef SBX_CLIENT_STACK_H
 #define SBX_CLIENT_STACK_H
+#include <sys/resource.h>
 
 /* The stack sbx itself needs (bytes): its buffers and policy structures
  * live on the stack, and a caller's `ulimit -s 64` crashed it. */
-#define SBX_CLIENT_STACK_MIN (1024u * 1024u)
+#define SBX_CLIENT_STACK_MIN ((rlim_t)1024 * 1024)
 
 /*
  * Raise the soft RLIMIT_STACK of this process to SBX_CLIENT_STACK_MIN when

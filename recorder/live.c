@@ -53,8 +53,6 @@ struct call {
 	struct rec r;  /* the call's own view: its code, output, END, result */
 	struct sbx_run_desc d; /* the session's, with the call's wall_time and cpu_time */
 	bool active, client_gone, interrupted, killed, restarted;
-	int in_fds[SBX_MAX_INPUTS]; /* the call's inputs (sealed memfds), until sent */
-	uint32_t n_in;
 	uint64_t t0, deadline, hard; /* sbx_mono_ms() */
 };
 
@@ -671,7 +669,7 @@ static void take_conn(struct live *L, int fd)
 	int fds[SBX_MAX_INPUTS + 1];
 	size_t nfd = 0, got = 0, want = sizeof(b.q);
 	bool trunc = false, other;
-	uint64_t until;
+	uint64_t req_until;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0) {
 		close(fd);
@@ -680,11 +678,11 @@ static void take_conn(struct live *L, int fd)
 	/* another user gets no more of the session's time than a refused
 	 * connection's drain */
 	other = cr.uid != L->c->d->uid;
-	until = now_ms() + (other ? LIVE_DRAIN_MS : LIVE_REQ_MS);
+	req_until = now_ms() + (other ? LIVE_DRAIN_MS : LIVE_REQ_MS);
 	memset(&b, 0, sizeof(b));
 	while (got < want) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		int64_t left = (int64_t)(until - now_ms());
+		int64_t left = (int64_t)(req_until - now_ms());
 		struct iovec iov = {.iov_base = (char *)&b + got, .iov_len = want - got};
 		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 		ssize_t n;
@@ -729,7 +727,7 @@ static void take_conn(struct live *L, int fd)
 	} else if (b.q.op == SBX_LIVE_CALL && L->stopping) {
 		refuse(L, fd, cr.uid, "session_ended", "the session is stopping: no more calls", codefd);
 	} else if (b.q.op == SBX_LIVE_CALL) {
-		uint64_t sizes[SBX_MAX_INPUTS];
+		uint64_t sizes[SBX_MAX_INPUTS] = {0};
 		char why[SBX_DESC_ERR_LEN];
 		const char *code = NULL;
 

@@ -26,7 +26,7 @@
 # (helpers). Not yet checked here by removing each one.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
-plan 18
+plan 17
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"
 m=k$$
@@ -85,8 +85,8 @@ run_as sbxtest kill -KILL "$ip"; krc=$?
 wait $cl
 check "the caller may kill the session's init (its own uid): rc $krc" [ "$krc" = 0 ]
 check "  nothing of the session left" gone ${m}b "$B"
-check "  the call and the session recorded ($(paired "$B"))" has "$(paired "$B")" '^ok died: signal'
-check "  the call's result says the session died" grep -q '"session_state": "died: signal"' "$T/bout"
+check "  the call and the session recorded ($(paired "$B"))" has "$(paired "$B")" '^ok died: '
+check "  the call's result says the session died" grep -q '"session_state": "died: ' "$T/bout"
 
 # --- the interpreter killed between calls -------------------------------
 lrun session start ${m}c
