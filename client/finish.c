@@ -246,8 +246,25 @@ int run_finish(struct run_state *rs)
 		/* a policy that does not exist: refused before any record, with
 		 * the status of one that does not allow the caller (escape 05) */
 		bool refused = WIFEXITED(rs->status) && WEXITSTATUS(rs->status) == SBX_EXIT_REFUSED;
+		/* a live session's recorder refused the call (recorder/live.c
+		 * refuse): "sbx-helper: refused: CODE: why", audited */
+		const struct sbx_errcode *lc = NULL;
+		if (strncmp(rs->message, "sbx-helper: refused: ", 21) == 0) {
+			char code[32];
+			size_t n = strcspn(rs->message + 21, ":");
+			if (n < sizeof(code)) {
+				memcpy(code, rs->message + 21, n);
+				code[n] = '\0';
+				lc = sbx_errcode_find(code);
+			}
+		}
 
 		no_result_reason(rs, why, sizeof(why));
+		if (lc != NULL) {
+			if (rs->o->json)
+				cli_print_json_error(lc->code, why);
+			return lc->exit_status >= 0 ? lc->exit_status : SBX_EXIT_FAILURE;
+		}
 		if (rs->o->json)
 			cli_print_json_error(audit ? "audit_unavailable" : refused ? "policy_denied" : "setup", why);
 		/* In plain mode the helper's own message is already on our

@@ -31,16 +31,17 @@
 #include <jansson.h>
 
 #include "code.h"
+#include "errcode.h"
 #include "fail.h"
 #include "frames.h"
 #include "name.h"
+#include "policies.h"
 #include "run.h"
 #include "session.h"
 #include "spawn.h"
 #include "units.h"
 #include "version.h"
 
-#define DRIVER_PY SBX_DATADIR "/sbx/sandbox/python/sbx_live.py"
 
 /* $XDG_DATA_HOME/sbx/live/NAME.json (or ~/.local/share/...) */
 static void state_path(const char *name, char *out, size_t len, bool mkdirs)
@@ -89,26 +90,43 @@ int live_connect(const char *name)
 	return fd;
 }
 
-static void send_req(int fd, uint16_t op, const struct run_opts *o, int code_fd)
+/* One request: the code (CALL) and the call's inputs as sealed memfds in
+ * one SCM_RIGHTS, the inputs' names after the request (proto.h). */
+static void send_req(int fd, uint16_t op, const struct run_opts *o, int code_fd, uint32_t flags)
 {
-	struct sbx_live_req q = {.magic = SBX_LIVE_MAGIC, .version = SBX_LIVE_VERSION, .op = op};
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
+	static struct {
+		struct sbx_live_req q;
+		struct sbx_live_input in[SBX_MAX_INPUTS];
+	} b;
+	int fds[1 + SBX_MAX_INPUTS], nfd = 0;
+	char cbuf[CMSG_SPACE(sizeof(fds))];
+	struct iovec iov = {.iov_base = &b};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	size_t n_in = o != NULL && code_fd >= 0 ? o->n_inputs : 0;
 
+	memset(&b, 0, sizeof(b));
+	b.q = (struct sbx_live_req){.magic = SBX_LIVE_MAGIC, .version = SBX_LIVE_VERSION, .op = op, .flags = flags};
 	if (o != NULL)
-		q.wall_ms = o->timeout_ms;
-	if (code_fd >= 0) {
+		b.q.wall_ms = o->timeout_ms;
+	if (code_fd >= 0)
+		fds[nfd++] = code_fd;
+	for (size_t i = 0; i < n_in; i++) {
+		fds[nfd++] = o->input_fds[i];
+		snprintf(b.in[i].name, sizeof(b.in[i].name), "%s", o->input_names[i]);
+	}
+	b.q.n_inputs = (uint32_t)n_in;
+	iov.iov_len = sizeof(b.q) + n_in * sizeof(b.in[0]);
+	if (nfd > 0) {
 		memset(cbuf, 0, sizeof(cbuf));
 		m.msg_control = cbuf;
-		m.msg_controllen = sizeof(cbuf);
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
 		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
 		h->cmsg_level = SOL_SOCKET;
 		h->cmsg_type = SCM_RIGHTS;
-		h->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(h), &code_fd, sizeof(int));
+		h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
+		memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)nfd);
 	}
-	if (sendmsg(fd, &m, MSG_NOSIGNAL) != (ssize_t)sizeof(q))
+	if (sendmsg(fd, &m, MSG_NOSIGNAL) != (ssize_t)iov.iov_len)
 		cli_die("--session", "the session did not take the request: %s", strerror(errno));
 }
 
@@ -122,6 +140,19 @@ static int lock_path(const char *name, char *out, size_t len)
 	state_path(name, s, sizeof(s), false);
 	s[strlen(s) - 5] = '\0'; /* ".json" */
 	return snprintf(out, len, "%s.lock", s) >= (int)len ? -1 : 0;
+}
+
+/* $XDG_DATA_HOME/sbx/live/NAME.restarted: set by a restart, taken by the
+ * next call (only the caller's own files: the caller's word, recorded as
+ * its session_state) */
+static void restart_mark(const char *name, char *out, size_t len)
+{
+	char s[PATH_MAX];
+
+	state_path(name, s, sizeof(s), false);
+	s[strlen(s) - 5] = '\0';
+	if (snprintf(out, len, "%s.restarted", s) >= (int)len)
+		cli_die("session", "%s: path too long", s);
 }
 
 /* The ended session's last word, from its keeper's state file. */
@@ -166,13 +197,30 @@ int live_run(const struct run_opts *o, bool *handled)
 		*handled = false; /* no live session: a session directory at /work */
 		return 0;
 	}
-	if (o->n_inputs || o->stdin_fd >= 0 || o->fix || o->dry_run)
-		cli_die_usage("--session", "%s is live: its calls take -c CODE or FILE and --timeout only "
-			      "(files go to /work with the session directory)", o->work_session);
+	if (o->stdin_fd >= 0 || o->fix || o->dry_run)
+		cli_die_usage("--session", "%s is live: its calls take -c CODE or FILE, --input and --timeout only "
+			      "(no --stdin, --fix or --dry-run)", o->work_session);
 	int code_fd = code_memfd(o);
-	send_req(fd, SBX_LIVE_CALL, o, code_fd);
+	char mark[PATH_MAX];
+	restart_mark(o->work_session, mark, sizeof(mark));
+	/* the first call after a restart says so (session_state restarted) */
+	bool restarted = access(mark, F_OK) == 0;
+	send_req(fd, SBX_LIVE_CALL, o, code_fd, restarted ? SBX_LIVE_F_RESTARTED : 0);
 	close(code_fd);
+	if (restarted)
+		unlink(mark);
 	return run_on_socket(o, fd);
+}
+
+void live_mark_restarted(const char *name)
+{
+	char mark[PATH_MAX];
+	int fd;
+
+	restart_mark(name, mark, sizeof(mark));
+	fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Frames until EOF; the RESULT's text (malloc'ed) or NULL; MESSAGEs to fd 2. */
@@ -213,13 +261,14 @@ static char *read_result(int fd, char *id, size_t idlen, bool stop_at_started)
 
 static int usage_start(void)
 {
-	fputs("Usage: sbx session start NAME [--policy P] [--idle DURATION] [--lifetime DURATION] [--json]\n", stderr);
+	fputs("Usage: sbx session start NAME [--policy P] [--lang L] [--idle DURATION] [--lifetime DURATION] [--json]\n",
+	      stderr);
 	return SBX_EXIT_FAILURE;
 }
 
 int live_start(int argc, char **argv)
 {
-	const char *name = NULL, *policy = NULL;
+	const char *name = NULL, *policy = NULL, *lang = "python";
 	uint64_t idle = 0, life = 0;
 	bool json = false;
 	char id[80];
@@ -229,6 +278,8 @@ int live_start(int argc, char **argv)
 		const char *a = argv[i];
 		if (strcmp(a, "--json") == 0)
 			json = true;
+		else if (strcmp(a, "--lang") == 0 && i + 1 < argc)
+			lang = argv[++i];
 		else if ((strcmp(a, "--policy") == 0 || strcmp(a, "--idle") == 0 || strcmp(a, "--lifetime") == 0) &&
 			 i + 1 < argc) {
 			const char *v = argv[++i];
@@ -244,7 +295,7 @@ int live_start(int argc, char **argv)
 	}
 	if (name == NULL || !code_name_valid(name))
 		return usage_start();
-	rc = live_begin(name, policy, idle, life, id, sizeof(id));
+	rc = live_begin(name, policy, lang, idle, life, id, sizeof(id));
 	if (rc != 0) {
 		if (json)
 			cli_print_json_error("setup", "the session did not start");
@@ -257,8 +308,8 @@ int live_start(int argc, char **argv)
 	return 0;
 }
 
-int live_begin(const char *name, const char *policy, uint64_t idle_ms, uint64_t lifetime_ms, char *sid,
-	       size_t sidlen)
+int live_begin(const char *name, const char *policy, const char *lang, uint64_t idle_ms, uint64_t lifetime_ms,
+	       char *sid, size_t sidlen)
 {
 	struct run_opts o;
 	char path[PATH_MAX], id[80] = "";
@@ -275,18 +326,32 @@ int live_begin(const char *name, const char *policy, uint64_t idle_ms, uint64_t 
 	o.policy = policy;
 	o.idle_ms = idle_ms;
 	o.lifetime_ms = lifetime_ms;
-	/* the driver, recorded as the session's code */
-	FILE *f = fopen(DRIVER_PY, "re");
+	/* the language's driver (sbx.conf live_driver), recorded as the
+	 * session's code */
+	char dpath[PATH_MAX];
+	policies_check_language(lang);
+	int drc = policies_live_driver(lang, dpath, sizeof(dpath));
+	if (drc == -3) {
+		fprintf(stderr, "sbx: session start %s: language '%s' has no live_driver in %s/sbx/sbx.conf: "
+			"it has no live sessions\n", name, lang, SBX_SYSCONFDIR);
+		return SBX_EXIT_USAGE;
+	}
+	if (drc < 0)
+		cli_die("session start", "%s/sbx/sbx.conf: unreadable or invalid (sbx doctor)", SBX_SYSCONFDIR);
+	FILE *f = fopen(dpath, "re");
 	static char driver[256 << 10];
 	size_t n = f ? fread(driver, 1, sizeof(driver) - 1, f) : 0;
 	if (f == NULL || n == 0)
-		cli_die("session start", "%s: %s", DRIVER_PY, f ? "empty" : strerror(errno));
+		cli_die("session start", "%s: %s", dpath, f ? "empty" : strerror(errno));
 	fclose(f);
 	driver[n] = '\0';
 	o.code = driver;
 	o.code_len = n;
-	o.lang = "python";
-	snprintf(o.name, sizeof(o.name), "sbx_live.py");
+	o.lang = lang;
+	{
+		const char *base = strrchr(dpath, '/') + 1;
+		snprintf(o.name, sizeof(o.name), "%s", base);
+	}
 	o.work_session = o.session = name;
 	o.work_fd = session_open(name);
 	o.live = true;
@@ -317,6 +382,8 @@ int live_begin(const char *name, const char *policy, uint64_t idle_ms, uint64_t 
 			_exit(SBX_EXIT_FAILURE);
 		}
 		unlink(path); /* a new session: the last one's end is history (the audit log keeps it) */
+		restart_mark(name, lp, sizeof(lp));
+		unlink(lp); /* a restart marks the new session after it started */
 		/* nothing of the starter's stdio is held for the session's life
 		 * (a shell's $(sbx session start) would never end); until START,
 		 * what the helper and we have to say goes to the starter */
@@ -385,7 +452,7 @@ int live_stop(const char *name, bool json, bool quiet)
 		fprintf(stderr, "sbx: session stop %s: no live session of that name\n", name);
 		return SBX_EXIT_NO_SESSION;
 	}
-	send_req(fd, SBX_LIVE_STOP, NULL, -1);
+	send_req(fd, SBX_LIVE_STOP, NULL, -1, 0);
 	res = read_result(fd, NULL, 0, false);
 	close(fd);
 	/* the keeper writes the session's end once the recorder has recorded it */
@@ -408,7 +475,7 @@ int live_status(const char *name, json_t **out)
 
 	if (fd < 0)
 		return -1;
-	send_req(fd, SBX_LIVE_STATUS, NULL, -1);
+	send_req(fd, SBX_LIVE_STATUS, NULL, -1, 0);
 	res = read_result(fd, NULL, 0, false);
 	close(fd);
 	*out = res ? json_loads(res, 0, NULL) : NULL;

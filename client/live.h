@@ -17,10 +17,12 @@ int live_connect(const char *name);
 int live_run(const struct run_opts *o, bool *handled);
 /* sbx session start NAME [...] (argv from "session"); exit status. */
 int live_start(int argc, char **argv);
-/* Start the live session NAME (policy NULL: the default; 0 ms: the
+/* Start the live session NAME in language lang (policy NULL: the default; 0 ms: the
  * policy's); its id in sid. 0, or an exit status (the reason on fd 2). */
-int live_begin(const char *name, const char *policy, uint64_t idle_ms, uint64_t lifetime_ms, char *sid,
-	       size_t sidlen);
+int live_begin(const char *name, const char *policy, const char *lang, uint64_t idle_ms, uint64_t lifetime_ms,
+	       char *sid, size_t sidlen);
+/* After a restart of NAME: its next call's session_state is "restarted". */
+void live_mark_restarted(const char *name);
 /* sbx session stop NAME (quiet: print nothing on success); exit status. */
 int live_stop(const char *name, bool json, bool quiet);
 /* The STATUS answer of a live NAME (*out, the caller decrefs), or -1. */

@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <bsd/string.h>
 
+#include "version.h"
 #include "access.h"
 #include "cli.h"
 #include "fail.h"
@@ -122,6 +123,19 @@ void policies_check_language(const char *lang)
 	free(c);
 	cli_die_code("unknown_language", "--lang", "no language '%s' in %s; there are: %s", lang, CONF_PATH,
 		     names[0] ? names : "none");
+}
+
+int policies_live_driver(const char *lang, char *out, size_t len)
+{
+	struct sbx_config *c = read_config();
+	const struct sbx_language *l = c != NULL ? sbx_config_language(c, lang) : NULL;
+	int rc = c == NULL ? -1 : l == NULL ? -2 : l->live_driver[0] == '\0' ? -3 : 0;
+
+	/* /sbx/X in the sandbox is SBX_DATADIR/sbx/sandbox/X here */
+	if (rc == 0 && snprintf(out, len, "%s/sbx/sandbox/%s", SBX_DATADIR, l->live_driver + 5) >= (int)len)
+		rc = -1;
+	free(c);
+	return rc;
 }
 
 void policy_limits(const char *name, struct sbx_limits *out, char *resolved, size_t len)

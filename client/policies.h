@@ -21,6 +21,10 @@ int policies_main(int argc, char **argv);
  * helper checks again and stays the authority.
  */
 void policies_check_language(const char *lang);
+/* The host path of language lang's live_driver (sbx.conf(5)) in out: 0;
+ * -1 sbx.conf unreadable or invalid, -2 no such language, -3 the language
+ * has no live_driver. */
+int policies_live_driver(const char *lang, char *out, size_t len);
 
 /* The policy NAME's limits (NULL: sbx.conf's default policy), as the
  * client can read them; the built-in defaults when it cannot (the helper

@@ -222,12 +222,19 @@ static int session_ls(bool json)
 	json_array_foreach(arr, i, o) {
 		json_t *live = json_object_get(o, "live");
 		const char *lstate = json_string_value(json_object_get(live, "session_state"));
-		char state[96];
+		char state[160];
 
-		if (lstate != NULL && strcmp(lstate, "live") == 0)
-			snprintf(state, sizeof(state), "live: %lld calls, idle %llds",
+		if (lstate != NULL && strcmp(lstate, "live") == 0) {
+			char cur[32] = "?", peak[32] = "?";
+			json_t *m = json_object_get(live, "memory_bytes"), *mp = json_object_get(live, "memory_peak_bytes");
+			if (json_is_integer(m))
+				snprintf(cur, sizeof(cur), "%.1fM", (double)json_integer_value(m) / 1048576.0);
+			if (json_is_integer(mp))
+				snprintf(peak, sizeof(peak), "%.1fM", (double)json_integer_value(mp) / 1048576.0);
+			snprintf(state, sizeof(state), "live: %lld calls, idle %llds, memory %s (peak %s)",
 				 (long long)json_integer_value(json_object_get(live, "cells")),
-				 (long long)json_integer_value(json_object_get(live, "idle_ms")) / 1000);
+				 (long long)json_integer_value(json_object_get(live, "idle_ms")) / 1000, cur, peak);
+		}
 		else if (lstate != NULL)
 			snprintf(state, sizeof(state), "%s", lstate);
 		else
@@ -325,7 +332,10 @@ int session_main(int argc, char **argv)
 		if (rc != 0)
 			return rc;
 		char *av[] = {argv[0], sbx_unconst("start"), argv[2], json ? sbx_unconst("--json") : NULL, NULL};
-		return live_start(json ? 4 : 3, av);
+		rc = live_start(json ? 4 : 3, av);
+		if (rc == 0)
+			live_mark_restarted(argv[2]);
+		return rc;
 	}
 	if (strcmp(argv[1], "rm") == 0) {
 		if (argc == 4 && strcmp(argv[2], "--") == 0)

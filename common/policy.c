@@ -553,6 +553,16 @@ static int config_handler(void *user, const char *section, const char *name, con
 				return fail(c, "search_path: '%s' is not VAR=/DIR[:/DIR...]", value);
 			return 1;
 		}
+		if (strcmp(name, "live_driver") == 0) {
+			/* sbx's own tree the sandbox sees at /sbx: the client reads
+			 * the same file (SBX_DATADIR/sbx/sandbox) and sends it as the
+			 * session's code */
+			if (strncmp(value, "/sbx/", 5) != 0 || strstr(value, "/..") != NULL ||
+			    strpbrk(value, " \t") != NULL ||
+			    strlcpy(l->live_driver, value, sizeof(l->live_driver)) >= sizeof(l->live_driver))
+				return fail(c, "live_driver: '%s' is not a file under /sbx/", value);
+			return 1;
+		}
 		if (strcmp(name, "extension") == 0) {
 			if (value[0] != '.' || strlen(value) >= sizeof(l->extension) || strchr(value, '/'))
 				return fail(c, "extension: '%s' is not a suffix like .py", value);

@@ -103,6 +103,7 @@ struct sbx_language {
 	char env[SBX_MAX_LANG_ENV][256];     /* "KEY=VALUE" defaults; a policy's [env] replaces them */
 	size_t n_env;
 	char search_path[256];               /* "VAR=DIR:DIR", put in front of the policy's VAR, or "" */
+	char live_driver[SBX_PATH_LEN];      /* a live session's driver under /sbx (sbx.conf(5)), or "" */
 };
 
 struct sbx_config {

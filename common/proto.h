@@ -217,6 +217,7 @@ struct sbx_msg_hdr {
 enum sbx_rec_msg {
 	SBX_REC_MSG_RUN = 1, /* struct sbx_run_desc: what the run is */
 	SBX_REC_MSG_END = 2, /* struct sbx_run_end: how it ended */
+	SBX_REC_MSG_CGROUP = 3, /* --live, after START: struct sbx_live_cgroup */
 };
 
 /* recorder -> supervisor: one byte each on SBX_REC_FD_CONTROL */
@@ -254,13 +255,16 @@ enum sbx_sandbox_msg {
  * client checks the listener's is _sbx's (nobody else can squat a name it
  * would send code to). A connection carries one struct sbx_live_req (with
  * CALL, the code as a sealed memfd in SCM_RIGHTS, at most SBX_CODE_MAX
- * bytes); the recorder answers in frames as a run's helper does (STARTED,
+ * bytes, then the call's n_inputs input files as sealed memfds in the same
+ * SCM_RIGHTS, in order, their names following the request as n_inputs
+ * struct sbx_live_input; at most SBX_MAX_INPUTS, together at most the
+ * policy's input_size); the recorder answers in frames as a run's helper does (STARTED,
  * STDOUT, STDERR, MESSAGE, RESULT), and reads control bytes (enum
  * sbx_control) on it during the call; EOF interrupts the call.
  */
 #define SBX_LIVE_PREFIX "sbx-live/"
 #define SBX_LIVE_MAGIC 0x5342584cu /* "SBXL" */
-#define SBX_LIVE_VERSION 1u
+#define SBX_LIVE_VERSION 2u
 enum sbx_live_op {
 	SBX_LIVE_CALL = 1,   /* run the code: frames, then RESULT with cell and session_state */
 	SBX_LIVE_STATUS = 2, /* RESULT: {session, id, session_state, cells, idle_ms, uptime_ms} */
@@ -272,12 +276,26 @@ struct sbx_live_req {
 	uint16_t op;      /* enum sbx_live_op */
 	uint64_t wall_ms; /* CALL: this call's wall_time (0: the policy's); never above it */
 	uint64_t cpu_ms;  /* CALL: likewise cpu_time */
+	uint32_t n_inputs; /* CALL: input files (struct sbx_live_input each, after this) */
+	uint32_t flags;    /* CALL: enum sbx_live_req_flags */
+};
+enum sbx_live_req_flags {
+	/* the first call after `sbx session restart` (the caller's word): its
+	 * session_state says "restarted", the earlier state is gone */
+	SBX_LIVE_F_RESTARTED = 1u << 0,
+};
+struct sbx_live_input {
+	char name[SBX_TOKEN_MAX + 1]; /* /in/NAME: as --input-name (proto.h above) */
+	char pad[7];
 };
 
 /*
  * recorder <-> driver: the call channel, the sandbox's fd 0 (a socketpair
  * the supervisor made; the driver moves it off fd 0). Integers in host
- * order. Recorder -> driver: struct sbx_live_call then len bytes of code;
+ * order. Recorder -> driver: struct sbx_live_call then len bytes of code,
+ * then n_inputs struct sbx_live_input_file, their memfds in SCM_RIGHTS with
+ * the header's first byte (the driver writes them to /in, after emptying
+ * it, before the code runs);
  * or struct sbx_live_call with len 0 and cell 0: interrupt the running
  * call (KeyboardInterrupt). Driver -> recorder: struct sbx_live_done when
  * a call is over, after its output is flushed. What the driver says is
@@ -288,7 +306,12 @@ struct sbx_live_req {
 struct sbx_live_call {
 	uint32_t magic, cell;
 	uint64_t wall_ms, cpu_ms;
-	uint32_t len, pad;
+	uint32_t len, n_inputs;
+};
+struct sbx_live_input_file {
+	char name[SBX_TOKEN_MAX + 1]; /* NUL-padded */
+	char pad[7];
+	uint64_t size; /* bytes, as hashed into the call's START */
 };
 enum sbx_live_status {
 	SBX_LIVE_OK = 0,        /* the code ran to its end */

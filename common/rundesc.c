@@ -132,6 +132,19 @@ int sbx_run_end_check(const void *buf, size_t n, char *err, size_t errlen)
 	return 0;
 }
 
+int sbx_live_cgroup_check(const void *buf, size_t n, char *err, size_t errlen)
+{
+	const struct sbx_live_cgroup *g = buf;
+
+	if (hdr_ok(&g->hdr, n, SBX_REC_MSG_CGROUP, sizeof(*g), err, errlen) < 0)
+		return -1;
+	if (g->v2 > 1) {
+		snprintf(err, errlen, "malformed live cgroup message");
+		return -1;
+	}
+	return 0;
+}
+
 int sbx_run_desc_add_arg(struct sbx_run_desc *d, const char *s)
 {
 	size_t n = strlen(s) + 1;

@@ -126,6 +126,20 @@ struct sbx_run_end {
 #define SBX_DISK_FULL_OUT 2u
 #define SBX_DISK_FULL_SHM 4u
 
+/* A live session's cgroup, supervisor -> recorder (SBX_REC_MSG_CGROUP),
+ * once, after START, with two descriptors in SCM_RIGHTS that the
+ * supervisor opened read-only in the session's memory cgroup (whose
+ * directory only root may enter): its current use and its peak
+ * (memory.usage_in_bytes and memory.max_usage_in_bytes on v1,
+ * memory.current and memory.peak on v2). The recorder (_sbx) preads them
+ * for session ls and each call's END. */
+struct sbx_live_cgroup {
+	struct sbx_msg_hdr hdr;
+	uint32_t v2;
+};
+/* The same check for it. */
+int sbx_live_cgroup_check(const void *buf, size_t n, char *err, size_t errlen);
+
 /* Fill a message header. */
 void sbx_msg_hdr_init(struct sbx_msg_hdr *h, enum sbx_rec_msg type, size_t size);
 

@@ -372,6 +372,12 @@ int cgroup_join_self(const int *fds, int n, char *err, size_t errlen)
 	return 0;
 }
 
+const char *cgroup_memory_dir(const struct cgroup *cg, bool *v2)
+{
+	*v2 = cg->v2;
+	return cg->v2 ? cg->dir[0] : cg->dir[C_MEMORY];
+}
+
 int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u)
 {
 	memset(u, 0, sizeof(*u));

@@ -260,6 +260,8 @@ struct cgroup_usage {
 	uint64_t cpu_ms, memory_peak_bytes, oom_kills, pids_max_hits, pids_peak;
 };
 int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u);
+/* The run's memory-controller directory (the path this supervisor made). */
+const char *cgroup_memory_dir(const struct cgroup *cg, bool *v2);
 void cgroup_kill(struct cgroup *cg);
 int cgroup_destroy(struct cgroup *cg);
 

@@ -354,6 +354,39 @@ static _Noreturn void finish(struct sup *s, int code)
 	_exit(code);
 }
 
+/* --live: the session's memory accounting, read-only, to the recorder
+ * (rundesc.h struct sbx_live_cgroup): files of the cgroup we made, which
+ * the recorder cannot open itself (only root enters sbx/). */
+static void send_live_cgroup(struct sup *s)
+{
+	struct sbx_live_cgroup g;
+	bool v2;
+	const char *dir = cgroup_memory_dir(s->cg, &v2);
+	char path[PATH_MAX + 32], cbuf[CMSG_SPACE(2 * sizeof(int))];
+	int fds[2];
+	struct iovec iov = {.iov_base = &g, .iov_len = sizeof(g)};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+
+	sbx_msg_hdr_init(&g.hdr, SBX_REC_MSG_CGROUP, sizeof(g));
+	g.v2 = v2;
+	snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.current" : "memory.usage_in_bytes");
+	fds[0] = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.peak" : "memory.max_usage_in_bytes");
+	fds[1] = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fds[0] >= 0 && fds[1] >= 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN(sizeof(fds));
+		memcpy(CMSG_DATA(h), fds, sizeof(fds));
+		(void)!sendmsg(s->ctl, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 static _Noreturn void fail_run_code(struct sup *s, const char *code, const char *msg)
 {
 	const struct sbx_errcode *ec = sbx_errcode_find(code);
@@ -1005,6 +1038,8 @@ int main(int argc, char **argv)
 	TEST_MARK("supervisor-start-ok");
 	if (verdict != 0)
 		start_refused(s, verdict);
+	if (run.live)
+		send_live_cgroup(s);
 	/* a sandbox whose set-up failed meanwhile is gone: its message says
 	 * why (read after supervise), not a failed write */
 	if (write(s->sync, &(char){SBX_SANDBOX_EXEC}, 1) != 1)

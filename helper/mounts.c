@@ -497,6 +497,14 @@ int setup_mounts(const struct run *r, char *err, size_t errlen)
 		return -1;
 	if (attach_support(support, err, errlen) < 0)
 		return -1;
+	/* a live session: /in holds each call's inputs, which its driver
+	 * writes there (sbx(1) "Live sessions"): the session's own tmpfs,
+	 * input_size and its inodes, writable by the payload's uid */
+	snprintf(opts, sizeof(opts), "mode=0755,uid=%u,gid=%u,size=%llu,nr_inodes=%d", (unsigned)r->uid,
+		 (unsigned)r->gid, (unsigned long long)r->limits.input_bytes + 4096ULL * (SBX_MAX_INPUTS + 1),
+		 SBX_MAX_INPUTS + 8);
+	if (r->live && tmpfs("/in", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts, err, errlen) < 0)
+		return -1;
 	if (make_code(r, err, errlen) < 0 || mount_inputs(r, NEWROOT "/in", err, errlen) < 0 ||
 	    mount_work(r, NEWROOT "/work", err, errlen) < 0)
 		return -1;

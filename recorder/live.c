@@ -11,8 +11,12 @@
  * (KeyboardInterrupt at wall_time, the session killed LIVE_GRACE_MS later).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <time.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +31,15 @@
 #include <sodium.h>
 
 #include "clock.h"
+#include "fdio.h"
+#include "version.h"
 #include "log.h"
 #include "outcome.h"
 #include "proto.h"
 #include "recorder.h"
 #include "recfield.h"
+#include "rundesc.h"
+#include "startfacts.h"
 #include "traceback.h"
 
 #define LIVE_GRACE_MS 2000 /* from a call's wall_time (or a stop) to the session's kill */
@@ -39,11 +47,12 @@
 #define LIVE_FLUSH_MS 1000 /* a call's client gets this long to take its result */
 #define LIVE_DRAIN_MS 200  /* what a refused connection sent is taken this long */
 #define LIVE_LATE_MS 500   /* past wall_time, our interrupt follows the driver's own timer */
+#define LIVE_REFUSALS_PER_MIN 20 /* REFUSED records a session writes a minute; the rest syslog and count */
 
 struct call {
 	struct rec r;  /* the call's own view: its code, output, END, result */
 	struct sbx_run_desc d; /* the session's, with the call's wall_time and cpu_time */
-	bool active, client_gone, interrupted, killed;
+	bool active, client_gone, interrupted, killed, restarted;
 	uint64_t t0, deadline, hard; /* sbx_mono_ms() */
 };
 
@@ -62,9 +71,150 @@ struct live {
 	int fds[8];       /* descriptors that came with it, in order */
 	size_t n_fds;
 	struct call k;
+	int mem_fd[2]; /* the session's memory now and peak (SBX_REC_MSG_CGROUP), or -1 */
+	uint64_t refused_window, refused_in_window, refused_unrecorded;
 };
 
 static uint64_t now_ms(void) { return (uint64_t)sbx_mono_ms(); }
+
+/* One number from the session's memory cgroup; 0 when unknown. */
+static uint64_t cg_u64(int fd)
+{
+	char buf[64];
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/* The session's memory now and its peak so far (its cgroup's accounting,
+ * the same the supervisor reads for a run's END). */
+static void memory_now(const struct live *L, uint64_t *cur, uint64_t *peak)
+{
+	*cur = cg_u64(L->mem_fd[0]);
+	*peak = cg_u64(L->mem_fd[1]);
+}
+
+/* The supervisor's messages: the session's cgroup (once), else its END. */
+static void take_ctl(struct live *L)
+{
+	struct sbx_msg_hdr h;
+	ssize_t n = recv(L->c->ctl, &h, sizeof(h), MSG_PEEK | MSG_DONTWAIT);
+
+	if (n == (ssize_t)sizeof(h) && h.magic == SBX_MSG_MAGIC && h.type == SBX_REC_MSG_CGROUP) {
+		struct sbx_live_cgroup g;
+		char err[128], cbuf[CMSG_SPACE(2 * sizeof(int))];
+		struct iovec iov = {.iov_base = &g, .iov_len = sizeof(g)};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		int fds[2] = {-1, -1};
+
+		n = recvmsg(L->c->ctl, &m, MSG_TRUNC | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+		if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(fds)))
+			memcpy(fds, CMSG_DATA(c), sizeof(fds));
+		if (n > 0 && sbx_live_cgroup_check(&g, (size_t)n, err, sizeof(err)) == 0 && fds[0] >= 0 &&
+		    L->mem_fd[0] < 0) {
+			L->mem_fd[0] = fds[0];
+			L->mem_fd[1] = fds[1];
+		} else {
+			for (int i = 0; i < 2; i++)
+				if (fds[i] >= 0)
+					close(fds[i]);
+		}
+		return;
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	rec_read_end(L->c);
+}
+
+static void answer(int fd, uint32_t type, const char *text);
+
+/*
+ * A request that reached the session (its recorder, under its policy) and
+ * was refused: one REFUSED record, as a refusal before a policy is
+ * (recorder.c refused_run): who asked (the peer's uid), the session and
+ * its policy asked for, why (an error code of sbx(1)) and the words the
+ * peer gets, the code's digest when it sent a sealed memfd. Its own run
+ * id; the session by name and id in the message. At most
+ * LIVE_REFUSALS_PER_MIN a minute, so that another user cannot fill the
+ * log through someone's session: the rest go to syslog, counted in the
+ * next record (unrecorded_refusals).
+ */
+static void refuse(struct live *L, int fd, uid_t uid, const char *code, const char *msg, int codefd)
+{
+	const struct sbx_run_desc *d = L->c->d;
+	struct sbx_record rec;
+	char err[SBX_ERR_LEN], text[SBX_DESC_ERR_LEN];
+	unsigned char rid[16];
+	uint64_t now = now_ms();
+	struct timespec ts;
+
+	/* "refused: CODE: ..." is how the client knows the status (finish.c) */
+	snprintf(text, sizeof(text), "refused: %s: session %s (%s): %s", code, d->session, d->run_id, msg);
+	if (now - L->refused_window >= 60000) {
+		L->refused_window = now;
+		L->refused_in_window = 0;
+	}
+	if (L->refused_in_window >= LIVE_REFUSALS_PER_MIN) {
+		L->refused_unrecorded++;
+		syslog(LOG_WARNING, "run=%s session=%s uid=%u refused=%s (not recorded: %u a minute)", d->run_id,
+		       d->session, (unsigned)uid, code, LIVE_REFUSALS_PER_MIN);
+		answer(fd, SBX_FRAME_MESSAGE, text);
+		return;
+	}
+	L->refused_in_window++;
+	rec_fill_common(&rec, L->c);
+	rec.kind = SBX_REC_REFUSED;
+	randombytes_buf(rid, sizeof(rid));
+	sbx_hex(rid, sizeof(rid), rec.run_id);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rec.realtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	rec.boottime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	rec.uid = (uint32_t)uid;
+	if (uid != d->uid) {
+		struct passwd *pw = getpwuid(uid);
+		rec.gid = pw != NULL ? (uint32_t)pw->pw_gid : 0;
+		snprintf(rec.user, sizeof(rec.user), "%s", pw != NULL ? pw->pw_name : "");
+	}
+	rec.policy[0] = rec.language[0] = '\0';
+	memset(rec.policy_sha256, 0, 32);
+	rec.argv_len = 0;
+	memset(rec.code_sha256, 0, 32);
+	rec.attempt = 0;
+	rec.parent_id[0] = '\0';
+	struct stat st;
+	int seals = codefd >= 0 ? fcntl(codefd, F_GET_SEALS) : -1;
+	bool hashed = codefd >= 0 && fstat(codefd, &st) == 0 && S_ISREG(st.st_mode) && seals >= 0 &&
+		      (seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW)) ==
+			      (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) &&
+		      (uint64_t)st.st_size <= SBX_CODE_MAX &&
+		      hash_sealed(codefd, (uint64_t)st.st_size, "code", rec.code_sha256, err, sizeof(err)) == 0;
+	if (sbx_rec_put_str(&rec, SBX_F_REQ_POLICY, d->policy, err, sizeof(err)) < 0 ||
+	    sbx_rec_put_str(&rec, SBX_F_REQ_LANGUAGE, d->language, err, sizeof(err)) < 0 ||
+	    sbx_rec_put_str(&rec, SBX_F_REFUSAL, code, err, sizeof(err)) < 0 ||
+	    sbx_rec_put_str(&rec, SBX_F_REFUSAL_MSG, text, err, sizeof(err)) < 0 ||
+	    sbx_rec_put_str(&rec, SBX_F_SBX_VERSION, SBX_VERSION, err, sizeof(err)) < 0 ||
+	    (hashed && sbx_rec_put_u64(&rec, SBX_F_CODE_BYTES, (uint64_t)st.st_size, err, sizeof(err)) < 0) ||
+	    (L->refused_unrecorded > 0 &&
+	     sbx_rec_put_u64(&rec, SBX_F_UNRECORDED, L->refused_unrecorded, err, sizeof(err)) < 0) ||
+	    rec_log_append(L->c->log, &rec, L->c->chain, err, sizeof(err)) < 0) {
+		syslog(LOG_ERR, "run=%s session=%s uid=%u REFUSED record not written: %s", d->run_id, d->session,
+		       (unsigned)uid, err);
+	} else {
+		L->refused_unrecorded = 0;
+		syslog(LOG_INFO, "run=%s session=%s uid=%u refused=%s seq=%" PRIu64, d->run_id, d->session,
+		       (unsigned)uid, code, rec.seq);
+		if (rec_log_checkpoint(L->c->log, d, err, sizeof(err)) < 0)
+			syslog(LOG_WARNING, "run=%s checkpoint not written: %s", d->run_id, err);
+	}
+	sbx_rext_free(&rec.ext);
+	answer(fd, SBX_FRAME_MESSAGE, text);
+}
 
 int live_listen(const struct sbx_run_desc *d, char *err, size_t errlen)
 {
@@ -125,10 +275,17 @@ static void answer(int fd, uint32_t type, const char *text)
 
 static void status_answer(struct live *L, int fd)
 {
-	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "session", L->c->d->session, "id", L->c->d->run_id,
-			      "session_state", L->stopping ? "stopping" : "live", "cells", (json_int_t)L->cells,
-			      "idle_ms", (json_int_t)(L->k.active ? 0 : now_ms() - (L->idle_at - L->c->d->limits.live_idle_ms)),
-			      "uptime_ms", (json_int_t)(now_ms() - L->started));
+	uint64_t cur, peak;
+
+	memory_now(L, &cur, &peak);
+	json_t *j = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:I}", "session", L->c->d->session, "id",
+			      L->c->d->run_id, "session_state", L->stopping ? "stopping" : "live", "cells",
+			      (json_int_t)L->cells, "idle_ms",
+			      (json_int_t)(L->k.active ? 0 : now_ms() - (L->idle_at - L->c->d->limits.live_idle_ms)),
+			      "uptime_ms", (json_int_t)(now_ms() - L->started), "memory_bytes",
+			      L->mem_fd[0] >= 0 ? json_integer((json_int_t)cur) : json_null(), "memory_peak_bytes",
+			      L->mem_fd[1] >= 0 ? json_integer((json_int_t)peak) : json_null(), "memory_limit_bytes",
+			      (json_int_t)L->c->d->limits.memory_bytes);
 	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
 
 	answer(fd, SBX_FRAME_RESULT, t ? t : "{}");
@@ -244,9 +401,15 @@ static void call_done(struct live *L)
 		return;
 	}
 	/* a session stopping under the call (stop, lifetime) says so */
-	const char *st = L->stopping ? L->c->session_state : "live";
+	const char *st = L->stopping ? L->c->session_state : L->k.restarted ? "restarted" : "live";
+	uint64_t cur, peak;
 
 	L->k.r.end.cpu_ms = d->cpu_ms;
+	/* the session's peak up to the call's end: the call's own peak when
+	 * it set the session's, else an upper bound of it (a cgroup's peak
+	 * cannot be reset without root) */
+	memory_now(L, &cur, &peak);
+	L->k.r.end.memory_peak_bytes = peak;
 	switch (d->status) {
 	case SBX_LIVE_OK: end_as(L, SBX_OUTCOME_OK, SBX_LIMIT_NONE, 0, 0, st); break;
 	case SBX_LIVE_WALL: end_as(L, SBX_OUTCOME_TIMEOUT, SBX_LIMIT_WALL_TIME, SBX_EXIT_TIMEOUT, 0, st); break;
@@ -301,8 +464,46 @@ static int send_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* START of the call committed, then the code to the driver. */
-static void start_call(struct live *L, int fd, const struct sbx_live_req *q, int codefd)
+/* The call header, its code and its inputs to the driver (proto.h). */
+static int send_call(struct live *L, const struct sbx_live_call *h, const struct sbx_live_input *in,
+		     const int *infds, const uint64_t *sizes)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * SBX_MAX_INPUTS)];
+	struct iovec iov = {.iov_base = (void *)h, .iov_len = sizeof(*h)};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t w;
+
+	if (h->n_inputs > 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		m.msg_control = cbuf;
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * h->n_inputs);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * h->n_inputs);
+		memcpy(CMSG_DATA(c), infds, sizeof(int) * h->n_inputs);
+	}
+	do
+		w = sendmsg(L->ch, &m, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	if (w <= 0 || (w < (ssize_t)sizeof(*h) && send_all(L->ch, (const char *)h + w, sizeof(*h) - (size_t)w) < 0) ||
+	    send_all(L->ch, L->k.r.code, L->k.r.code_len) < 0)
+		return -1;
+	for (uint32_t i = 0; i < h->n_inputs; i++) {
+		struct sbx_live_input_file f;
+		memset(&f, 0, sizeof(f));
+		memcpy(f.name, in[i].name, sizeof(f.name));
+		f.size = sizes[i];
+		if (send_all(L->ch, &f, sizeof(f)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* START of the call committed (its code, its inputs with their SHA-256),
+ * then the code and the inputs to the driver. */
+static void start_call(struct live *L, int fd, const struct sbx_live_req *q, int codefd,
+		       const struct sbx_live_input *in, const int *infds, const uint64_t *sizes)
 {
 	struct call *k = &L->k;
 	struct rec *c = L->c;
@@ -340,7 +541,17 @@ static void start_call(struct live *L, int fd, const struct sbx_live_req *q, int
 		close(fd);
 		return;
 	}
+	/* the result lists the call's inputs (result.c) */
+	k->d.n_inputs = q->n_inputs;
+	k->d.inputs_bytes = 0;
+	for (uint32_t i = 0; i < q->n_inputs; i++) {
+		memcpy(k->d.inputs[i].name, in[i].name, sizeof(k->d.inputs[i].name));
+		k->d.inputs[i].size = sizes[i];
+		k->d.inputs_bytes += sizes[i];
+	}
 	k->r.cell = L->cells + 1;
+	/* the caller's word that this is the first call after its restart */
+	k->restarted = (q->flags & SBX_LIVE_F_RESTARTED) && k->r.cell == 1;
 	rec_fill_common(&start, &k->r);
 	start.kind = SBX_REC_START;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -349,8 +560,23 @@ static void start_call(struct live *L, int fd, const struct sbx_live_req *q, int
 	start.boottime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	start.code = k->r.code;
 	start.code_len = k->r.code_len;
-	if (sbx_rec_put_u64(&start, SBX_F_CELL, k->r.cell, err, sizeof(err)) < 0 ||
-	    rec_log_append(c->log, &start, c->chain, err, sizeof(err)) < 0) {
+	int bad = sbx_rec_put_u64(&start, SBX_F_CELL, k->r.cell, err, sizeof(err));
+	/* the call's inputs, as a run's START lists them (startfacts.c) */
+	for (uint32_t i = 0; bad == 0 && i < q->n_inputs; i++) {
+		unsigned char sha[32];
+		char what[96];
+		snprintf(what, sizeof(what), "input %s", in[i].name);
+		struct sbx_fval v[3] = {
+			{.type = SBX_FT_STR, .p = (const unsigned char *)in[i].name, .n = strlen(in[i].name)},
+			{.type = SBX_FT_U64, .u = sizes[i]},
+			{.type = SBX_FT_DIGEST, .p = sha, .n = 32},
+		};
+		bad = hash_sealed(infds[i], sizes[i], what, sha, err, sizeof(err)) < 0 ||
+		      sbx_rec_add_item(&start, SBX_F_INPUTS, v, 3, err, sizeof(err)) < 0;
+		if (bad == 0 && i < SBX_MAX_INPUTS)
+			memcpy(k->r.input_sha256[i], sha, 32);
+	}
+	if (bad != 0 || rec_log_append(c->log, &start, c->chain, err, sizeof(err)) < 0) {
 		sbx_rext_free(&start.ext);
 		rec_message(&k->r, "audit log unavailable, the call was not run: %s", err);
 		outq_flush(&k->r.q, sbx_mono_ms() + LIVE_FLUSH_MS);
@@ -372,12 +598,62 @@ static void start_call(struct live *L, int fd, const struct sbx_live_req *q, int
 				  .cell = (uint32_t)k->r.cell,
 				  .wall_ms = start.limits.wall_ms,
 				  .cpu_ms = start.limits.cpu_ms,
-				  .len = (uint32_t)k->r.code_len};
-	if (send_all(L->ch, &h, sizeof(h)) < 0 || send_all(L->ch, k->r.code, k->r.code_len) < 0) {
+				  .len = (uint32_t)k->r.code_len,
+				  .n_inputs = q->n_inputs};
+	if (send_call(L, &h, in, infds, sizes) < 0) {
 		strlcpy(k->r.end.error, "the session's driver did not take the call", sizeof(k->r.end.error));
 		rec_reply(c, SBX_REPLY_KILL_CALL);
 		k->killed = true;
 	}
+}
+
+/* a file name under /in, as the helper's --input-name (helper/args.c) */
+static bool input_name_ok(const char *s)
+{
+	if (s[0] == '\0' || s[0] == '.')
+		return false;
+	for (size_t i = 0; s[i]; i++)
+		if (i >= SBX_TOKEN_MAX || !(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+/* The call's inputs as the helper checks a run's (inputs.c): sealed
+ * memfds, names valid and unique, together at most input_size. NULL, or
+ * the error code with why in msg. */
+static const char *check_inputs(struct live *L, struct sbx_live_input *in, const int *fds, size_t n, uint64_t *sizes,
+				char *msg, size_t msglen)
+{
+	const int need = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW;
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		int seals = fcntl(fds[i], F_GET_SEALS);
+
+		in[i].name[sizeof(in[i].name) - 1] = '\0';
+		if (!input_name_ok(in[i].name)) {
+			snprintf(msg, msglen, "input %zu: '%s' is not a file name for /in", i + 1, in[i].name);
+			return "usage";
+		}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(in[j].name, in[i].name) == 0) {
+				snprintf(msg, msglen, "input %s given twice", in[i].name);
+				return "usage";
+			}
+		if (fstat(fds[i], &st) < 0 || !S_ISREG(st.st_mode) || seals < 0 || (seals & need) != need) {
+			snprintf(msg, msglen, "input %s is not a sealed memfd", in[i].name);
+			return "usage";
+		}
+		sizes[i] = (uint64_t)st.st_size;
+		total += sizes[i];
+	}
+	if (total > L->c->d->limits.input_bytes) {
+		snprintf(msg, msglen, "the inputs are %llu bytes, more than input_size %llu bytes of policy '%s'",
+			 (unsigned long long)total, (unsigned long long)L->c->d->limits.input_bytes, L->c->d->policy);
+		return "input_too_large";
+	}
+	return NULL;
 }
 
 /* A new connection: the session's owner only; one request. */
@@ -385,52 +661,91 @@ static void take_conn(struct live *L, int fd)
 {
 	struct ucred cr;
 	socklen_t cl = sizeof(cr);
-	struct sbx_live_req q;
-	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
-	struct iovec iov = {.iov_base = &q, .iov_len = sizeof(q)};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	int codefd = -1;
-	ssize_t n;
+	static struct {
+		struct sbx_live_req q;
+		struct sbx_live_input in[SBX_MAX_INPUTS];
+	} b;
+	char cbuf[CMSG_SPACE(sizeof(int) * (SBX_MAX_INPUTS + 1))];
+	int fds[SBX_MAX_INPUTS + 1];
+	size_t nfd = 0, got = 0, want = sizeof(b.q);
+	bool trunc = false, other;
+	uint64_t req_until;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0 || cr.uid != L->c->d->uid) {
-		syslog(LOG_WARNING, "run=%s session=%s: uid %u refused (the session is uid %u's)", L->c->d->run_id,
-		       L->c->d->session, (unsigned)cr.uid, (unsigned)L->c->d->uid);
-		answer(fd, SBX_FRAME_MESSAGE, "this session belongs to another user: refused");
-		return;
-	}
-	if (poll(&p, 1, LIVE_REQ_MS) != 1) {
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0) {
 		close(fd);
 		return;
 	}
-	n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; h != NULL; h = CMSG_NXTHDR(&m, h))
-		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
-			for (size_t i = 0; i < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-				int f;
-				memcpy(&f, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
-				if (codefd < 0)
-					codefd = f;
-				else
-					close(f);
-			}
-	if (n != (ssize_t)sizeof(q) || (m.msg_flags & MSG_CTRUNC) || q.magic != SBX_LIVE_MAGIC ||
-	    q.version != SBX_LIVE_VERSION) {
+	/* another user gets no more of the session's time than a refused
+	 * connection's drain */
+	other = cr.uid != L->c->d->uid;
+	req_until = now_ms() + (other ? LIVE_DRAIN_MS : LIVE_REQ_MS);
+	memset(&b, 0, sizeof(b));
+	while (got < want) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int64_t left = (int64_t)(req_until - now_ms());
+		struct iovec iov = {.iov_base = (char *)&b + got, .iov_len = want - got};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, (int)left) != 1)
+			break;
+		n = recvmsg(fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		trunc |= (m.msg_flags & MSG_CTRUNC) != 0;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h != NULL; h = CMSG_NXTHDR(&m, h))
+			if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+				for (size_t i = 0; i < (h->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+					int f;
+					memcpy(&f, CMSG_DATA(h) + i * sizeof(int), sizeof(int));
+					if (nfd < sizeof(fds) / sizeof(fds[0]))
+						fds[nfd++] = f;
+					else {
+						close(f);
+						trunc = true;
+					}
+				}
+		got += (size_t)n;
+		if (got == sizeof(b.q) && want == sizeof(b.q) && b.q.magic == SBX_LIVE_MAGIC &&
+		    b.q.version == SBX_LIVE_VERSION && b.q.op == SBX_LIVE_CALL && b.q.n_inputs <= SBX_MAX_INPUTS)
+			want += b.q.n_inputs * sizeof(b.in[0]);
+	}
+	int codefd = nfd > 0 ? fds[0] : -1;
+	if (other) {
+		syslog(LOG_WARNING, "run=%s session=%s: uid %u refused (the session is uid %u's)", L->c->d->run_id,
+		       L->c->d->session, (unsigned)cr.uid, (unsigned)L->c->d->uid);
+		refuse(L, fd, cr.uid, "policy_denied", "this session belongs to another user: refused", codefd);
+	} else if (got < sizeof(b.q) || trunc || b.q.magic != SBX_LIVE_MAGIC || b.q.version != SBX_LIVE_VERSION) {
 		answer(fd, SBX_FRAME_MESSAGE, "not a live-session request (sbx version mismatch?)");
-	} else if (q.op == SBX_LIVE_STATUS) {
+	} else if (b.q.op == SBX_LIVE_STATUS) {
 		status_answer(L, fd);
-	} else if (q.op == SBX_LIVE_STOP) {
+	} else if (b.q.op == SBX_LIVE_STOP) {
 		stop(L, "stopped");
 		status_answer(L, fd);
-	} else if (q.op == SBX_LIVE_CALL && L->stopping) {
-		answer(fd, SBX_FRAME_MESSAGE, "the session is stopping: no more calls");
-	} else if (q.op == SBX_LIVE_CALL) {
-		start_call(L, fd, &q, codefd);
+	} else if (b.q.op == SBX_LIVE_CALL && L->stopping) {
+		refuse(L, fd, cr.uid, "session_ended", "the session is stopping: no more calls", codefd);
+	} else if (b.q.op == SBX_LIVE_CALL) {
+		uint64_t sizes[SBX_MAX_INPUTS] = {0};
+		char why[SBX_DESC_ERR_LEN];
+		const char *code = NULL;
+
+		if (got < want || b.q.n_inputs > SBX_MAX_INPUTS || nfd != 1 + (size_t)b.q.n_inputs) {
+			snprintf(why, sizeof(why), "the request's %u inputs did not all arrive", (unsigned)b.q.n_inputs);
+			code = "usage";
+		} else {
+			code = check_inputs(L, b.in, fds + 1, b.q.n_inputs, sizes, why, sizeof(why));
+		}
+		if (code != NULL)
+			refuse(L, fd, cr.uid, code, why, codefd);
+		else
+			start_call(L, fd, &b.q, codefd, b.in, fds + 1, sizes);
 	} else {
 		answer(fd, SBX_FRAME_MESSAGE, "unknown live-session request");
 	}
-	if (codefd >= 0)
-		close(codefd);
+	for (size_t i = 0; i < nfd; i++)
+		close(fds[i]);
 }
 
 /* Output of the sandbox: the running call's, else the session's own. */
@@ -564,6 +879,7 @@ void live_serve(struct rec *c, int lsock)
 
 	L.c = c;
 	L.lsock = lsock;
+	L.mem_fd[0] = L.mem_fd[1] = -1;
 	L.ch = SBX_REC_FD_STDIN;
 	L.started = now_ms();
 	L.idle_at = L.started + c->d->limits.live_idle_ms;
@@ -615,7 +931,7 @@ void live_serve(struct rec *c, int lsock)
 		if (ix[P_CH] >= 0 && p[ix[P_CH]].revents)
 			take_reply(&L);
 		if (ix[P_CTL] >= 0 && p[ix[P_CTL]].revents)
-			rec_read_end(c);
+			take_ctl(&L);
 		if (ix[P_CALL] >= 0 && L.k.active && (p[ix[P_CALL]].revents & (POLLIN | POLLHUP | POLLERR)))
 			client_bytes(&L);
 		if (ix[P_LISTEN] >= 0 && p[ix[P_LISTEN]].revents) {

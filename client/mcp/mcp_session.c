@@ -101,10 +101,11 @@ bool mcp_session_call(json_t *id, const char *tool, json_t *args)
 		return true;
 	}
 	remember(name);
-	if (live_begin(name, NULL, 0, 0, sid, sizeof(sid)) != 0) {
+	if (live_begin(name, NULL, "python", 0, 0, sid, sizeof(sid)) != 0) {
 		mcp_send_result(id, mcp_tool_error("the session did not start (see the server's standard error)"));
 		return true;
 	}
+	live_mark_restarted(name);
 	mcp_send_result(id, text_result(json_pack("{s:s,s:s,s:s}", "session", name, "id", sid, "session_state",
 						  "restarted"), false));
 	return true;
@@ -122,7 +123,7 @@ void mcp_session_first_use(const struct mcp_args *a)
 	char sid[80];
 	int fd;
 
-	if (a->session == NULL || a->nfiles > 0)
+	if (a->session == NULL)
 		return;
 	fd = live_connect(a->session);
 	if (fd >= 0) {
@@ -131,6 +132,6 @@ void mcp_session_first_use(const struct mcp_args *a)
 	}
 	/* refused (the policy's sessions = no): the call goes on as a run with
 	 * the session directory, and fails as such runs do */
-	if (live_begin(a->session, a->policy, 0, 0, sid, sizeof(sid)) == 0)
+	if (live_begin(a->session, a->policy, a->lang ? a->lang : "python", 0, 0, sid, sizeof(sid)) == 0)
 		remember(a->session);
 }

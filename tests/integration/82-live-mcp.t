@@ -8,7 +8,7 @@
 # call's result carries cell and session_state; the session's records
 # verify.
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 10
 mkdir -m 0777 "$T/tmp" "$T/xdg"
 mcp() {
 	printf '%s\n' "$@" >"$T/mcp.in"
@@ -27,7 +27,7 @@ call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name"
 mcp "$INIT" "$INITED" \
 	"$(call 1 execute_code '{"code":"import math\nx = 6 * 7","session":"m1"}')" \
 	"$(call 2 execute_code '{"code":"print(x, math.pi > 3)","session":"m1"}')" \
-	"$(call 3 execute_code '{"code":"print(x)","session":"m1","timeout":1,"files":[{"name":"a.txt","content":"hi"}]}')" \
+	"$(call 3 execute_code '{"code":"print(x, open(\"/in/a.txt\").read())","session":"m1","files":[{"name":"a.txt","content":"hi"}]}')" \
 	"$(call 4 execute_code '{"code":"while True: pass","session":"m1","timeout":1}')" \
 	"$(call 5 execute_code '{"code":"print(x + 1)","session":"m1"}')" \
 	"$(call 6 sbx_session_list '{}')" "$(call 7 sbx_session_restart '{"name":"m1"}')" \
@@ -37,27 +37,57 @@ check "mcp exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "first use starts the live session; the second call sees its state (cell 2)" replies '
 r = sc(2)
 assert r["stdout"] == "42 True\n" and r["cell"] == 2 and r["session_state"] == "live", r'
-check "a call with files to a live session: refused (its files go to /work), the session untouched" replies '
+check "a call with files to a live session: the files are its /in, the state is there (cell 3)" replies '
 r = sc(3)
-assert r["error"]["code"] == "usage" and "is live" in r["error"]["message"], r'
+assert r["stdout"] == "42 hi\n" and r["cell"] == 3 and r["inputs"][0]["name"] == "a.txt", r'
 check "a call past its timeout is a timeout; the next still sees x" replies '
 assert sc(4)["outcome"] == "timeout" and sc(4)["session_state"] == "live", sc(4)
-assert sc(5)["stdout"] == "43\n" and sc(5)["cell"] == 4, sc(5)'
+assert sc(5)["stdout"] == "43\n" and sc(5)["cell"] == 5, sc(5)'
 ID=$(replies 'print(sc(2)["id"])')
-check "sbx_session_list, sent with the calls, answers after them: m1 live with its 4 calls" replies '
+check "sbx_session_list, sent with the calls, answers after them: m1 live with its 5 calls, its memory" replies '
 s = [x for x in sc(6)["sessions"] if x["name"] == "m1"][0]
-assert s["live"]["session_state"] == "live" and s["live"]["cells"] == 4, s'
-check "sbx_session_restart: a fresh interpreter (x is gone), a new id" replies '
+assert s["live"]["session_state"] == "live" and s["live"]["cells"] == 5, s
+assert s["live"]["memory_peak_bytes"] >= s["live"]["memory_bytes"] > 1 << 20, s'
+check "sbx_session_restart: a fresh interpreter (x is gone), a new id; its first call says restarted" replies '
 assert sc(7)["session_state"] == "restarted" and sc(7)["id"] != "'"$ID"'", sc(7)
-assert sc(8)["stdout"] == "False\n" and sc(8)["cell"] == 1, sc(8)'
+assert sc(8)["stdout"] == "False\n" and sc(8)["cell"] == 1 and sc(8)["session_state"] == "restarted", sc(8)'
 check "sbx_session_stop: stopped; a second stop is a tool error" replies '
 assert sc(9)["session_state"] == "stopped", sc(9)
 assert by_id[10]["result"]["isError"] is True, by_id[10]'
 check "the log verifies, the first session's calls in order" \
-	sh -c "$AUDIT verify >/dev/null && [ \"\$($AUDIT show --json $ID | python3 -c 'import json,sys; print([r.get(\"cell\") for r in json.load(sys.stdin)[\"records\"] if r[\"kind\"]==\"start\"])')\" = '[None, 1, 2, 3, 4]' ]"
+	sh -c "$AUDIT verify >/dev/null && [ \"\$($AUDIT show --json $ID | python3 -c 'import json,sys; print([r.get(\"cell\") for r in json.load(sys.stdin)[\"records\"] if r[\"kind\"]==\"start\"])')\" = '[None, 1, 2, 3, 4, 5]' ]"
 
 # a session the server started on first use ends with the server
 mcp "$INIT" "$INITED" "$(call 1 execute_code '{"code":"y = 1","session":"m2"}')"
 run_as sbxtest env XDG_DATA_HOME="$T/xdg" "$SBX" session ls >"$T/ls" 2>&1
+diag "$(cat $T/ls)"
 check "the server's own session m2 was stopped at its exit" grep -Eq '^m2 .* stopped$' "$T/ls"
+# --- the official MCP TypeScript SDK as the client (as 19-mcp.t) --------
+src="$SBX_SRCDIR/tests/mcp"
+why=
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	why="node or npm not installed (tools/install-deps installs them)"
+else
+	key=$(sha256sum <"$src/package-lock.json" | cut -c1-16)
+	cache=${SBX_NPM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/sbx-mcp-test}/$key
+	if [ ! -d "$cache/node_modules/@modelcontextprotocol/sdk" ]; then
+		rm -rf "$cache" && mkdir -p "$cache" && cp "$src/package.json" "$src/package-lock.json" "$cache/"
+		if ! (cd "$cache" && npm ci --no-audit --no-fund >"$T/npm.log" 2>&1); then
+			(cd "$cache" && timeout 30 npm ping >/dev/null 2>&1) &&
+				diag "npm ci failed with the registry reachable:" "$(tail -5 "$T/npm.log")" ||
+				why="npm cannot reach its registry"
+			rm -rf "$cache"
+		fi
+	fi
+fi
+if [ -n "$why" ]; then
+	n=$((n + 1)); echo "ok $n # SKIP $why"
+	finish
+fi
+cp "$src/client.mjs" "$cache/client.mjs"
+(cd "$T" && timeout 300 node "$cache/client.mjs" --with-live -- setpriv --reuid=sbxtest --regid=sbxtest --init-groups \
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR="$T/tmp" XDG_DATA_HOME="$T/xdg" "$SBX" mcp) >"$T/sdk.out" 2>"$T/sdk.err"
+grep -q FAIL "$T/sdk.out" && diag "$(grep FAIL "$T/sdk.out")"
+check "SDK: execute_code with a session (files too), sbx_session_list, _restart (its next call restarted), _stop" \
+	grep -qx "PASS live session tools" "$T/sdk.out"
 finish

@@ -3,7 +3,7 @@
 // here wrote) and prints one line per check: "PASS NAME" or
 // "FAIL NAME: why". tests/integration/19-mcp.t turns them into TAP.
 //
-// usage: node client.mjs [--with-files] [--with-session] -- CMD ARG...
+// usage: node client.mjs [--with-files] [--with-session] [--with-live] -- CMD ARG...
 //   CMD ARG... starts the server (the test runs it as sbxtest).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -184,6 +184,39 @@ if (flags.has('--with-session')) {
     const r = await client.callTool({ name: 'execute_code',
       arguments: { code: 'print(open("/work/state.txt").read())', session: 'mcp-test-1' } });
     if (r.isError || r.structuredContent.stdout !== 'kept\n') return JSON.stringify(r.content);
+  });
+}
+
+if (flags.has('--with-live')) {
+  await check('live session tools', async () => {
+    // execute_code with a session keeps its interpreter (started on
+    // first use); list, restart and stop it (82-live-mcp.t)
+    const call = async (code, extra) => {
+      const r = await client.callTool({ name: 'execute_code', arguments: { code, session: 'mcp-live-1', ...extra } });
+      if (r.isError) throw new Error(JSON.stringify(r.content));
+      return r.structuredContent;
+    };
+    const tool = async (name, args) => {
+      const r = await client.callTool({ name, arguments: args });
+      if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content)}`);
+      return r.structuredContent || JSON.parse(texts(r)[0]);
+    };
+    let r = await call('y = 7');
+    if (r.cell !== 1 || r.session_state !== 'live') return `first call: ${JSON.stringify(r)}`;
+    r = await call('print(y, open("/in/a.txt").read())', { files: [{ name: 'a.txt', content: 'z' }] });
+    if (r.stdout !== '7 z\n' || r.cell !== 2) return `second call: ${JSON.stringify(r)}`;
+    const l = await tool('sbx_session_list', {});
+    const s = l.sessions.find((x) => x.name === 'mcp-live-1');
+    if (!s || !s.live || s.live.cells !== 2 || !(s.live.memory_bytes > 0)) return `list: ${JSON.stringify(l)}`;
+    const rs = await tool('sbx_session_restart', { name: 'mcp-live-1' });
+    if (rs.session_state !== 'restarted') return `restart: ${JSON.stringify(rs)}`;
+    r = await call('print("y" in globals())');
+    if (r.stdout !== 'False\n' || r.cell !== 1 || r.session_state !== 'restarted')
+      return `after restart: ${JSON.stringify(r)}`;
+    const st = await tool('sbx_session_stop', { name: 'mcp-live-1' });
+    if (st.session_state !== 'stopped') return `stop: ${JSON.stringify(st)}`;
+    const again = await client.callTool({ name: 'sbx_session_stop', arguments: { name: 'mcp-live-1' } });
+    if (again.isError !== true) return `second stop: ${JSON.stringify(again)}`;
   });
 }
 

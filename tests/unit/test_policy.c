@@ -349,13 +349,17 @@ static void language_env(void **state)
 	static struct sbx_runenv e;
 	struct sbx_policy p;
 	const char *t = "[language.python]\ncommand = /usr/bin/python3 -B\n"
-			"search_path = PYTHONPATH=/sbx/python:/work\nenv = PIP_NO_INDEX=1 A=lang\n";
+			"search_path = PYTHONPATH=/sbx/python:/work\nenv = PIP_NO_INDEX=1 A=lang\n"
+			"live_driver = /sbx/python/sbx_live.py\n[language.sh]\ncommand = /bin/sh\n";
 	size_t i;
 	(void)state;
 	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
 	const struct sbx_language *l = sbx_config_language(&c, "python");
 	assert_string_equal(l->search_path, "PYTHONPATH=/sbx/python:/work");
 	assert_int_equal(l->n_env, 2);
+	/* a live driver under /sbx, or none (no live sessions) */
+	assert_string_equal(l->live_driver, "/sbx/python/sbx_live.py");
+	assert_string_equal(sbx_config_language(&c, "sh")->live_driver, "");
 	/* the policy's value of the search variable goes after sbx's; its
 	 * own A and OMP_NUM_THREADS win over the language's and the CPU count */
 	assert_int_equal(parse("[env]\nset = HOME=/tmp PYTHONPATH=/opt/lab A=policy OMP_NUM_THREADS=4\n", &p), 0);
@@ -385,6 +389,8 @@ static void language_env(void **state)
 		"search_path = PYTHONPATH=/a:", "search_path = PYTHONPATH=/a:b", "search_path = 1X=/a",
 		"search_path = P=/a/../b", "env = NOEQUALS", "env = =x", "env = A-B=1",
 		"env = A=1 B=2 C=3 D=4 E=5 F=6 G=7 H=8 I=9",
+		"live_driver = /usr/share/sbx/x.py", "live_driver = /sbx/../etc/x", "live_driver = /sbx/a b",
+		"live_driver = sbx/x.py",
 	};
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char text[256];
