@@ -339,7 +339,8 @@ static int add_records(struct imp *im, const struct ship *s, struct vckpt *v, ui
 			sbx_record_free(&rec);
 			return refuse(im, EXIT_FAIL, "line %zu: record %" PRIu64 ": the signature does not "
 				      "verify with the host's key over the chain that extends the archive: "
-				      "forged record refused", r->line, r->seq);
+				      "a forged record, or a host log that no longer extends the archive "
+				      "(rolled back or forked: an export from --since-seq 0 tells which); refused", r->line, r->seq);
 		}
 		rec.code = r->code;
 		rec.code_len = r->code_len;
