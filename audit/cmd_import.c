@@ -635,6 +635,19 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		keyring_free(&kr);
 		return EXIT_UNREADABLE;
 	}
+	host_dirname(host, dname);
+	if (strlen(into) > 3000 ||
+	    snprintf(hostdir, sizeof(hostdir), "%s/%s", into, dname) >= (int)sizeof(hostdir) ||
+	    snprintf(dbpath, sizeof(dbpath), "%s/audit.db", hostdir) >= (int)sizeof(dbpath)) {
+		cli_err("import: --into: path too long");
+		rc = EXIT_USAGE;
+		goto done_ring;
+	}
+	if ((mkdir(into, 0750) < 0 && errno != EEXIST) || (mkdir(hostdir, 0750) < 0 && errno != EEXIST)) {
+		cli_err("import: %s: %s", hostdir, strerror(errno));
+		rc = EXIT_UNREADABLE;
+		goto done_ring;
+	}
 	buf = slurp(file, &len, err, sizeof(err));
 	if (buf == NULL) {
 		cli_err("import: %s", err);
@@ -647,6 +660,7 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		char *e = out_esc(err, strlen(err), 0);
 		cli_err("import: %s: %s: refused, nothing imported", file, e);
 		free(e);
+		log_line(hostdir, EXIT_FAIL, file, err);
 		rc = EXIT_FAIL;
 		goto done_ring;
 	}
@@ -654,20 +668,8 @@ int cmd_import(struct cli *c, int argc, char **argv)
 		char *e = out_esc(s.origin, strlen(s.origin), 0);
 		cli_err("import: %s: the export is of origin %s, not --host %s: refused", file, e, host);
 		free(e);
+		log_line(hostdir, EXIT_FAIL, file, "the export is of another origin: refused");
 		rc = EXIT_FAIL;
-		goto done_ship;
-	}
-	host_dirname(host, dname);
-	if (strlen(into) > 3000 ||
-	    snprintf(hostdir, sizeof(hostdir), "%s/%s", into, dname) >= (int)sizeof(hostdir) ||
-	    snprintf(dbpath, sizeof(dbpath), "%s/audit.db", hostdir) >= (int)sizeof(dbpath)) {
-		cli_err("import: --into: path too long");
-		rc = EXIT_USAGE;
-		goto done_ship;
-	}
-	if ((mkdir(into, 0750) < 0 && errno != EEXIST) || (mkdir(hostdir, 0750) < 0 && errno != EEXIST)) {
-		cli_err("import: %s: %s", hostdir, strerror(errno));
-		rc = EXIT_UNREADABLE;
 		goto done_ship;
 	}
 	memset(&im, 0, sizeof(im));
