@@ -41,3 +41,7 @@ export_b() { "$AUDIT" --db "$HBDB" export --format records --resume "$T/b.cursor
 # imp HOST FILE [ARGS]: import into the store; output in $T/imp, status in $irc
 imp() { h=$1; f=$2; shift 2; "$AUDIT" import --host "$h" --keyring "$RING" --into "$STORE" "$@" "$f" >"$T/imp" 2>&1; irc=$?; }
 archive() { python3 -c 'import sys,urllib.parse; print(sys.argv[1] + "/" + "".join(c if c.isalnum() or c in "-_" or (c == "." and i) else "%%%02X" % ord(c) for i, c in enumerate(sys.argv[2])) + "/audit.db")' "$STORE" "$1"; }
+# note_at DB SIZE: the stored checkpoint note of SIZE records, byte for byte
+note_at() { python3 -c 'import sqlite3,sys
+r=sqlite3.connect(sys.argv[1]).execute("select note from checkpoints where size=?", (int(sys.argv[2]),)).fetchone()
+sys.stdout.write(r[0] if r else "")' "$1" "$2"; }
