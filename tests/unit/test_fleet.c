@@ -136,7 +136,7 @@ static void test_cosign(void **state)
 	{
 		unsigned char key[40], id[4];
 		size_t got = 0;
-		const char *k = strrchr(vk, '+') + 1;
+		const char *k = strchr(strchr(vk, '+') + 1, '+') + 1;
 		char hex[9];
 		assert_int_equal(sodium_base642bin(key, sizeof(key), k, strlen(k), NULL, &got, NULL,
 						   sodium_base64_VARIANT_ORIGINAL), 0);
