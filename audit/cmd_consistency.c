@@ -111,7 +111,7 @@ static int note_origin(const char *path, char *origin)
 static int load_proof(const char *path, unsigned char (*proof)[32], size_t *n)
 {
 	size_t len, i = 0, got;
-	char *buf = read_small(path, 64 * 1024, &len), *p, *nl;
+	char *buf = read_small(path, (size_t)64 * 1024, &len), *p, *nl;
 
 	*n = 0;
 	if (buf == NULL) {
@@ -140,12 +140,10 @@ static int load_proof(const char *path, unsigned char (*proof)[32], size_t *n)
 /* Leaves 1..n of the log, or NULL after saying why. */
 static unsigned char (*log_leaves(struct sbx_audit *a, uint64_t n))[32]
 {
-	unsigned char (*l)[32] = malloc((n ? n : 1) * 32);
+	unsigned char (*l)[32] = out_need(malloc((n ? n : 1) * 32));
 	sqlite3_stmt *st;
 	uint64_t k = 0;
 
-	if (l == NULL)
-		out_need(NULL);
 	if (sqlite3_prepare_v2(sbx_audit_db(a), "SELECT seq, leaf FROM records WHERE seq <= ?1 ORDER BY seq",
 			       -1, &st, NULL) != SQLITE_OK) {
 		cli_err("%s: %s", sbx_audit_path(a), sqlite3_errmsg(sbx_audit_db(a)));

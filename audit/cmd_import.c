@@ -100,6 +100,7 @@ static unsigned char (*leaves(struct imp *im, uint64_t n))[32]
 /* What the archive holds: head, tree, newest checkpoint. */
 static int load(struct imp *im)
 {
+	unsigned char r[32];
 	sqlite3_stmt *st;
 	struct sbx_checkpoint cp;
 	int ok = 1;
@@ -134,13 +135,10 @@ static int load(struct imp *im)
 		return refuse(im, EXIT_UNREADABLE, "%s: the archive does not end at a checkpoint it "
 			      "verified (not written by sbx-audit import?): run sbx-audit verify on it",
 			      sbx_audit_path(im->a));
-	if (ok) {
-		unsigned char r[32];
-		sbx_mtree_root(&im->tree, r);
-		if (im->seen && sodium_memcmp(r, im->seen_root, 32) != 0)
-			return refuse(im, EXIT_UNREADABLE, "%s: the archive's stored tree does not match its "
-				      "newest checkpoint: run sbx-audit verify on it", sbx_audit_path(im->a));
-	}
+	sbx_mtree_root(&im->tree, r);
+	if (im->seen && sodium_memcmp(r, im->seen_root, 32) != 0)
+		return refuse(im, EXIT_UNREADABLE, "%s: the archive's stored tree does not match its "
+			      "newest checkpoint: run sbx-audit verify on it", sbx_audit_path(im->a));
 	return 0;
 }
 
@@ -503,7 +501,7 @@ static int run(struct imp *im, const struct ship *s, const char *wname, const un
 {
 	struct vckpt *v = calloc(s->nc ? s->nc : 1, sizeof(*v));
 	char *cosigned = NULL, path[4200];
-	uint64_t first = im->last + 1, added = 0;
+	uint64_t first, added = 0;
 	int rc;
 
 	if (v == NULL)

@@ -286,7 +286,9 @@ static int run_hosts(const char *dir, const char *ring, struct ropts *o, const c
 	char err[SBX_ERR_LEN + 300], **origins, **paths;
 	struct report *r = NULL;
 	struct provenance *prov = NULL;
-	struct sbx_audit **a = NULL;
+	struct handle {
+		struct sbx_audit *log;
+	} *a = NULL;
 	struct keyring kr = {0};
 	size_t n, i, built = 0;
 	int rc = EXIT_OK;
@@ -307,15 +309,15 @@ static int run_hosts(const char *dir, const char *ring, struct ropts *o, const c
 	a = out_need(calloc(n + 1, sizeof(*a)));
 	for (i = 0; i < n; i++, built++) {
 		const struct keyring_entry *e = keyring_find(&kr, origins[i]);
-		if (sbx_audit_open(paths[i], 1, &a[i], err, sizeof(err)) < 0) {
+		if (sbx_audit_open(paths[i], 1, &a[i].log, err, sizeof(err)) < 0) {
 			cli_err("report: %s", err);
 			rc = EXIT_UNREADABLE;
 			break;
 		}
-		provenance(NULL, a[i], check, e ? e->pk : NULL, &prov[i]);
+		provenance(NULL, a[i].log, check, e ? e->pk : NULL, &prov[i]);
 		if (!check)
 			snprintf(prov[i].verify, sizeof(prov[i].verify), "not run (--no-verify)");
-		if (report_build(sbx_audit_db(a[i]), paths[i], o, &r[i]) < 0) {
+		if (report_build(sbx_audit_db(a[i].log), paths[i], o, &r[i]) < 0) {
 			rc = EXIT_UNREADABLE;
 			break;
 		}
@@ -352,7 +354,7 @@ static int run_hosts(const char *dir, const char *ring, struct ropts *o, const c
 	for (i = 0; i < n; i++) {
 		if (i < built || r[i].t != NULL)
 			report_free(&r[i]);
-		sbx_audit_close(a[i]);
+		sbx_audit_close(a[i].log);
 	}
 	free(r);
 	free(prov);

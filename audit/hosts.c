@@ -20,7 +20,7 @@ void host_dirname(const char *origin, char *out)
 	static const char hex[] = "0123456789ABCDEF";
 	size_t i, k = 0;
 
-	for (i = 0; origin[i] != '\0' && i < SBX_ORIGIN_MAX; i++) {
+	for (i = 0; i < SBX_ORIGIN_MAX && origin[i] != '\0'; i++) {
 		unsigned char c = (unsigned char)origin[i];
 		if (plain(c, i == 0)) {
 			out[k++] = (char)c;
@@ -42,7 +42,7 @@ static int hexval(char c)
 	return -1;
 }
 
-int host_origin(const char *name, char *out)
+int host_origin(const char *name, char *origin)
 {
 	char back[HOST_DIR_MAX];
 	size_t i, k = 0;
@@ -54,17 +54,17 @@ int host_origin(const char *name, char *out)
 			int h = hexval(name[i + 1]), l = h < 0 ? -1 : hexval(name[i + 2]);
 			if (h < 0 || l < 0)
 				return -1;
-			out[k++] = (char)(h << 4 | l);
+			origin[k++] = (char)(h << 4 | l);
 			i += 2;
 		} else {
-			out[k++] = name[i];
+			origin[k++] = name[i];
 		}
 	}
-	out[k] = '\0';
-	if (k == 0 || memchr(out, 0, k) != NULL)
+	origin[k] = '\0';
+	if (k == 0 || memchr(origin, 0, k) != NULL)
 		return -1;
 	/* only the canonical spelling: one directory per origin */
-	host_dirname(out, back);
+	host_dirname(origin, back);
 	return strcmp(back, name) == 0 ? 0 : -1;
 }
 

@@ -17,9 +17,9 @@
 
 /* The directory name of origin into out (HOST_DIR_MAX bytes). */
 void host_dirname(const char *origin, char *out);
-/* The origin of a directory name into out (SBX_ORIGIN_MAX + 1 bytes);
+/* The origin of a directory name into origin (SBX_ORIGIN_MAX + 1 bytes);
  * -1 if name is not one host_dirname makes. */
-int host_origin(const char *name, char *out);
+int host_origin(const char *name, char *origin);
 
 /* The archives under dir, sorted by origin: *origins and *paths are
  * malloc'd arrays of *n malloc'd strings (hosts_free). Returns 0, or -1

@@ -27,10 +27,11 @@ int keyring_parse(const char *buf, size_t len, struct keyring *k, char *err, siz
 		struct keyring_entry *e;
 
 		line++;
-		if (n > 0 && p[n - 1] == '\r')
-			n--;
-		if (n == 0 || p[0] == '#')
+		/* blank (also "\r\n") or a comment; else n >= 1 and p[0] is kept */
+		if (p[0] == '\n' || p[0] == '\r' || p[0] == '#')
 			goto next;
+		if (p[n - 1] == '\r')
+			n--;
 		if (k->n == cap) {
 			size_t ncap = cap ? 2 * cap : 16;
 			void *g = realloc(k->e, ncap * sizeof(*k->e));
