@@ -96,5 +96,7 @@ int cmd_prove(struct cli *c, int argc, char **argv);
 int cmd_verify_proof(struct cli *c, int argc, char **argv);
 int cmd_search(struct cli *c, int argc, char **argv);
 int cmd_export(struct cli *c, int argc, char **argv);
+int cmd_import(struct cli *c, int argc, char **argv);
+int cmd_consistency(struct cli *c, int argc, char **argv);
 
 #endif

@@ -8,6 +8,7 @@
  * at least once: the cursor is saved only after the output was flushed.
  */
 #include "cli.h"
+#include "exportrec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +25,7 @@
 
 static void help(void)
 {
-	printf("usage: " PROG " export --format jsonl|csv [--since-seq N | --resume FILE]\n"
+	printf("usage: " PROG " export --format jsonl|csv|records [--since-seq N | --resume FILE]\n"
 	       "\n"
 	       "Every finished run whose END record has a seq greater than N, oldest\n"
 	       "first: one JSON object a line (jsonl) or a CSV header and one row a run.\n"
@@ -34,7 +35,12 @@ static void help(void)
 	       "artifacts fields (see sbx-audit(1)); fields is an object of the record\n"
 	       "fields of format version 2 (inputs, environment, ...), by their JSON key.\n"
 	       "\n"
-	       "  --format FMT     jsonl or csv (required)\n"
+	       "records (a central store's sbx-audit import reads it): the signed\n"
+	       "records with a seq greater than N up to the newest checkpoint, the\n"
+	       "checkpoints among them and the code and policy texts of the STARTs;\n"
+	       "N and the cursor are record seqs, not END seqs (docs/fleet.md).\n"
+	       "\n"
+	       "  --format FMT     jsonl, csv or records (required)\n"
 	       "  --since-seq N    runs whose END seq is greater than N (default 0: all)\n"
 	       "  --resume FILE    N is read from FILE (absent: 0); after a complete export\n"
 	       "                   the last END seq written replaces it (atomic rename)\n"
@@ -121,7 +127,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	struct run_filter f = {.after_end_seq = 0, .with_fields = 1};
 	enum run_format fmt = FMT_TABLE;
 	const char *resume = NULL;
-	int have_fmt = 0, have_since = 0, opt, rc;
+	int have_fmt = 0, have_since = 0, recs = 0, opt, rc;
 	uint64_t v, n;
 	int64_t last;
 
@@ -131,9 +137,10 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			help();
 			return EXIT_OK;
 		case O_FORMAT:
-			if (runs_parse_format(optarg, &fmt) < 0 || (fmt != FMT_JSONL && fmt != FMT_CSV)) {
+			recs = strcmp(optarg, "records") == 0;
+			if (!recs && (runs_parse_format(optarg, &fmt) < 0 || (fmt != FMT_JSONL && fmt != FMT_CSV))) {
 				char *e = out_esc(optarg, strlen(optarg), 0);
-				cli_err("export: --format '%s': not jsonl or csv", e);
+				cli_err("export: --format '%s': not jsonl, csv or records", e);
 				free(e);
 				return EXIT_USAGE;
 			}
@@ -161,7 +168,7 @@ int cmd_export(struct cli *c, int argc, char **argv)
 	if ((rc = cli_extra_args("export", argc, argv)) != EXIT_OK)
 		return rc;
 	if (!have_fmt) {
-		cli_err("export: --format jsonl or --format csv is required");
+		cli_err("export: --format jsonl, csv or records is required");
 		return EXIT_USAGE;
 	}
 	if (have_since && resume) {
@@ -173,8 +180,13 @@ int cmd_export(struct cli *c, int argc, char **argv)
 			return EXIT_FAIL;
 		f.after_end_seq = (int64_t)v;
 	}
-	if (runs_print(c, &f, fmt, &n, &last) < 0)
+	if (recs) {
+		if (export_records(c, f.after_end_seq, &last) < 0)
+			return EXIT_UNREADABLE;
+		n = last > f.after_end_seq;
+	} else if (runs_print(c, &f, fmt, &n, &last) < 0) {
 		return EXIT_UNREADABLE;
+	}
 	/* The cursor moves only once the rows are out of our hands. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		cli_err("export: standard output: write failed; --resume file not updated");

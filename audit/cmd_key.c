@@ -5,6 +5,7 @@
  * golang.org/x/mod/sumdb/note reads it with NewVerifier).
  */
 #include "cli.h"
+#include "cosign.h"
 
 #include <string.h>
 
@@ -14,13 +15,17 @@
 
 static void help(void)
 {
-	printf("usage: " PROG " key --verifier [--origin NAME]\n"
+	printf("usage: " PROG " key --verifier|--cosigner [--origin NAME]\n"
 	       "\n"
 	       "Print the public key (--pubkey) as a C2SP verifier key,\n"
 	       "NAME+HASH+BASE64: the key name is the log's origin, HASH the key id\n"
 	       "(8 hex digits) and BASE64 the signature type 0x01 and the key.\n"
 	       "\n"
-	       "  --verifier     the verifier key (the only form for now)\n"
+	       "  --verifier     the verifier key of a log (signature type 0x01)\n"
+	       "  --cosigner     the verifier key of a witness (a central store's\n"
+	       "                 import --witness-key): type 0x04, the Ed25519\n"
+	       "                 cosignature/v1 of c2sp.org/tlog-cosignature; --origin\n"
+	       "                 is then the --witness-name and must be given\n"
 	       "  --origin NAME  the key name; default: the origin of the log's newest\n"
 	       "                 checkpoint, else HOST/sbx\n"
 	       "\n"
@@ -54,6 +59,7 @@ int cmd_key(struct cli *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"verifier", no_argument, NULL, 'v'},
+		{"cosigner", no_argument, NULL, 'c'},
 		{"origin", required_argument, NULL, 'o'},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
@@ -61,7 +67,7 @@ int cmd_key(struct cli *c, int argc, char **argv)
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
 	char err[SBX_ERR_LEN], name[SBX_ORIGIN_MAX + 1], vk[VKEY_MAX];
 	const char *origin = NULL;
-	int opt, rc, verifier = 0;
+	int opt, rc, verifier = 0, cosigner = 0;
 
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -70,6 +76,9 @@ int cmd_key(struct cli *c, int argc, char **argv)
 			return EXIT_OK;
 		case 'v':
 			verifier = 1;
+			break;
+		case 'c':
+			cosigner = 1;
 			break;
 		case 'o':
 			origin = optarg;
@@ -82,8 +91,12 @@ int cmd_key(struct cli *c, int argc, char **argv)
 	}
 	if ((rc = cli_extra_args("key", argc, argv)) != EXIT_OK)
 		return rc;
-	if (!verifier) {
-		cli_err("key: say which form: --verifier (see " PROG " key --help)");
+	if (verifier + cosigner != 1) {
+		cli_err("key: say which form: --verifier or --cosigner (see " PROG " key --help)");
+		return EXIT_USAGE;
+	}
+	if (cosigner && origin == NULL) {
+		cli_err("key: --cosigner needs --origin NAME (the witness's key name)");
 		return EXIT_USAGE;
 	}
 	if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
@@ -94,7 +107,8 @@ int cmd_key(struct cli *c, int argc, char **argv)
 		snprintf(name, sizeof(name), "%s", origin);
 	else if (log_origin(c, name, sizeof(name)) < 0)
 		sbx_default_origin(name, sizeof(name));
-	if ((origin != NULL && strlen(origin) >= sizeof(name)) || vkey_format(name, pk, vk) < 0) {
+	if ((origin != NULL && strlen(origin) >= sizeof(name)) ||
+	    (cosigner ? cosign_vkey(name, pk, vk) : vkey_format(name, pk, vk)) < 0) {
 		char *e = out_esc(origin ? origin : name, strlen(origin ? origin : name), 0);
 		cli_err("key: --origin %s: not a C2SP key name (non-empty UTF-8, at most %d bytes, "
 			"no spaces or '+')", e, SBX_ORIGIN_MAX);

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "auditdb.h"
+#include "hosts.h"
+#include "keyring.h"
 #include "auditwhen.h"
 #include "checkpoint.h"
 #include "vkey.h"
@@ -31,7 +33,7 @@ static void help(void)
 	       "         [--by user|policy|outcome|language|day|hour] [--failed] [--limit N]\n"
 	       "         [--limits] [--top-code [N]] [--sessions] [--network] [--environments]\n"
 	       "         [--format text|csv|json]\n"
-	       "         [--html FILE]\n"
+	       "         [--html FILE] [--hosts DIR [--keyring FILE]]\n"
 	       "\n"
 	       "Counts of runs from the log. A run is dated by its END record, or by\n"
 	       "its START when it has no END (outcome \"incomplete\"). Without a section\n"
@@ -71,6 +73,11 @@ static void help(void)
 	       "                  the report stands on: the log, its origin, the key\n"
 	       "                  (C2SP verifier key, SHA-256), verify's result (as\n"
 	       "                  sbx-audit verify without options) and the time\n"
+	       "  --hosts DIR     a central store (sbx-audit import --into DIR): one report\n"
+	       "                  per host archive, each verified with its host's key\n"
+	       "                  from --keyring FILE; text: a heading per host, json:\n"
+	       "                  {\"hosts\": [{origin, archive, report}]}, --html: an\n"
+	       "                  overview of the hosts and a view of each\n"
 	       "  --html FILE     write every section and a chart of runs per day as\n"
 	       "                  one self-contained HTML page to FILE (mode 0600,\n"
 	       "                  replaced atomically); nothing is printed\n"
@@ -181,7 +188,7 @@ static void log_origin(struct sbx_audit *a, char *out, size_t outlen)
 /* Which log, which key, whether it verifies (a default verify: every
  * link, leaf, column and checkpoint, the last signature), and when. */
 static void provenance(const struct cli *c, struct sbx_audit *a, int check,
-		       struct provenance *p)
+		       const unsigned char *host_pk, struct provenance *p)
 {
 	unsigned char pk[crypto_sign_PUBLICKEYBYTES], h[32];
 	struct sbx_verify_opts vo = {0};
@@ -195,7 +202,12 @@ static void provenance(const struct cli *c, struct sbx_audit *a, int check,
 	clock_gettime(CLOCK_REALTIME, &ts);
 	p->generated_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	log_origin(a, p->origin, sizeof(p->origin));
-	if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
+	if (host_pk != NULL) {
+		memcpy(pk, host_pk, sizeof(pk));
+	} else if (c == NULL) {
+		snprintf(p->verify, sizeof(p->verify), "not run: the origin has no key in the keyring");
+		return;
+	} else if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
 		snprintf(p->verify, sizeof(p->verify), "not run: %s", err);
 		return;
 	}
@@ -224,6 +236,8 @@ static void provenance(const struct cli *c, struct sbx_audit *a, int check,
 	sbx_verify_report_free(&rep);
 }
 
+static void all_sections(struct ropts *o);
+
 static int run(const struct cli *c, struct sbx_audit *a, struct ropts *o, const char *format,
 	       const char *html, int check)
 {
@@ -233,12 +247,10 @@ static int run(const struct cli *c, struct sbx_audit *a, struct ropts *o, const 
 
 	if (html != NULL) {
 		/* The page holds everything; the chart needs the per-day data. */
-		o->sections |= RS_SUMMARY | RS_LIMITS | RS_TOPCODE | RS_SESSIONS | RS_NETWORK | RS_ENVIRONMENTS | RS_FAILED |
-			       RS_DAYCHART;
-		o->by |= 1u << BY_USER | 1u << BY_POLICY | 1u << BY_LANGUAGE | 1u << BY_DAY;
+		all_sections(o);
 	}
 	if (strcmp(format, "csv") != 0 || html != NULL)
-		provenance(c, a, check, &prov);
+		provenance(c, a, check, NULL, &prov);
 	if (report_build(sbx_audit_db(a), sbx_audit_path(a), o, &r) < 0)
 		return EXIT_UNREADABLE;
 	if (strcmp(format, "csv") != 0 || html != NULL)
@@ -252,6 +264,103 @@ static int run(const struct cli *c, struct sbx_audit *a, struct ropts *o, const 
 	else
 		rc = report_text(stdout, &r) < 0 ? EXIT_FAIL : EXIT_OK;
 	report_free(&r);
+	return rc;
+}
+
+static void all_sections(struct ropts *o)
+{
+	o->sections |= RS_SUMMARY | RS_LIMITS | RS_TOPCODE | RS_SESSIONS | RS_NETWORK | RS_ENVIRONMENTS | RS_FAILED |
+		       RS_DAYCHART;
+	o->by |= 1u << BY_USER | 1u << BY_POLICY | 1u << BY_LANGUAGE | 1u << BY_DAY;
+}
+
+/*
+ * report --hosts DIR: one report per archive of a central store (hosts.h),
+ * each verified with its host's key from --keyring: text sections under a
+ * heading per host, JSON {"hosts": [{"origin", "archive", "report"}]}, an
+ * HTML page with an overview of the hosts and a view of each.
+ */
+static int run_hosts(const char *dir, const char *ring, struct ropts *o, const char *format,
+		     const char *html, int check)
+{
+	char err[SBX_ERR_LEN + 300], **origins, **paths;
+	struct report *r = NULL;
+	struct provenance *prov = NULL;
+	struct handle {
+		struct sbx_audit *log;
+	} *a = NULL;
+	struct keyring kr = {0};
+	size_t n, i, built = 0;
+	int rc = EXIT_OK;
+
+	if (ring != NULL && keyring_load(ring, &kr, err, sizeof(err)) < 0) {
+		cli_err("report: --keyring %s", err);
+		return EXIT_UNREADABLE;
+	}
+	if (hosts_list(dir, &origins, &paths, &n, err, sizeof(err)) < 0) {
+		cli_err("report: --hosts %s", err);
+		keyring_free(&kr);
+		return EXIT_UNREADABLE;
+	}
+	if (html != NULL)
+		all_sections(o);
+	r = out_need(calloc(n + 1, sizeof(*r)));
+	prov = out_need(calloc(n + 1, sizeof(*prov)));
+	a = out_need(calloc(n + 1, sizeof(*a)));
+	for (i = 0; i < n; i++, built++) {
+		const struct keyring_entry *e = keyring_find(&kr, origins[i]);
+		if (sbx_audit_open(paths[i], 1, &a[i].log, err, sizeof(err)) < 0) {
+			cli_err("report: %s", err);
+			rc = EXIT_UNREADABLE;
+			break;
+		}
+		provenance(NULL, a[i].log, check, e ? e->pk : NULL, &prov[i]);
+		if (!check)
+			snprintf(prov[i].verify, sizeof(prov[i].verify), "not run (--no-verify)");
+		if (report_build(sbx_audit_db(a[i].log), paths[i], o, &r[i]) < 0) {
+			rc = EXIT_UNREADABLE;
+			break;
+		}
+		r[i].prov = &prov[i];
+	}
+	if (rc == EXIT_OK) {
+		if (html != NULL) {
+			FILE *f = strcmp(html, "-") == 0 ? stdout : fopen(html, "we");
+			if (f == NULL || report_html_hosts(f, r, (const char *const *)origins, n, o) < 0 ||
+			    (f != stdout && fclose(f) != 0)) {
+				cli_err("report: --html: %s: %s", html, strerror(errno ? errno : EIO));
+				rc = EXIT_FAIL;
+			}
+		} else if (strcmp(format, "json") == 0) {
+			json_t *doc = out_need(json_object()), *arr = out_need(json_array());
+			for (i = 0; i < n; i++)
+				json_array_append_new(arr, out_need(json_pack("{s:s,s:s,s:o}", "origin", origins[i],
+					"archive", paths[i], "report", report_json_doc(&r[i], o))));
+			json_object_set_new(doc, "hosts", arr);
+			rc = out_json(doc) < 0 ? EXIT_FAIL : EXIT_OK;
+		} else if (strcmp(format, "csv") == 0) {
+			cli_err("report: --hosts: --format csv has one table per host: use json");
+			rc = EXIT_USAGE;
+		} else {
+			printf("hosts: %zu (%s)\n", n, dir);
+			for (i = 0; i < n && rc == EXIT_OK; i++) {
+				printf("\n=== host ");
+				out_str(stdout, origins[i]);
+				printf(" ===\n");
+				rc = report_text(stdout, &r[i]) < 0 ? EXIT_FAIL : EXIT_OK;
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (i < built || r[i].t != NULL)
+			report_free(&r[i]);
+		sbx_audit_close(a[i].log);
+	}
+	free(r);
+	free(prov);
+	free(a);
+	hosts_free(origins, paths, n);
+	keyring_free(&kr);
 	return rc;
 }
 
@@ -280,7 +389,8 @@ static int top_arg(int argc, char **argv, int64_t *n)
 int cmd_report(struct cli *c, int argc, char **argv)
 {
 	enum { O_SINCE = OPT_FIRST_CMD, O_UNTIL, O_SUMMARY, O_BY, O_FAILED, O_LIMIT, O_LIMITS,
-	       O_TOP, O_SESSIONS, O_NETWORK, O_ENVIRONMENTS, O_FORMAT, O_HTML, O_NOVERIFY };
+	       O_TOP, O_SESSIONS, O_NETWORK, O_ENVIRONMENTS, O_FORMAT, O_HTML, O_NOVERIFY, O_HOSTS,
+	       O_KEYRING };
 	static const struct option opts[] = {
 		{"since", required_argument, NULL, O_SINCE},
 		{"until", required_argument, NULL, O_UNTIL},
@@ -296,12 +406,14 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		{"format", required_argument, NULL, O_FORMAT},
 		{"html", required_argument, NULL, O_HTML},
 		{"no-verify", no_argument, NULL, O_NOVERIFY},
+		{"hosts", required_argument, NULL, O_HOSTS},
+		{"keyring", required_argument, NULL, O_KEYRING},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	struct ropts o = {.since_ns = 0, .until_ns = INT64_MAX, .top_n = DEFAULT_TOP,
 			  .failed_max = DEFAULT_FAILED};
-	const char *format = "text", *html = NULL;
+	const char *format = "text", *html = NULL, *hosts = NULL, *ring = NULL;
 	struct sbx_audit *a;
 	uint64_t v;
 	int opt, rc, check = 1;
@@ -372,6 +484,12 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		case O_HTML:
 			html = optarg;
 			break;
+		case O_HOSTS:
+			hosts = optarg;
+			break;
+		case O_KEYRING:
+			ring = optarg;
+			break;
 		default:
 			rc = cli_common_opt(c, "report", opt, argv);
 			if (rc >= 0)
@@ -386,6 +504,12 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	}
 	if (o.sections == 0)
 		o.sections = RS_SUMMARY;
+	if (ring != NULL && hosts == NULL) {
+		cli_err("report: --keyring goes with --hosts DIR");
+		return EXIT_USAGE;
+	}
+	if (hosts != NULL)
+		return run_hosts(hosts, ring, &o, format, html, check);
 	if (cli_open_log(c, &a) < 0)
 		return EXIT_UNREADABLE;
 	rc = run(c, a, &o, format, html, check);

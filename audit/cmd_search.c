@@ -5,6 +5,7 @@
  * checks them against the signed blobs.
  */
 #include "cli.h"
+#include "hosts.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -47,6 +48,9 @@ static void help(void)
 	       "                      an image's content digest, or a host's package-set digest\n"
 	       "  --limit N           only the N newest matching runs (default 0: all)\n"
 	       "  --format FMT        table (default), csv, json (one array), jsonl (one object a line)\n"
+	       "  --hosts DIR         every host archive of a central store (sbx-audit import\n"
+	       "                      --into DIR), in order of origin, as one output; --limit\n"
+	       "                      applies per host; the host column names the host\n"
 	       "  --db PATH, --pubkey PATH   as for every command\n"
 	       "\n"
 	       SBX_WHEN_HELP
@@ -143,8 +147,54 @@ static int nonempty(const char *opt, const char *val)
 enum {
 	O_USER = OPT_FIRST_CMD, O_UID, O_POLICY, O_LANG, O_OUTCOME, O_FAILED,
 	O_SUCCESS, O_SINCE, O_UNTIL, O_SESSION, O_CODE_SHA, O_CODE_CONTAINS, O_DEST,
-	O_IMAGE, O_IMAGE_DIGEST, O_LIMIT, O_FORMAT,
+	O_IMAGE, O_IMAGE_DIGEST, O_LIMIT, O_FORMAT, O_HOSTS,
 };
+
+/* search --hosts DIR: the same query on every archive of a central store
+ * (hosts.h), in order of origin; one output (one header, one JSON array).
+ * The host column says whose run it is. */
+static int search_hosts(const char *dir, const struct run_filter *f, enum run_format fmt, uint64_t *total)
+{
+	char err[SBX_ERR_LEN + 300], **origins, **paths;
+	json_t *arr = fmt == FMT_JSON ? out_need(json_array()) : NULL;
+	size_t n, i;
+	int rc = 0;
+
+	*total = 0;
+	if (hosts_list(dir, &origins, &paths, &n, err, sizeof(err)) < 0) {
+		cli_err("search: --hosts %s", err);
+		json_decref(arr);
+		return -1;
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		struct sbx_audit *a;
+		sqlite3_stmt *st;
+		uint64_t k = 0;
+		int64_t last;
+		if (sbx_audit_open(paths[i], 1, &a, err, sizeof(err)) < 0) {
+			cli_err("search: %s", err);
+			rc = -1;
+			break;
+		}
+		rc = runs_prepare(sbx_audit_db(a), paths[i], f, &st);
+		if (rc == 0) {
+			rc = runs_write_part(sbx_audit_db(a), paths[i], st, fmt, &k, &last, arr, i == 0);
+			sqlite3_finalize(st);
+		}
+		sbx_audit_close(a);
+		*total += k;
+	}
+	if (n == 0 && fmt != FMT_JSON) /* the header alone, as for an empty log */
+		cli_err("search: --hosts %s: no host archives (DIR/HOST/audit.db)", dir);
+	if (arr != NULL) {
+		if (rc == 0 && out_json(arr) < 0)
+			rc = -1;
+		else if (rc != 0)
+			json_decref(arr);
+	}
+	hosts_free(origins, paths, n);
+	return rc;
+}
 
 int cmd_search(struct cli *c, int argc, char **argv)
 {
@@ -166,11 +216,13 @@ int cmd_search(struct cli *c, int argc, char **argv)
 		{"image-digest", required_argument, NULL, O_IMAGE_DIGEST},
 		{"limit", required_argument, NULL, O_LIMIT},
 		{"format", required_argument, NULL, O_FORMAT},
+		{"hosts", required_argument, NULL, O_HOSTS},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	struct run_filter f = {.after_end_seq = -1};
 	enum run_format fmt = FMT_TABLE;
+	const char *hosts = NULL;
 	uint64_t v, n;
 	int64_t last;
 	int opt, rc;
@@ -246,6 +298,9 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			if (runs_parse_format(optarg, &fmt) < 0)
 				return bad("--format", optarg, "not table, csv, json or jsonl");
 			break;
+		case O_HOSTS:
+			hosts = optarg;
+			break;
 		default:
 			rc = cli_common_opt(c, "search", opt, argv);
 		}
@@ -258,7 +313,11 @@ int cmd_search(struct cli *c, int argc, char **argv)
 		cli_err("search: --failed and --success exclude each other");
 		return EXIT_USAGE;
 	}
-	if (runs_print(c, &f, fmt, &n, &last) < 0)
+	if (hosts != NULL) {
+		if (search_hosts(hosts, &f, fmt, &n) < 0)
+			return EXIT_UNREADABLE;
+	} else if (runs_print(c, &f, fmt, &n, &last) < 0) {
 		return EXIT_UNREADABLE;
+	}
 	return n > 0 ? EXIT_OK : EXIT_FAIL;
 }

@@ -29,6 +29,8 @@ static const struct {
 	{"checkpoint", cmd_checkpoint, "print (or --write) the newest signed checkpoint"},
 	{"prove", cmd_prove, "inclusion proof of a run in the newest checkpoint"},
 	{"verify-proof", cmd_verify_proof, "check a proof offline with the public key"},
+	{"import", cmd_import, "take a host's records export into a central store"},
+	{"consistency", cmd_consistency, "RFC 9162 consistency proof between two checkpoints"},
 	{"rotate", cmd_rotate, "move old runs to an archive log (root)"},
 	{"keygen", cmd_keygen, "create the signing key pair (root)"},
 	{"key", cmd_key, "print the public key as a C2SP verifier key"},

@@ -10,6 +10,7 @@
 #define SBX_AUDIT_REPORT_H
 #include <sqlite3.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <stdio.h>
 
 #include "outcome.h"
@@ -97,6 +98,13 @@ void report_free(struct report *r);
 int report_text(FILE *f, const struct report *r);
 int report_csv(FILE *f, const struct report *r);
 int report_json(FILE *f, const struct report *r, const struct ropts *o);
+/* The JSON document report_json prints (new reference). */
+json_t *report_json_doc(const struct report *r, const struct ropts *o);
+/* One page for a central store (report --hosts): an overview table of the
+ * hosts, then each host's sections under its own heading (ids prefixed
+ * "hN-"). names[i] is host i's origin. */
+int report_html_hosts(FILE *f, const struct report *r, const char *const *names, size_t n,
+		      const struct ropts *o);
 /* The whole page; tables named "days" feed the chart. */
 int report_html(FILE *f, const struct report *r, const struct ropts *o);
 

@@ -159,11 +159,11 @@ static void chart(FILE *f, const struct rtable *t)
 	free(counts);
 }
 
-static void table(FILE *f, const struct rtable *t)
+static void table(FILE *f, const struct rtable *t, const char *idp)
 {
 	size_t r, c;
 
-	fprintf(f, "<section id=\"%s\"><h2>", t->name);
+	fprintf(f, "<section id=\"%s%s\"><h2>", idp, t->name);
 	html_str(f, t->title);
 	fputs("</h2>\n", f);
 	if (t->single) {
@@ -228,10 +228,9 @@ static void local_zone(char *buf, size_t n)
 		 off < 0 ? '-' : '+', labs(off) / 3600, labs(off) % 3600 / 60);
 }
 
-int report_html(FILE *f, const struct report *r, const struct ropts *o)
+static void page_head(FILE *f, const struct ropts *o)
 {
 	char since[48] = "the beginning", until[48] = "now", zone[64];
-	size_t i;
 
 	if (o->since_ns != 0)
 		sbx_iso_time(o->since_ns, since, sizeof(since));
@@ -251,12 +250,18 @@ int report_html(FILE *f, const struct report *r, const struct ropts *o)
 	html_str(f, zone);
 	fputs("). Counts come from the log's columns, which verify checks against the "
 	      "signed records.</p>\n", f);
+}
+
+static void page_body(FILE *f, const struct report *r, const char *idp)
+{
+	size_t i;
+
 	if (r->prov != NULL) {
 		const struct provenance *p = r->prov;
 		char when[48];
 		sbx_iso_time(p->generated_ns, when, sizeof(when));
-		fputs("<section id=\"provenance\"><h2>What this report stands on</h2>\n<table>"
-		      "<tr><th>log</th><td>", f);
+		fprintf(f, "<section id=\"%sprovenance\"><h2>What this report stands on</h2>\n<table>"
+		      "<tr><th>log</th><td>", idp);
 		html_str(f, p->db);
 		fputs("</td></tr>\n<tr><th>origin</th><td>", f);
 		html_str(f, p->origin[0] ? p->origin : "(unknown)");
@@ -274,12 +279,71 @@ int report_html(FILE *f, const struct report *r, const struct ropts *o)
 	for (i = 0; i < r->n; i++) {
 		if (strcmp(r->t[i].name, "days") == 0)
 			continue;
-		table(f, &r->t[i]);
+		table(f, &r->t[i], idp);
 		if (strcmp(r->t[i].name, "summary") == 0) {
-			fputs("<section id=\"chart\"><h2>Runs per day by outcome (local time)</h2>\n", f);
+			fprintf(f, "<section id=\"%schart\"><h2>", idp);
+			fputs("Runs per day by outcome (local time)</h2>\n", f);
 			chart(f, report_find(r, "days"));
 			fputs("</section>\n", f);
 		}
+	}
+}
+
+int report_html(FILE *f, const struct report *r, const struct ropts *o)
+{
+	page_head(f, o);
+	page_body(f, r, "");
+	fputs("</body></html>\n", f);
+	return ferror(f) ? -1 : 0;
+}
+
+/* The summary's cell of column col as text, or "". */
+static const char *summary_cell(const struct report *r, const char *col, char *buf, size_t len)
+{
+	const struct rtable *t = report_find(r, "summary");
+	size_t c;
+
+	buf[0] = '\0';
+	for (c = 0; t != NULL && t->nrows > 0 && c < t->ncols; c++) {
+		const struct rcell *x = RT_CELL(t, 0, c);
+		if (strcmp(t->cols[c], col) != 0)
+			continue;
+		if (x->type == RC_INT)
+			snprintf(buf, len, "%" PRId64, x->i);
+		else if (x->type == RC_TEXT)
+			snprintf(buf, len, "%s", x->s);
+	}
+	return buf;
+}
+
+int report_html_hosts(FILE *f, const struct report *r, const char *const *names, size_t n,
+		      const struct ropts *o)
+{
+	char idp[32], cell[64];
+	size_t i;
+
+	page_head(f, o);
+	fprintf(f, "<section id=\"hosts\"><h2>Hosts (%zu)</h2>\n<table><tr><th>host</th><th>runs</th>"
+		"<th>failed</th><th>verify</th></tr>\n", n);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "<tr><td><a href=\"#h%zu\">", i);
+		html_str(f, names[i]);
+		fputs("</a></td><td>", f);
+		html_str(f, summary_cell(&r[i], "runs", cell, sizeof(cell)));
+		fputs("</td><td>", f);
+		html_str(f, summary_cell(&r[i], "failed", cell, sizeof(cell)));
+		fprintf(f, "</td><td class=\"%s\">", r[i].prov && r[i].prov->verified ? "ok" : "bad");
+		html_str(f, r[i].prov ? r[i].prov->verify : "");
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table></section>\n", f);
+	for (i = 0; i < n; i++) {
+		snprintf(idp, sizeof(idp), "h%zu-", i);
+		fprintf(f, "<section class=\"host\" id=\"h%zu\"><h2>Host ", i);
+		html_str(f, names[i]);
+		fputs("</h2>\n", f);
+		page_body(f, &r[i], idp);
+		fputs("</section>\n", f);
 	}
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -1 : 0;

@@ -213,11 +213,10 @@ static json_t *jtime(int64_t ns, int absent)
 	return out_need(json_string(buf));
 }
 
-int report_json(FILE *f, const struct report *r, const struct ropts *o)
+json_t *report_json_doc(const struct report *r, const struct ropts *o)
 {
 	json_t *doc = out_need(json_object());
 	size_t i, row;
-	int rc;
 
 	if (r->prov != NULL) {
 		const struct provenance *p = r->prov;
@@ -245,6 +244,14 @@ int report_json(FILE *f, const struct report *r, const struct ropts *o)
 		}
 		json_object_set_new(doc, t->name, v);
 	}
+	return doc;
+}
+
+int report_json(FILE *f, const struct report *r, const struct ropts *o)
+{
+	json_t *doc = report_json_doc(r, o);
+	int rc;
+
 	rc = json_dumpf(doc, f, JSON_INDENT(2));
 	json_decref(doc);
 	if (rc < 0)

@@ -479,13 +479,21 @@ static void row_table(sqlite3_stmt *st)
 int runs_write(sqlite3 *db, const char *path, sqlite3_stmt *st,
 	       enum run_format fmt, uint64_t *n, int64_t *last_end_seq)
 {
-	json_t *arr = NULL;
+	return runs_write_part(db, path, st, fmt, n, last_end_seq, NULL, 1);
+}
+
+int runs_write_part(sqlite3 *db, const char *path, sqlite3_stmt *st, enum run_format fmt,
+		    uint64_t *n, int64_t *last_end_seq, json_t *shared, int header)
+{
+	json_t *arr = shared;
 	int rc, i;
 
 	*n = 0;
 	*last_end_seq = 0;
-	if (fmt == FMT_JSON)
+	if (fmt == FMT_JSON && arr == NULL)
 		arr = out_need(json_array());
+	else if (!header || fmt == FMT_JSON || fmt == FMT_JSONL)
+		; /* a later part of one output: no header again */
 	else if (fmt == FMT_TABLE)
 		printf("%-32s %-24s %-12s %-12s %-10s %-13s %-6s %s\n", "ID", "TIME",
 		       "USER", "POLICY", "LANGUAGE", "OUTCOME", "EXIT", "WALL_MS");
@@ -517,11 +525,12 @@ int runs_write(sqlite3 *db, const char *path, sqlite3_stmt *st,
 		}
 	}
 	if (rc != SQLITE_DONE) {
-		json_decref(arr);
+		if (shared == NULL)
+			json_decref(arr);
 		cli_err("%s: %s", path, sqlite3_errmsg(db));
 		return -1;
 	}
-	if (arr && out_json(arr) < 0)
+	if (shared == NULL && arr && out_json(arr) < 0)
 		return -1;
 	return 0;
 }

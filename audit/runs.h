@@ -8,6 +8,7 @@
 #define SBX_AUDIT_RUNS_H
 #include <stdint.h>
 #include <stdio.h>
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "record.h"
@@ -65,6 +66,12 @@ int runs_prepare(sqlite3 *db, const char *path, const struct run_filter *f,
  */
 int runs_write(sqlite3 *db, const char *path, sqlite3_stmt *st,
 	       enum run_format fmt, uint64_t *n, int64_t *last_end_seq);
+
+/* runs_write as one part of a longer output (search --hosts): rows of
+ * FMT_JSON go to shared (the caller prints it), the table or CSV header
+ * only when header is set. */
+int runs_write_part(sqlite3 *db, const char *path, sqlite3_stmt *st, enum run_format fmt,
+		    uint64_t *n, int64_t *last_end_seq, json_t *shared, int header);
 
 struct cli;
 /*

@@ -113,6 +113,19 @@ int sbx_audit_append_in_tx(struct sbx_audit *a, struct sbx_record *rec,
 			   const unsigned char *sk, const char *origin,
 			   unsigned char chain_out[32], char *err, size_t errlen);
 
+/*
+ * Insert a record another log signed, verbatim (sbx-audit import): rec is
+ * blob decoded, with rec->code and rec->policy_text set when a START's
+ * texts came with it (their digests must match the record's); leaf,
+ * chain and sig are the record's, already checked by the caller against
+ * pk, which must be (or becomes) the log's meta pubkey. Inside the
+ * caller's write transaction. Returns 0, or -1 with err set.
+ */
+int sbx_audit_insert_signed(struct sbx_audit *a, struct sbx_record *rec, const unsigned char *blob,
+			    size_t len, const unsigned char leaf[32], const unsigned char chain[32],
+			    const unsigned char sig[64], const char *origin, const unsigned char *pk,
+			    char *err, size_t errlen);
+
 /* The SQLite handle of an open log, for read-only queries of sbx-audit. */
 sqlite3 *sbx_audit_db(struct sbx_audit *a);
 /* The path the log was opened with, for messages. */

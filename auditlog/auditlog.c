@@ -1061,3 +1061,25 @@ int sbx_audit_append_with(struct sbx_audit *a, struct sbx_record *rec, struct sb
 		memcpy(chain_out, s.chain, 32);
 	return 0;
 }
+
+int sbx_audit_insert_signed(struct sbx_audit *a, struct sbx_record *rec, const unsigned char *blob,
+			    size_t len, const unsigned char leaf[32], const unsigned char chain[32],
+			    const unsigned char sig[64], const char *origin, const unsigned char *pk,
+			    char *err, size_t errlen)
+{
+	struct signed_rec s;
+
+	if (a == NULL || rec == NULL || blob == NULL || origin == NULL || pk == NULL || a->readonly) {
+		sbx_audit_seterr(err, errlen, "audit insert: missing argument or read-only log");
+		return -1;
+	}
+	s.blob = (unsigned char *)blob; /* only read: insert_row binds it */
+	s.len = len;
+	memcpy(s.leaf, leaf, 32);
+	memcpy(s.chain, chain, 32);
+	memcpy(s.sig, sig, crypto_sign_BYTES);
+	if (check_key(a, pk, err, errlen) < 0 || insert_row(a, rec, &s, origin, err, errlen) < 0 ||
+	    insert_code(a, rec, err, errlen) < 0 || insert_policy(a, rec, err, errlen) < 0)
+		return -1;
+	return 0;
+}

@@ -188,3 +188,93 @@ int sbx_merkle_inclusion_ok(const unsigned char leaf[32], uint64_t m, uint64_t n
 	}
 	return sn == 0 && sodium_memcmp(r, root, 32) == 0;
 }
+
+/* SUBPROOF(m, D[n], b) of RFC 9162 section 2.1.4.1 (0 < m <= n), appended
+ * at proof[at]; returns the new count. Depth log2(n) <= 64. */
+static int subproof(const unsigned char (*d)[32], uint64_t n, uint64_t m, int b, // NOLINT(misc-no-recursion)
+		    unsigned char (*proof)[32], int at)
+{
+	uint64_t k;
+
+	if (m == n) {
+		/* The old tree is this subtree: the verifier knows its root
+		 * already when it is the whole old tree (b), else it needs it. */
+		if (!b)
+			sbx_merkle_root(d, n, proof[at++]);
+		return at;
+	}
+	k = split(n);
+	if (m <= k) {
+		at = subproof(d, k, m, b, proof, at);
+		sbx_merkle_root(d + k, n - k, proof[at]);
+	} else {
+		at = subproof(d + k, n - k, m - k, 0, proof, at);
+		sbx_merkle_root(d, k, proof[at]);
+	}
+	return at + 1;
+}
+
+int sbx_merkle_consistency_proof(const unsigned char (*leaves)[32], uint64_t n, uint64_t m,
+				 unsigned char (*proof)[32])
+{
+	if (m > n)
+		return -1;
+	if (m == 0 || m == n)
+		return 0;
+	return subproof(leaves, n, m, 1, proof, 0);
+}
+
+int sbx_merkle_consistency_ok(uint64_t m, uint64_t n, const unsigned char old_root[32],
+			      const unsigned char new_root[32], const unsigned char (*proof)[32],
+			      size_t proof_len)
+{
+	unsigned char fr[32], sr[32];
+	uint64_t fn, sn;
+	size_t i = 0;
+
+	if (m > n || proof_len > SBX_MERKLE_MAX_PATH)
+		return 0;
+	if (m == n)
+		return proof_len == 0 && sodium_memcmp(old_root, new_root, 32) == 0;
+	if (m == 0)
+		return proof_len == 0;
+	/* 1. An empty proof cannot prove 0 < m < n. */
+	if (proof_len == 0)
+		return 0;
+	/* 2. When m is a power of two the old root is the proof's first
+	 * value (prepended, not sent). 5. fr = sr = the first value. */
+	if ((m & (m - 1)) == 0) {
+		memcpy(fr, old_root, 32);
+	} else {
+		memcpy(fr, proof[0], 32);
+		i = 1;
+	}
+	memcpy(sr, fr, 32);
+	/* 3. */
+	fn = m - 1;
+	sn = n - 1;
+	/* 4. */
+	while (fn & 1) {
+		fn >>= 1;
+		sn >>= 1;
+	}
+	/* 6. */
+	for (; i < proof_len; i++) {
+		if (sn == 0)
+			return 0;
+		if ((fn & 1) || fn == sn) {
+			sbx_merkle_node(proof[i], fr, fr);
+			sbx_merkle_node(proof[i], sr, sr);
+			while (!(fn & 1) && fn != 0) {
+				fn >>= 1;
+				sn >>= 1;
+			}
+		} else {
+			sbx_merkle_node(sr, proof[i], sr);
+		}
+		fn >>= 1;
+		sn >>= 1;
+	}
+	/* 7. */
+	return sn == 0 && sodium_memcmp(fr, old_root, 32) == 0 && sodium_memcmp(sr, new_root, 32) == 0;
+}

@@ -56,4 +56,26 @@ int sbx_merkle_inclusion_ok(const unsigned char leaf[32], uint64_t m, uint64_t n
 			    const unsigned char (*path)[32], size_t path_len,
 			    const unsigned char root[32]);
 
+/*
+ * Consistency proof between the tree of the first m leaves and that of the
+ * first n (RFC 9162 section 2.1.4.1, PROOF(m, D[n]) = SUBPROOF(m, D[n],
+ * true)), into proof (SBX_MERKLE_MAX_PATH hashes). 0 < m < n: the RFC's
+ * proof; m == n or m == 0: the empty proof (every tree is consistent with
+ * itself and extends the empty tree). Returns the number of hashes, or -1
+ * if m > n.
+ */
+int sbx_merkle_consistency_proof(const unsigned char (*leaves)[32], uint64_t n, uint64_t m,
+				 unsigned char (*proof)[32]);
+
+/*
+ * 1 if proof shows that the tree of size m with root old_root is a prefix
+ * of the tree of size n with root new_root, else 0. 0 < m < n: RFC 9162
+ * section 2.1.4.2, step by step (an empty proof fails); m == n: the proof
+ * must be empty and the roots equal; m == 0: the proof must be empty.
+ * m > n is never consistent.
+ */
+int sbx_merkle_consistency_ok(uint64_t m, uint64_t n, const unsigned char old_root[32],
+			      const unsigned char new_root[32], const unsigned char (*proof)[32],
+			      size_t proof_len);
+
 #endif

@@ -33,6 +33,14 @@
 
 static unsigned char sk[crypto_sign_SECRETKEYBYTES];
 
+/* The log's origin and the records' host: "bench", or $AUDIT_BENCH_ORIGIN
+ * (the fleet tests' second host) with the host up to its first '/'. */
+static const char *origin(void)
+{
+	const char *o = getenv("AUDIT_BENCH_ORIGIN");
+	return o && *o ? o : "bench";
+}
+
 static void die(const char *what, const char *err)
 {
 	fprintf(stderr, "audit-bench: %s: %s\n", what, err);
@@ -57,7 +65,7 @@ static void base(struct sbx_record *r, const char *run_id, const char *user, uin
 	snprintf(r->boot_id, sizeof(r->boot_id), "00000000-0000-0000-0000-000000000000");
 	r->realtime_ns = t_ns;
 	r->boottime_ns = t_ns;
-	snprintf(r->host, sizeof(r->host), "bench");
+	snprintf(r->host, sizeof(r->host), "%.*s", (int)strcspn(origin(), "/"), origin());
 	r->uid = uid;
 	r->gid = uid;
 	snprintf(r->user, sizeof(r->user), "%s", user);
@@ -93,7 +101,7 @@ static void append(struct sbx_audit *a, struct sbx_record *r)
 {
 	char err[512];
 
-	if (sbx_audit_append(a, r, sk, "bench", NULL, err, sizeof(err)) < 0)
+	if (sbx_audit_append(a, r, sk, origin(), NULL, err, sizeof(err)) < 0)
 		die("append", err);
 }
 
@@ -120,7 +128,7 @@ static void seal(struct sbx_audit *a)
 {
 	char err[512];
 
-	if (sbx_audit_checkpoint(a, sk, "bench", 0, 0, NULL, err, sizeof(err)) < 0)
+	if (sbx_audit_checkpoint(a, sk, origin(), 0, 0, NULL, err, sizeof(err)) < 0)
 		die("checkpoint", err);
 }
 
@@ -234,14 +242,14 @@ static int bench_append(const char *db, int writers, long count)
 				if (i % 2)
 					end_of(&r, "ok");
 				s = mono_ns();
-				if (sbx_audit_append(a, &r, sk, "bench", NULL, err, sizeof(err)) < 0) {
+				if (sbx_audit_append(a, &r, sk, origin(), NULL, err, sizeof(err)) < 0) {
 					fprintf(stderr, "audit-bench: writer %d: %s\n", w, err);
 					fails[w]++;
 				}
 				/* an END's latency includes its checkpoint (the recorder's
 				 * path), unless SBX_BENCH_NO_CHECKPOINT is set */
 				if (i % 2 && !no_ckpt &&
-				    sbx_audit_checkpoint(a, sk, "bench", 0, 0, NULL, err, sizeof(err)) < 0) {
+				    sbx_audit_checkpoint(a, sk, origin(), 0, 0, NULL, err, sizeof(err)) < 0) {
 					fprintf(stderr, "audit-bench: writer %d: checkpoint: %s\n", w, err);
 					fails[w]++;
 				}
