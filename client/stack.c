@@ -19,7 +19,7 @@ void cli_stack_floor(void)
 	    caller.rlim_cur >= SBX_CLIENT_STACK_MIN)
 		return;
 	if (caller.rlim_max != RLIM_INFINITY && caller.rlim_max < SBX_CLIENT_STACK_MIN) {
-		fprintf(stderr, "sbx: the stack limit is %llu KiB (hard), below the %u KiB sbx needs (ulimit -H -s)\n",
+		fprintf(stderr, "sbx: the stack limit is %llu KiB (hard), below the %lu KiB sbx needs (ulimit -H -s)\n",
 			(unsigned long long)(caller.rlim_max / 1024), SBX_CLIENT_STACK_MIN / 1024);
 		exit(SBX_EXIT_FAILURE);
 	}

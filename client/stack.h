@@ -4,7 +4,7 @@
 
 /* The stack sbx itself needs (bytes): its buffers and policy structures
  * live on the stack, and a caller's `ulimit -s 64` crashed it. */
-#define SBX_CLIENT_STACK_MIN (1024u * 1024u)
+#define SBX_CLIENT_STACK_MIN (1024ul * 1024ul)
 
 /*
  * Raise the soft RLIMIT_STACK of this process to SBX_CLIENT_STACK_MIN when

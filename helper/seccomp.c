@@ -11,6 +11,7 @@
  * part of the filter depends on a run's own values.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -27,6 +28,16 @@ _Static_assert(sizeof(sbx_bpf_programs) / sizeof(sbx_bpf_programs[0]) == SBX_SEC
 _Static_assert(sizeof(sbx_bpf_programs[0]) / sizeof(sbx_bpf_programs[0][0]) == SBX_NET_MODES,
 	       "one program per network mode");
 
+/* struct sock_fprog with a const pointer: the kernel only reads the
+ * program, which stays in read-only memory (no cast drops the const) */
+struct ro_fprog {
+	unsigned short len;
+	const struct sock_filter *filter;
+};
+_Static_assert(sizeof(struct ro_fprog) == sizeof(struct sock_fprog) &&
+		       offsetof(struct ro_fprog, filter) == offsetof(struct sock_fprog, filter),
+	       "the layout of struct sock_fprog");
+
 const struct sbx_bpf *seccomp_program(const struct sbx_policy *p)
 {
 	if ((unsigned)p->seccomp >= SBX_SECCOMP_PROFILES || (unsigned)p->net >= SBX_NET_MODES)
@@ -37,7 +48,7 @@ const struct sbx_bpf *seccomp_program(const struct sbx_policy *p)
 int install_seccomp(const struct sbx_policy *p, int *listener, char *err, size_t errlen)
 {
 	const struct sbx_bpf *b = seccomp_program(p);
-	struct sock_fprog prog;
+	struct ro_fprog prog;
 	long rc;
 
 	*listener = -1;
@@ -53,7 +64,7 @@ int install_seccomp(const struct sbx_policy *p, int *listener, char *err, size_t
 		return -1;
 	}
 	prog.len = b->len;
-	prog.filter = (struct sock_filter *)(uintptr_t)b->insns; /* the kernel only reads it */
+	prog.filter = b->insns;
 	/* the flags libseccomp 2.5 sets for these attributes: a listener
 	 * descriptor for a program that returns SECCOMP_RET_USER_NOTIF,
 	 * nothing else (no TSYNC: the sandbox init has one thread) */
