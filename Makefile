@@ -223,7 +223,7 @@ $(B)/tests/test_signer: $(B)/sbx-signer
 # run-time compilation of the same rules
 $(B)/tests/test_seccomp: tests/unit/test_seccomp.c $(B)/helper/seccomp.o $(B)/seccomp/rules.o $(LIBCOMMON)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $$(pkg-config --libs cmocka)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS) $$(pkg-config --libs cmocka)
 $(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h $(B)/result_schema.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' -DSBX_BUILDDIR='"$(CURDIR)/$(B)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $(CRYPTO_LIBS) $$(pkg-config --libs cmocka)
