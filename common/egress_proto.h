@@ -101,12 +101,6 @@ struct sbx_egress_resolved {
 	uint8_t addr[16]; /* network byte order; IPv4 in the first 4 bytes */
 };
 
-/* An address:port pair (family AF_INET or AF_INET6, addr as in struct
- * sbx_egress_pair, port in host order) as a socket address (sockaddr_in
- * or sockaddr_in6: ip(7), ipv6(7)) in ss, for bind(2) or connect(2): its
- * length. egress_addr.c */
-socklen_t sbx_egress_sockaddr(int family, const uint8_t addr[16], uint16_t port, struct sockaddr_storage *ss);
-
 /* sandbox init -> relay: one listening socket (SCM_RIGHTS; the relay
  * learns its address with getsockname(2) and checks it is a pair it
  * resolved), or with kind SBX_EGRESS_READY and no fd, the end of them. */
