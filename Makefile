@@ -38,7 +38,9 @@ CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
 # What each program links (make check-linkage asserts the helper's list):
 # the setuid helper never SQLite, jansson or libsodium (the recorder
 # links inih for policy.c's sbx_valid_name, which imgstamp.c uses).
-HELPER_PKGS   = libseccomp libcap libbsd libmd inih
+# The helper loads seccomp programs libseccomp compiled at build time
+# (seccomp/gen.c): libseccomp is linked by the generator, not by it.
+HELPER_PKGS   = libcap libbsd libmd inih
 RECORDER_PKGS = sqlite3 libsodium jansson libbsd inih
 HELPER_LIBS   = $(shell pkg-config --libs $(HELPER_PKGS))
 RECORDER_LIBS = $(shell pkg-config --libs $(RECORDER_PKGS))
@@ -57,7 +59,7 @@ SAN_LD   = -fsanitize=address,undefined
 else
 OPT      = -O2 -g -D_FORTIFY_SOURCE=2
 endif
-INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iclient/mcp -Isigner -Iimage
+INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iclient/mcp -Isigner -Iimage -Iseccomp
 CFLAGS  ?=
 CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
@@ -76,6 +78,7 @@ RELAY_SRC    = $(wildcard relay/*.c)
 SIGNER_SRC   = $(wildcard signer/*.c)
 AUDIT_SRC    = $(wildcard audit/*.c)
 IMAGE_SRC    = $(wildcard image/*.c)
+SECCOMP_SRC  = $(wildcard seccomp/*.c)
 UNIT_SRC     = $(wildcard tests/unit/test_*.c)
 
 COMMON_OBJ   = $(COMMON_SRC:%.c=$(B)/%.o)
@@ -126,6 +129,16 @@ $(B)/%.o: %.c $(B)/paths.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# The setuid helper's seccomp programs: the rules of seccomp/rules.c
+# compiled by libseccomp at build time (seccomp_export_bpf), one per
+# profile and network mode, as C data (helper/seccomp.c loads them;
+# tests/unit/test_seccomp.c compares them with a run-time compilation).
+$(B)/seccomp-gen: $(B)/seccomp/gen.o $(B)/seccomp/rules.o
+	$(CC) $(LDFLAGS) -o $@ $^ $$(pkg-config --libs libseccomp)
+$(B)/seccomp_bpf.h: $(B)/seccomp-gen
+	$(B)/seccomp-gen $@
+$(B)/helper/seccomp.o $(B)/hooked/helper/seccomp.o $(B)/lint/helper/seccomp.tidy $(B)/lint/cppcheck.ok: $(B)/seccomp_bpf.h
+
 $(LIBCOMMON): $(COMMON_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(LIBLOG): $(AUDITLOG_OBJ)
@@ -158,8 +171,9 @@ $(B)/sbx-recorder-hooked: $(HOOKED_RECORDER_OBJ) $(LIBLOG) $(LIBCOMMON)
 
 # What the setuid binary links and contains: exactly these shared
 # libraries, and not one symbol of SQLite (sqlite3_), jansson (json_) or
-# libsodium (crypto_, sodium_), defined or undefined.
-HELPER_NEEDED = libbsd.so.0 libc.so.6 libcap.so.2 libinih.so.1 libmd.so.0 libseccomp.so.2
+# libsodium (crypto_, sodium_), defined or undefined; nor an import from
+# libseccomp (its seccomp programs are data, $(B)/seccomp_bpf.h).
+HELPER_NEEDED = libbsd.so.0 libc.so.6 libcap.so.2 libinih.so.1 libmd.so.0
 check-linkage: $(B)/sbx-helper $(B)/sbx-helper-hooked
 	@for h in $(B)/sbx-helper $(B)/sbx-helper-hooked; do \
 	  got=$$(readelf -d $$h | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^lib[at]san\|^libubsan\|^libstdc\|^libm\.\|^libgcc\|^libdl\|^libpthread\|^librt' | sort | tr '\n' ' '); \
@@ -170,6 +184,8 @@ check-linkage: $(B)/sbx-helper $(B)/sbx-helper-hooked
 	    nm -a $$h | grep -E ' (sqlite3_|json_|crypto_|sodium_)' | head; exit 1; fi; \
 	  if nm -D $$h 2>/dev/null | grep -E ' (sqlite3_|json_|crypto_|sodium_)' | grep -q .; then \
 	    echo "check-linkage: $$h imports SQLite, jansson or libsodium symbols"; exit 1; fi; \
+	  if nm -D --undefined-only $$h 2>/dev/null | grep -E ' seccomp_' | grep -q .; then \
+	    echo "check-linkage: $$h imports libseccomp symbols (it loads precompiled programs)"; exit 1; fi; \
 	done
 	@echo "check-linkage: $(B)/sbx-helper needs only $(HELPER_NEEDED)"
 # Attacker programs run natively even in a SANITIZE=1 build: the sanitizers
@@ -203,6 +219,11 @@ $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbxclient.a $(B)/libsbxsigner.a $(B)/libsbximage.a $(LIBLOG) $(LIBCOMMON)
 # test_signer runs the real sbx-signer
 $(B)/tests/test_signer: $(B)/sbx-signer
+# test_seccomp: the helper's precompiled programs against libseccomp's
+# run-time compilation of the same rules
+$(B)/tests/test_seccomp: tests/unit/test_seccomp.c $(B)/helper/seccomp.o $(B)/seccomp/rules.o $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS) $$(pkg-config --libs cmocka)
 $(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h $(B)/result_schema.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' -DSBX_BUILDDIR='"$(CURDIR)/$(B)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $(CRYPTO_LIBS) $$(pkg-config --libs cmocka)
@@ -293,6 +314,7 @@ fuzz: fuzz-build
 # tools/cppcheck.cfg) and clang-tidy (checks in .clang-tidy, tests/.clang-tidy
 # and bench/.clang-tidy), over every C source.
 LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(RELAY_SRC) $(IMAGE_SRC) \
+	     $(SECCOMP_SRC) \
 	     $(UNIT_SRC) \
 	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) $(wildcard tests/escape/bin/*.c) \
 	     $(wildcard tests/vm/payloads/*.c) tests/fake-helper.c
@@ -459,7 +481,7 @@ help:
 	@echo '  man               the man pages, checked'
 	@echo 'Tests (CHECK_PREFIX=/tmp/sbx-check-NAME: a root-owned temporary install):'
 	@echo '  check-unit        cmocka unit tests (no root needed)'
-	@echo '  check-linkage     the setuid helper links only libc, libbsd, libmd, libcap, libseccomp, libinih'
+	@echo '  check-linkage     the setuid helper links only libc, libbsd, libmd, libcap, libinih'
 	@echo '  check-setup       install into CHECK_PREFIX for single tests: prove -v tests/integration/NN-x.t'
 	@echo '  check-integration tests/integration/*.t (root; runs the client as sbxtest)'
 	@echo '  check-escape      tests/escape/*.t, one attack class each (root)'

@@ -48,6 +48,7 @@ struct sbx_limits {
 
 /* [network] mode; sbx_net_mode_name() is the one table of their names. */
 enum sbx_net_mode { SBX_NET_NONE = 0, SBX_NET_LOOPBACK = 1, SBX_NET_ALLOW = 2 };
+#define SBX_NET_MODES 3 /* how many */
 
 #define SBX_EGRESS_MAX 16             /* [network] allow entries per policy */
 #define SBX_EGRESS_CONNECTIONS_MAX 1024 /* largest [network] connections */
@@ -72,6 +73,7 @@ struct sbx_egress {
 
 
 enum sbx_seccomp_profile { SBX_SECCOMP_DEFAULT = 0, SBX_SECCOMP_STRICT = 1 };
+#define SBX_SECCOMP_PROFILES 2 /* how many: one seccomp program per profile and network mode */
 
 struct sbx_policy {
 	char name[SBX_NAME_MAX + 1];

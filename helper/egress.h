@@ -69,10 +69,9 @@ size_t egress_keep_fd(const struct run *r, int *fds);
 int egress_sandbox_setup(const struct run *r, char *err, size_t errlen);
 
 /* egress_notify.c (sandbox init) */
-/* Rules added to the seccomp filter for mode = allow (ctx: scmp_filter_ctx). */
-int egress_seccomp_rules(void *ctx);
-/* After seccomp_load(): take the listener descriptor. */
-int egress_seccomp_loaded(void *ctx);
+/* After the filter is loaded (install_seccomp): keep its listener
+ * descriptor fd and allocate the notification buffers; -1 on failure. */
+int egress_notify_listen(int fd);
 /* What the listener needs to classify a destination (from egress_net.c). */
 void egress_notify_prepare(const struct run *r);
 /* The listener descriptor for init's poll, or -1. */

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The seccomp rules of [network] mode = allow, and the record of every
+ * The seccomp listener of [network] mode = allow: the record of every
  * connect(2) the payload makes.
  *
- * Rules (added to the sandbox's filter, seccomp.c): AF_INET and AF_INET6
- * sockets only of type SOCK_STREAM with protocol 0 or IPPROTO_TCP (UDP,
- * ICMP, raw, SCTP and MPTCP fail with EPROTONOSUPPORT; AF_PACKET and
- * AF_NETLINK are denied with every other family); no TCP Fast Open data
- * on sendto/sendmsg/sendmmsg (EOPNOTSUPP), so every connection starts
- * with a connect(2); and connect(2) is SCMP_ACT_NOTIFY.
+ * Rules (in the sandbox's filter, seccomp/rules.c egress_rules(),
+ * precompiled): AF_INET and AF_INET6 sockets only of type SOCK_STREAM
+ * with protocol 0 or IPPROTO_TCP (UDP, ICMP, raw, SCTP and MPTCP fail
+ * with EPROTONOSUPPORT; AF_PACKET and AF_NETLINK are denied with every
+ * other family); no TCP Fast Open data on sendto/sendmsg/sendmmsg
+ * (EOPNOTSUPP), so every connection starts with a connect(2); and
+ * connect(2) is SCMP_ACT_NOTIFY. The listener speaks the kernel's ioctls
+ * (seccomp_unotify(2)) directly: the setuid helper does not link
+ * libseccomp.
  *
  * The notification goes to the sandbox init (the listener descriptor
  * stays there), which reads the destination from the caller's memory
@@ -24,11 +27,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/seccomp.h>
 
@@ -50,51 +54,38 @@ int egress_notify_fd(void)
 	return notify_fd;
 }
 
-int egress_seccomp_rules(void *vctx)
-{
-	scmp_filter_ctx ctx = vctx;
-	static const int fams[] = {AF_INET, AF_INET6};
-	int rc = 0;
+/* The sizes of the kernel's notification structures, which may be larger
+ * than this build's headers (seccomp_unotify(2): SECCOMP_GET_NOTIF_SIZES;
+ * libseccomp's seccomp_notify_alloc does the same). */
+static size_t notif_size, resp_size;
 
-	for (size_t f = 0; f < 2 && rc == 0; f++) {
-		/* type: the low four bits (SOCK_TYPE_MASK); NONBLOCK/CLOEXEC above */
-		for (int t = 0; t < 16 && rc == 0; t++)
-			if (t != SOCK_STREAM)
-				rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-						      SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)fams[f]),
-						      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xfu, (scmp_datum_t)t));
-		/* protocol: 0 or IPPROTO_TCP (6), compared on all 64 bits so
-		 * that high bits the kernel would ignore cannot pass */
-		for (int pr = 1; pr < IPPROTO_TCP && rc == 0; pr++)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-					      SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)fams[f]),
-					      SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)pr));
-		if (rc == 0)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
-					      SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)fams[f]),
-					      SCMP_A2(SCMP_CMP_GT, (scmp_datum_t)IPPROTO_TCP));
-	}
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), SCMP_SYS(sendto), 1,
-				      SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN));
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), SCMP_SYS(sendmsg), 1,
-				      SCMP_A2(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN));
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), SCMP_SYS(sendmmsg), 1,
-				      SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN));
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(connect), 0);
-	return rc;
-}
-
-int egress_seccomp_loaded(void *vctx)
+int egress_notify_listen(int fd)
 {
-	notify_fd = seccomp_notify_fd((scmp_filter_ctx)vctx);
-	if (notify_fd < 0 || seccomp_notify_alloc(&req, &resp) < 0)
+	struct seccomp_notif_sizes sz;
+
+	notify_fd = fd;
+	if (fd < 0 || syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0)
+		return -1;
+	notif_size = sz.seccomp_notif > sizeof(*req) ? sz.seccomp_notif : sizeof(*req);
+	resp_size = sz.seccomp_notif_resp > sizeof(*resp) ? sz.seccomp_notif_resp : sizeof(*resp);
+	req = calloc(1, notif_size);
+	resp = calloc(1, resp_size);
+	if (req == NULL || resp == NULL)
 		return -1;
 	fcntl(notify_fd, F_SETFD, FD_CLOEXEC);
 	return 0;
+}
+
+/* 0 if the notification id is still pending (its task has not died nor
+ * been answered); kernels before 5.9 (and their stable updates) know the
+ * ioctl under its first, wrongly directed number, as libseccomp tries. */
+static int id_valid(uint64_t id)
+{
+	if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
+		return 0;
+	if (errno == EINVAL && ioctl(notify_fd, SECCOMP_IOR(2, __u64), &id) == 0)
+		return 0;
+	return -1;
 }
 
 /* The destination of the notified connect(2), or -1 when there is none
@@ -113,7 +104,7 @@ static int read_dest(const struct seccomp_notif *n, struct sbx_egress_attempt *a
 	if (fd < 0)
 		return -2;
 	/* the task may have died and its pid been reused since RECV */
-	if (seccomp_notify_id_valid(notify_fd, n->id) != 0) {
+	if (id_valid(n->id) != 0) {
 		close(fd);
 		return -1;
 	}
@@ -175,8 +166,9 @@ void egress_notify_handle(void)
 	struct sbx_egress_attempt a;
 	int rc;
 
-	memset(req, 0, sizeof(*req));
-	if (seccomp_notify_receive(notify_fd, req) < 0)
+	/* the kernel refuses a buffer that is not zeroed (EINVAL) */
+	memset(req, 0, notif_size);
+	if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
 		return; /* the task was killed meanwhile (ENOENT) */
 	memset(&a, 0, sizeof(a));
 	a.magic = SBX_EGRESS_MAGIC;
@@ -193,8 +185,8 @@ void egress_notify_handle(void)
 		else
 			lost++;
 	}
-	memset(resp, 0, sizeof(*resp));
+	memset(resp, 0, resp_size);
 	resp->id = req->id;
 	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	(void)seccomp_notify_respond(notify_fd, resp);
+	(void)ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
 }

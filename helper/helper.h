@@ -296,7 +296,21 @@ unsigned long long tmpfs_inodes(uint64_t size);
 unsigned run_cpu_set(const struct run *r, cpu_set_t *set);
 
 /* seccomp.c */
-int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen);
+/* One precompiled program (seccomp/gen.c): len instructions; listener:
+ * it returns SECCOMP_RET_USER_NOTIF, so it is loaded with a listener. */
+struct sock_filter;
+struct sbx_bpf {
+	const struct sock_filter *insns;
+	unsigned short len;
+	bool listener;
+};
+/* The program of p's seccomp profile and network mode, NULL if either is
+ * out of range. */
+const struct sbx_bpf *seccomp_program(const struct sbx_policy *p);
+/* Load it into the calling thread (seccomp(2) SECCOMP_SET_MODE_FILTER,
+ * after no_new_privs); *listener: the notification descriptor of a
+ * program that has one (network mode allow), else -1. -1 with err set. */
+int install_seccomp(const struct sbx_policy *p, int *listener, char *err, size_t errlen);
 
 /* collector.c: runs as the caller, never returns. */
 _Noreturn void collector_main(const struct run *r, int outdir, int art);

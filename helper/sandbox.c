@@ -335,8 +335,15 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 	if (supervisor_gone(f->sync))
 		_exit(SBX_EXIT_FAILURE);
 	setsid();
-	if (install_seccomp(&r->policy, err, sizeof(err)) < 0)
-		fail(f->sync, err);
+	{
+		int listener;
+		if (install_seccomp(&r->policy, &listener, err, sizeof(err)) < 0)
+			fail(f->sync, err);
+		if (r->policy.net == SBX_NET_ALLOW && egress_notify_listen(listener) < 0) {
+			snprintf(err, sizeof(err), "seccomp: load: %s", strerror(ENOTSUP));
+			fail(f->sync, err);
+		}
+	}
 	TEST_HOOK("sandbox-seccomp");
 
 	memset(&sa, 0, sizeof(sa));

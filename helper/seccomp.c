@@ -1,164 +1,79 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The sandbox's seccomp filter, built with libseccomp: allow by default,
- * deny what a payload has no business doing and what sandbox escapes have
- * used (see DESIGN.md "Security invariants" and docs in sbx-helper(8)).
- * Native architecture only: other ABIs (i386 int 0x80, x32) kill the
- * process (SCMP_FLTATR_ACT_BADARCH), so a denied call cannot be reached
- * through a second syscall table.
+ * The sandbox's seccomp filter, loaded from the programs libseccomp
+ * compiled at build time (seccomp/rules.c, exported by seccomp/gen.c into
+ * $(B)/seccomp_bpf.h): the setuid helper does not link libseccomp and
+ * compiles nothing per run. tests/unit/test_seccomp.c checks every
+ * program here byte for byte against libseccomp's run-time compilation of
+ * the same rules; docs/seccomp.md lists what each profile denies.
+ *
+ * A program is chosen by the policy's profile and network mode only: no
+ * part of the filter depends on a run's own values.
  */
 #include <errno.h>
-#include <sched.h>
-#include <seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <linux/sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "helper.h"
+#include "seccomp_bpf.h"
 
-static const char *const denied[] = {
-	/* debugging other processes, reading their memory */
-	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
-	/* mount table and namespaces: the sandbox's layout is final */
-	"mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
-	"fsopen", "fsmount", "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr",
-	/* kernel objects shared with the host: keyrings, BPF, perf, io_uring */
-	"keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
-	"io_uring_setup", "io_uring_enter", "io_uring_register", "fanotify_init",
-	/* the machine itself */
-	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-	"reboot", "swapon", "swapoff", "acct", "syslog", "vhangup", "settimeofday",
-	"clock_settime", "clock_adjtime", "adjtimex", "iopl", "ioperm", "quotactl",
-	"quotactl_fd", "nfsservctl", "uselib", "ustat", "sysfs", "_sysctl", "lookup_dcookie",
-	/* file handles bypass path permissions (the "shocker" escape) */
-	"open_by_handle_at", "name_to_handle_at",
-	/* the run's CPUs are fixed before the filter (cpus.c): a payload could
-	 * only widen its affinity mask back to the host's */
-	"sched_setaffinity",
+_Static_assert(sizeof(sbx_bpf_programs) / sizeof(sbx_bpf_programs[0]) == SBX_SECCOMP_PROFILES,
+	       "one row of programs per seccomp profile");
+_Static_assert(sizeof(sbx_bpf_programs[0]) / sizeof(sbx_bpf_programs[0][0]) == SBX_NET_MODES,
+	       "one program per network mode");
+
+/* struct sock_fprog with a const pointer: the kernel only reads the
+ * program, which stays in read-only memory (no cast drops the const) */
+struct ro_fprog {
+	unsigned short len;
+	const struct sock_filter *filter;
 };
+_Static_assert(sizeof(struct ro_fprog) == sizeof(struct sock_fprog) &&
+		       offsetof(struct ro_fprog, filter) == offsetof(struct sock_fprog, filter),
+	       "the layout of struct sock_fprog");
 
-/* The strict profile adds calls an interpreter rarely needs whose kernel
- * code has a history of exploitable bugs or that reach state shared with
- * the host (docs/seccomp.md says why each is here). */
-static const char *const strict_denied[] = {
-	/* moving pipe pages: page-cache write bugs lived here (Dirty Pipe) */
-	"splice", "vmsplice", "tee",
-	/* legacy kernel AIO, a large, rarely used surface */
-	"io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
-	/* NUMA placement of memory the host shares */
-	"mbind", "set_mempolicy", "set_mempolicy_home_node", "migrate_pages", "move_pages",
-	/* advice on another process's memory */
-	"process_madvise",
-};
-
-/* EPERM for each call of names[] that exists on this architecture. */
-static int deny_calls(scmp_filter_ctx ctx, const char *const *names, size_t n, const char **what)
+const struct sbx_bpf *seccomp_program(const struct sbx_policy *p)
 {
-	int rc = 0;
-
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		int sys = seccomp_syscall_resolve_name(names[i]);
-		*what = names[i];
-		if (sys == __NR_SCMP_ERROR)
-			continue; /* not on this architecture */
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), sys, 0);
-	}
-	return rc;
+	if ((unsigned)p->seccomp >= SBX_SECCOMP_PROFILES || (unsigned)p->net >= SBX_NET_MODES)
+		return NULL;
+	return &sbx_bpf_programs[p->seccomp][p->net];
 }
 
-static int deny_family(scmp_filter_ctx ctx, int sys, int family)
+int install_seccomp(const struct sbx_policy *p, int *listener, char *err, size_t errlen)
 {
-	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), sys, 1,
-				SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)family));
-}
+	const struct sbx_bpf *b = seccomp_program(p);
+	struct ro_fprog prog;
+	long rc;
 
-static int socket_rules(scmp_filter_ctx ctx, bool inet)
-{
-	static const char *const calls[] = {"socket", "socketpair"};
-	int rc = 0;
-
-	for (size_t c = 0; c < 2 && rc == 0; c++) {
-		int sys = seccomp_syscall_resolve_name(calls[c]);
-		for (int f = 0; f < AF_MAX && rc == 0; f++) {
-			if (f == AF_UNIX || (inet && c == 0 && (f == AF_INET || f == AF_INET6)))
-				continue;
-			rc = deny_family(ctx, sys, f);
-		}
-		if (rc == 0)
-			rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), sys, 1,
-					      SCMP_A0(SCMP_CMP_GE, AF_MAX));
-	}
-	return rc;
-}
-
-int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen)
-{
-	static const unsigned long ns_flags[] = {CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
-						 CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP, CLONE_NEWTIME};
-	/* Only the bits a terminal attack needs; the high 32 bits of the
-	 * request are ignored by the kernel, so the mask ignores them too. */
-	static const unsigned long bad_ioctls[] = {TIOCSTI, TIOCLINUX, TIOCCONS, TIOCSETD};
-	scmp_filter_ctx ctx;
-	const char *what = "init";
-	int rc = 0;
-
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (ctx == NULL) {
-		snprintf(err, errlen, "seccomp: cannot create filter");
+	*listener = -1;
+	if (b == NULL) {
+		snprintf(err, errlen, "seccomp: no filter for profile %d, network mode %d", (int)p->seccomp, (int)p->net);
 		return -1;
 	}
-	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-	if (rc == 0)
-		rc = deny_calls(ctx, denied, sizeof(denied) / sizeof(denied[0]), &what);
-	if (rc == 0 && p->seccomp == SBX_SECCOMP_STRICT)
-		rc = deny_calls(ctx, strict_denied, sizeof(strict_denied) / sizeof(strict_denied[0]), &what);
-	if (rc == 0)
-		what = "clone";
-	for (size_t i = 0; rc == 0 && i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]));
-	/* clone3 passes flags in memory a filter cannot read: ENOSYS makes
-	 * glibc fall back to clone(2), which the rules above can check. */
-	if (rc == 0)
-		what = "clone3";
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-	if (rc == 0)
-		what = "ioctl";
-	for (size_t i = 0; rc == 0 && i < sizeof(bad_ioctls) / sizeof(bad_ioctls[0]); i++)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-				      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, bad_ioctls[i]));
-	/* Only PER_LINUX: other personalities turn off ASLR or make data
-	 * executable (ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC...). The query
-	 * value 0xffffffff is refused too: libseccomp compares an argument
-	 * once per rule, and no interpreter here needs it. */
-	if (rc == 0)
-		what = "personality";
-	if (rc == 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
-				      SCMP_A0(SCMP_CMP_NE, 0));
-	if (rc == 0)
-		what = "socket";
-	if (rc == 0)
-		rc = socket_rules(ctx, (p->net == SBX_NET_LOOPBACK && p->seccomp != SBX_SECCOMP_STRICT) ||
-					 p->net == SBX_NET_ALLOW);
-	/* mode = allow: TCP streams only, every connect(2) recorded (egress_notify.c) */
-	if (rc == 0 && p->net == SBX_NET_ALLOW)
-		what = "network";
-	if (rc == 0 && p->net == SBX_NET_ALLOW)
-		rc = egress_seccomp_rules(ctx);
-	if (rc == 0)
-		what = "load";
-	if (rc == 0)
-		rc = seccomp_load(ctx);
-	if (rc == 0 && p->net == SBX_NET_ALLOW && egress_seccomp_loaded(ctx) < 0)
-		rc = -ENOTSUP;
-	seccomp_release(ctx);
-	if (rc != 0) {
-		snprintf(err, errlen, "seccomp: %s: %s", what, strerror(-rc));
+	/* As libseccomp's seccomp_load (SCMP_FLTATR_CTL_NNP): the filter of
+	 * an unprivileged task needs no_new_privs, already set by
+	 * drop_privileges() */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		snprintf(err, errlen, "seccomp: no_new_privs: %s", strerror(errno));
 		return -1;
 	}
+	prog.len = b->len;
+	prog.filter = b->insns;
+	/* the flags libseccomp 2.5 sets for these attributes: a listener
+	 * descriptor for a program that returns SECCOMP_RET_USER_NOTIF,
+	 * nothing else (no TSYNC: the sandbox init has one thread) */
+	rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, b->listener ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &prog);
+	if (rc < 0) {
+		snprintf(err, errlen, "seccomp: load: %s", strerror(errno));
+		return -1;
+	}
+	if (b->listener)
+		*listener = (int)rc;
 	return 0;
 }
