@@ -443,6 +443,24 @@ static const struct config_count config_counts[] = {
 	{"max_requests_per_minute", offsetof(struct sbx_config, max_requests_per_minute), 1, 1000000},
 };
 
+/* cgroup_nest: "none", or absolute cgroup paths separated by spaces. */
+static int config_nest(struct parse_ctx *c, struct sbx_config *conf, const char *value)
+{
+	if (strcmp(value, "none") == 0) {
+		conf->cgroup_nest[0] = '\0';
+		return 1;
+	}
+	if (strlcpy(conf->cgroup_nest, value, sizeof(conf->cgroup_nest)) >= sizeof(conf->cgroup_nest))
+		return fail(c, "cgroup_nest: longer than %d bytes", SBX_PATH_LEN - 1);
+	for (const char *p = value; *p != '\0'; p += strspn(p, " ")) {
+		size_t n = strcspn(p, " ");
+		if (p[0] != '/' || memmem(p, n, "..", 2) != NULL || memchr(p, '\t', n) != NULL)
+			return fail(c, "cgroup_nest: '%.*s' is not an absolute cgroup path (or \"none\")", (int)n, p);
+		p += n;
+	}
+	return 1;
+}
+
 static int config_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *c = user;
@@ -461,6 +479,8 @@ static int config_handler(void *user, const char *section, const char *name, con
 				return fail(c, "cgroup_root: '%s' is not an absolute path", value);
 			return 1;
 		}
+		if (strcmp(name, "cgroup_nest") == 0)
+			return config_nest(c, conf, value);
 		if (strcmp(name, "default_policy") == 0) {
 			if (!sbx_valid_name(value))
 				return fail(c, "default_policy: '%s' is not a policy name", value);
@@ -567,6 +587,7 @@ int sbx_config_parse(const char *file, const char *text, size_t len,
 
 	memset(conf, 0, sizeof(*conf));
 	strlcpy(conf->default_policy, "default", sizeof(conf->default_policy));
+	strlcpy(conf->cgroup_nest, SBX_CGROUP_NEST_DEFAULT, sizeof(conf->cgroup_nest));
 	conf->checkpoint_records = 100;
 	conf->checkpoint_seconds = 600;
 	conf->max_runs_per_user = SBX_MAX_RUNS_PER_USER;

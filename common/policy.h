@@ -17,6 +17,7 @@
 #define SBX_MAX_LANGS 16
 #define SBX_MAX_ARGV 16
 #define SBX_PATH_LEN 256
+#define SBX_CGROUP_NEST_DEFAULT "/slurm" /* Slurm's task/cgroup (v1) layout */
 #define SBX_WITNESS_CMD_LEN 512 /* sbx.conf audit_witness_command, arguments included */
 #define SBX_ERR_LEN 512
 #define SBX_MAX_RUNS_PER_USER 32 /* default of max_runs_per_user in sbx.conf */
@@ -107,6 +108,8 @@ struct sbx_language {
 
 struct sbx_config {
 	char cgroup_root[SBX_PATH_LEN]; /* v2: delegated subtree; v1: name of the sbx/ subtree */
+	char cgroup_nest[SBX_PATH_LEN]; /* v1 cgroup paths, space-separated, beneath which a caller's
+					 * root-owned cgroup takes the run's (helper/cgcaller.c); "" = none */
 	char default_policy[SBX_NAME_MAX + 1];
 	char audit_origin[128];         /* origin line of signatures; default: host name */
 	char audit_witness_dir[SBX_PATH_LEN]; /* each checkpoint also written here, or "" */

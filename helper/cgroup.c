@@ -213,7 +213,7 @@ static int create_v2(struct cgroup *cg, const char *root, const char *name,
 	return cg_write(cg->dir[0], "cpu.max", buf, err, errlen);
 }
 
-static int create_v1(struct cgroup *cg, const char *root, const char *name,
+static int create_v1(const struct sbx_config *c, struct cgroup *cg, const char *root, const char *name,
 		     const struct sbx_limits *l, char *err, size_t errlen)
 {
 	struct stat seen[C_N];
@@ -231,7 +231,10 @@ static int create_v1(struct cgroup *cg, const char *root, const char *name,
 				 ctrl_name[i], hier);
 			return -1;
 		}
-		if (snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s/sbx/%s", hier, name) >= (int)sizeof(cg->dir[i])) {
+		/* beneath the caller's allocation (cgcaller.c), or sbx's own subtree */
+		const char *nest = cgroup_nest_path(c, ctrl_name[i]);
+		if ((nest ? snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s%s/sbx-%s", hier, nest, name)
+			  : snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s/sbx/%s", hier, name)) >= (int)sizeof(cg->dir[i])) {
 			snprintf(err, errlen, "cgroup: path too long under %s", hier);
 			return -1;
 		}
@@ -243,9 +246,10 @@ static int create_v1(struct cgroup *cg, const char *root, const char *name,
 		if (dup)
 			continue;
 		snprintf(sbx, sizeof(sbx), "%s/sbx", hier);
-		if (mkdir_ok(sbx, err, errlen) < 0)
+		if (nest == NULL && mkdir_ok(sbx, err, errlen) < 0)
 			return -1;
-		reap_stale(root, false, sbx);
+		if (nest == NULL)
+			reap_stale(root, false, sbx);
 		if (mkdir(cg->dir[i], 0755) < 0) {
 			snprintf(err, errlen, "cgroup: cannot create %s: %s", cg->dir[i], strerror(errno));
 			return -1;
@@ -289,7 +293,7 @@ int cgroup_create(const struct sbx_config *c, const char *run_id, const struct s
 		cg->lock[i] = -1;
 	cg->v2 = v2;
 	snprintf(name, sizeof(name), "run-%s", run_id);
-	rc = cg->v2 ? create_v2(cg, root, name, l, err, errlen) : create_v1(cg, root, name, l, err, errlen);
+	rc = cg->v2 ? create_v2(cg, root, name, l, err, errlen) : create_v1(c, cg, root, name, l, err, errlen);
 	*out = cg;
 	if (rc < 0) {
 		cgroup_destroy(cg);
