@@ -17,7 +17,7 @@
 #define SBX_MAX_LANGS 16
 #define SBX_MAX_ARGV 16
 #define SBX_PATH_LEN 256
-#define SBX_CGROUP_NEST_DEFAULT "/slurm" /* Slurm's task/cgroup (v1) layout */
+#define SBX_CGROUP_NEST_DEFAULT "/slurm /slurm_*" /* Slurm's task/cgroup (v1) layouts */
 #define SBX_WITNESS_CMD_LEN 512 /* sbx.conf audit_witness_command, arguments included */
 #define SBX_ERR_LEN 512
 #define SBX_MAX_RUNS_PER_USER 32 /* default of max_runs_per_user in sbx.conf */

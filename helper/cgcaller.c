@@ -15,21 +15,30 @@
  *     never loosen it. A file that does not read as the kernel writes it
  *     is skipped, and so is every level below a cgroup that cannot be
  *     opened (renamed meanwhile): both leave the limits above in force.
- *   - nested (cgroup v1 only): where the caller's cgroup is wholly root's
- *     (nobody else may write it or any ancestor: cgleave.c decided that
- *     before leaving) and lies under one of sbx.conf's cgroup_nest
- *     prefixes (default /slurm, Slurm's task/cgroup layout), the run's
- *     cgroup is created beneath it, so the kernel charges the run to the
- *     allocation (what remains of it, not only its size) and the
- *     scheduler's accounting (sstat, sacct) sees the run. Not on v2: a
- *     cgroup with processes (the caller's) cannot pass controllers to a
- *     child ("no internal processes", cgroup-v2.rst), and not under
- *     cgroups systemd manages (it owns their subtrees unless Delegate=).
+ *   - nested (cgroup v1 only): where the caller's cgroup lies under one
+ *     of sbx.conf's cgroup_nest patterns (default "/slurm /slurm_*",
+ *     Slurm's task/cgroup layouts) and every control file from the
+ *     hierarchy's root down to it is root's alone, the run's cgroup is
+ *     created beneath it, so the kernel charges the run to the allocation
+ *     (what remains of it, not only its size) and the scheduler's
+ *     accounting (sstat: jobacct_gather/cgroup reads the task cgroup's
+ *     hierarchical memory.stat and cpuacct.stat) includes the run. The
+ *     directories may be the caller's (Slurm chowns a job's step and task
+ *     cgroups to its user): that lets the caller create, rename and
+ *     remove child cgroups there, never write a control file, move a
+ *     process it does not own, or move a cgroup to another parent; so
+ *     cgroup.c works on the run's cgroup through its directory fd and
+ *     finds it by inode to remove it. A cgroup the caller created (its
+ *     files are the caller's) is never a parent. Not on v2: a cgroup with
+ *     processes (the caller's) cannot pass controllers to a child ("no
+ *     internal processes", cgroup-v2.rst). Not by default under cgroups
+ *     systemd manages: it owns their subtrees unless Delegate=.
  * Files: Documentation/admin-guide/cgroup-v1/memory.rst, pids.rst,
  * Documentation/scheduler/sched-bwc.rst, cgroup-v2.rst.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -205,45 +214,93 @@ void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint32_
 	}
 }
 
-/* Whether path lies at or under one of the space-separated prefixes. */
-static bool under_prefix(const char *list, const char *path)
+/* Whether path lies at or under one of the space-separated fnmatch(3)
+ * patterns ("/slurm_*"): a pattern of k components matches the path's
+ * first k components. */
+static bool under_pattern(const char *list, const char *path)
 {
-	for (const char *p = list; *p != '\0';) {
-		size_t n = strcspn(p, " ");
+	char pat[SBX_PATH_LEN], head[PATH_MAX];
 
-		while (n > 1 && p[n - 1] == '/')
-			n--;
-		if (n > 0 && strncmp(path, p, n) == 0 && (path[n] == '/' || path[n] == '\0'))
-			return true;
+	for (const char *p = list; *p != '\0';) {
+		size_t n = strcspn(p, " "), k = 0, h = 0;
+
+		if (n < sizeof(pat)) {
+			memcpy(pat, p, n);
+			pat[n] = '\0';
+			while (n > 1 && pat[n - 1] == '/')
+				pat[--n] = '\0';
+			for (size_t j = 0; pat[j]; j++)
+				k += pat[j] == '/';
+			/* the first k components of path */
+			while (path[h] != '\0' && h < sizeof(head) - 1) {
+				if (path[h] == '/' && k-- == 0)
+					break;
+				h++;
+			}
+			memcpy(head, path, h);
+			head[h] = '\0';
+			if (fnmatch(pat, head, FNM_PATHNAME) == 0)
+				return true;
+		}
 		p += strcspn(p, " ");
 		p += strspn(p, " ");
 	}
 	return false;
 }
 
-const char *cgroup_nest_path(const struct sbx_config *c, const char *ctrl)
+int cgroup_nest_open(const struct sbx_config *c, const char *ctrl, const char **pathp)
 {
+	char mnt[PATH_MAX], buf[PATH_MAX], *save = NULL;
 	struct statfs sf;
 	const char *hier, *path;
 	bool root_only;
+	int fd;
 
 	if (statfs(CG_MOUNT, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
-		return NULL;
+		return -1;
 	path = cgroup_caller_path(ctrl, &hier, &root_only);
-	if (path == NULL || !root_only || strcmp(path, "/") == 0 || !under_prefix(c->cgroup_nest, path))
-		return NULL;
-	return path;
+	if (path == NULL || strcmp(path, "/") == 0 || !under_pattern(c->cgroup_nest, path) ||
+	    snprintf(mnt, sizeof(mnt), "%s/%s", v1_mount(c), hier) >= (int)sizeof(mnt))
+		return -1;
+	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstatfs(fd, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC || !cgroup_files_root_only(fd, false)) {
+		close(fd);
+		return -1;
+	}
+	/* one level at a time, each checked through the fd that the next is
+	 * opened from: a rename meanwhile cannot swap a level */
+	strlcpy(buf, path, sizeof(buf));
+	for (char *comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		int next = strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0
+				   ? -1 : openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return -1;
+		fd = next;
+		if (!cgroup_files_root_only(fd, false)) {
+			close(fd);
+			return -1;
+		}
+	}
+	*pathp = path;
+	return fd;
 }
 
 void cgroup_nest_names(const struct sbx_config *c, char *out, size_t len)
 {
 	static const char *const ctrls[] = {"memory", "pids", "cpu", "cpuacct", "freezer"};
+	const char *path;
 
 	out[0] = '\0';
-	for (size_t i = 0; i < sizeof(ctrls) / sizeof(ctrls[0]); i++)
-		if (cgroup_nest_path(c, ctrls[i]) != NULL) {
-			if (out[0])
-				strlcat(out, " ", len);
-			strlcat(out, ctrls[i], len);
-		}
+	for (size_t i = 0; i < sizeof(ctrls) / sizeof(ctrls[0]); i++) {
+		int fd = cgroup_nest_open(c, ctrls[i], &path);
+		if (fd < 0)
+			continue;
+		close(fd);
+		if (out[0])
+			strlcat(out, " ", len);
+		strlcat(out, ctrls[i], len);
+	}
 }

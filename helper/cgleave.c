@@ -76,7 +76,7 @@ static bool root_only(const struct stat *st)
 	return st->st_uid == 0 && !(st->st_mode & S_IWOTH) && (st->st_gid == 0 || !(st->st_mode & S_IWGRP));
 }
 
-static bool dir_root_only(int dfd)
+bool cgroup_files_root_only(int dfd, bool dir_too)
 {
 	struct stat st;
 	struct dirent *de;
@@ -89,7 +89,7 @@ static bool dir_root_only(int dfd)
 			close(fd);
 		return false;
 	}
-	ok = fstat(dfd, &st) == 0 && root_only(&st);
+	ok = !dir_too || (fstat(dfd, &st) == 0 && root_only(&st));
 	while (ok && (de = readdir(d)) != NULL) {
 		if (de->d_type == DT_DIR)
 			continue; /* other cgroups: children do not act on their parent */
@@ -117,7 +117,7 @@ static int deepest_root_only(const char *mnt, const char *path, bool *all)
 			close(fd);
 		return -1;
 	}
-	if (path == NULL || !dir_root_only(fd))
+	if (path == NULL || !cgroup_files_root_only(fd, true))
 		return fd; /* the root cgroup: nowhere higher to go */
 	strlcpy(buf, path, sizeof(buf));
 	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
@@ -125,7 +125,7 @@ static int deepest_root_only(const char *mnt, const char *path, bool *all)
 		int next = dots ? -1 : openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0)
 			return fd;
-		if (!dir_root_only(next)) {
+		if (!cgroup_files_root_only(next, true)) {
 			close(next);
 			return fd;
 		}

@@ -228,14 +228,20 @@ int cgroup_leave_caller(const struct sbx_config *c, char *err, size_t errlen);
  * *root_only: every cgroup from the hierarchy's root down to it is wholly
  * root's (v1 only; false on a v2 host). */
 const char *cgroup_caller_path(const char *ctrl, const char **hier, bool *root_only);
+/* Whether every control file of the cgroup open as dfd (and, with
+ * dir_too, the directory itself) is root's alone: owned by root, writable
+ * by no other user or group. Child cgroups are not looked at. */
+bool cgroup_files_root_only(int dfd, bool dir_too);
 /* cgcaller.c: the caller's allocation (issue 21). Lower l's memory, pids
  * and cpus to the tightest limit on the caller's cgroup path; *tightened
  * gets the bit (1u << SBX_LIMIT_x) of every limit lowered. */
 void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint32_t *tightened);
-/* The caller's cgroup in v1 controller ctrl when the run's cgroup goes
- * beneath it (wholly root's and under one of sbx.conf's cgroup_nest
- * prefixes), else NULL. */
-const char *cgroup_nest_path(const struct sbx_config *c, const char *ctrl);
+/* The caller's cgroup in v1 controller ctrl, open (O_RDONLY|O_DIRECTORY),
+ * when the run's cgroup goes beneath it: under one of sbx.conf's
+ * cgroup_nest patterns, and every control file from the hierarchy's root
+ * down to it root's alone (its directories may be the caller's: Slurm
+ * chowns a step's). Else -1. *path: the caller's cgroup path. */
+int cgroup_nest_open(const struct sbx_config *c, const char *ctrl, const char **path);
 /* The controllers whose run cgroup goes beneath the caller's, space-separated. */
 void cgroup_nest_names(const struct sbx_config *c, char *out, size_t len);
 const char *cgroup_fix_hint(void);
