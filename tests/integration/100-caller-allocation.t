@@ -16,7 +16,7 @@ fi
 for c in memory pids cpu; do
 	[ -d /sys/fs/cgroup/$c ] || { echo "1..0 # SKIP no cgroup v1 $c hierarchy"; exit 0; }
 done
-plan 22
+plan 27
 CONF=$P/etc/sbx/sbx.conf
 cp "$CONF" "$T/sbx.conf.orig"
 # top-level test cgroups of our own (never under another's subtree)
@@ -113,4 +113,31 @@ check "nested: no sbx-run-* left beneath the caller's cgroup" \
 echo 100M > "$MEM/memory.limit_in_bytes"
 in_cg "$MEM/job" -- run --json --lang python -c "$py300"
 check "nested: 300M under a 100M allocation: memory_limit" [ "$(jget outcome)" = memory_limit ]
+
+# SIGTERM from root (Slurm's scancel signals every process of a step, a
+# shutdown): the supervisor ends the run, the recorder and the signer
+# (SIGTERM too) stay until END is written
+cp "$T/sbx.conf.orig" "$CONF"
+tag=t100-term-$$
+printf 'import time\nprint("up", flush=True)\ntime.sleep(120)\n' > "$T/$tag.py"
+chmod 0644 "$T/$tag.py"
+run_as sbxtest "$SBX" run --json "$T/$tag.py" >"$T/term.json" 2>"$T/term.err" </dev/null &
+client=$!
+i=0
+while ! pgrep -u sbxtest -f "^/usr/bin/python3 .*/code/$tag.py" >/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+sup=$(pgrep -u root -f "sbx-helper run .*--name $tag.py" | head -1)
+rec=$(pgrep -P "$sup" -u _sbx | head -1)
+sig=$(pgrep -u _sbxsign | while read -r p; do [ "$(ps -o ppid= -p "$p" | tr -d ' ')" = "$rec" ] && echo "$p"; done | head -1)
+diag "supervisor $sup, recorder $rec, signer $sig"
+check "the run's supervisor, recorder and signer found" [ -n "$sup" ] && [ -n "$rec" ]
+kill -TERM "$rec" ${sig:+"$sig"} "$sup"
+wait $client
+cp "$T/term.json" "$T/out"
+keep_results "$T/out"
+id=$(jget id)
+check "SIGTERM to the supervisor: the run is killed (outcome signal)" [ "$(jget outcome)" = signal ]
+check "... END's error says SIGTERM ended it" \
+	[ "$(audit_field "$id" end.error)" = "run stopped: sbx-helper received SIGTERM (a job cancelled, a shutdown)" ]
+check "... END is recorded with that outcome" [ "$(audit_field "$id" end.outcome)" = signal ]
+check "... no payload left" sh -c "! pgrep -u sbxtest -f '/code/$tag.py' >/dev/null"
 finish
