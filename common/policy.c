@@ -10,6 +10,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <stddef.h>
 #include <ini.h>
 #include <sha2.h> /* libmd: the helper links no libsodium */
@@ -664,4 +666,36 @@ int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, con
 		sbx_limit_set(eff, d->id, r);
 	}
 	return 0;
+}
+
+/* sbx.conf cgroup_nest (helper/cgcaller.c) */
+bool sbx_cgroup_nest_matches(const char *list, const char *path)
+{
+	char pat[SBX_PATH_LEN], head[PATH_MAX];
+
+	for (const char *p = list; *p != '\0';) {
+		size_t n = strcspn(p, " "), k = 0, h = 0;
+
+		if (n < sizeof(pat)) {
+			memcpy(pat, p, n);
+			pat[n] = '\0';
+			while (n > 1 && pat[n - 1] == '/')
+				pat[--n] = '\0';
+			for (size_t j = 0; pat[j]; j++)
+				k += pat[j] == '/';
+			/* the first k components of path */
+			while (path[h] != '\0' && h < sizeof(head) - 1) {
+				if (path[h] == '/' && k-- == 0)
+					break;
+				h++;
+			}
+			memcpy(head, path, h);
+			head[h] = '\0';
+			if (fnmatch(pat, head, FNM_PATHNAME) == 0)
+				return true;
+		}
+		p += strcspn(p, " ");
+		p += strspn(p, " ");
+	}
+	return false;
 }

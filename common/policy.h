@@ -6,6 +6,7 @@
  */
 #ifndef SBX_POLICY_H
 #define SBX_POLICY_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -162,6 +163,12 @@ int sbx_policy_allows(const struct sbx_policy *p, const char *user,
 		      int (*in_group)(const char *group, void *ctx), void *ctx);
 
 const struct sbx_language *sbx_config_language(const struct sbx_config *c, const char *name);
+
+/* Whether the cgroup path ("/slurm_vm/uid_1/job_2/step_0") lies at or
+ * under one of list's space-separated fnmatch(3) patterns (sbx.conf
+ * cgroup_nest): a pattern of k components matches the path's first k
+ * components ("/slurm_*" matches the path above, "/slurm" does not). */
+bool sbx_cgroup_nest_matches(const char *list, const char *path);
 
 /*
  * Tighten-only merge: each nonzero field of `req` that is lower than the

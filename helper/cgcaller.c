@@ -38,7 +38,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -214,40 +213,6 @@ void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint32_
 	}
 }
 
-/* Whether path lies at or under one of the space-separated fnmatch(3)
- * patterns ("/slurm_*"): a pattern of k components matches the path's
- * first k components. */
-static bool under_pattern(const char *list, const char *path)
-{
-	char pat[SBX_PATH_LEN], head[PATH_MAX];
-
-	for (const char *p = list; *p != '\0';) {
-		size_t n = strcspn(p, " "), k = 0, h = 0;
-
-		if (n < sizeof(pat)) {
-			memcpy(pat, p, n);
-			pat[n] = '\0';
-			while (n > 1 && pat[n - 1] == '/')
-				pat[--n] = '\0';
-			for (size_t j = 0; pat[j]; j++)
-				k += pat[j] == '/';
-			/* the first k components of path */
-			while (path[h] != '\0' && h < sizeof(head) - 1) {
-				if (path[h] == '/' && k-- == 0)
-					break;
-				h++;
-			}
-			memcpy(head, path, h);
-			head[h] = '\0';
-			if (fnmatch(pat, head, FNM_PATHNAME) == 0)
-				return true;
-		}
-		p += strcspn(p, " ");
-		p += strspn(p, " ");
-	}
-	return false;
-}
-
 int cgroup_nest_open(const struct sbx_config *c, const char *ctrl, const char **pathp)
 {
 	char mnt[PATH_MAX], buf[PATH_MAX], *save = NULL;
@@ -259,7 +224,7 @@ int cgroup_nest_open(const struct sbx_config *c, const char *ctrl, const char **
 	if (statfs(CG_MOUNT, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
 		return -1;
 	path = cgroup_caller_path(ctrl, &hier, &root_only);
-	if (path == NULL || strcmp(path, "/") == 0 || !under_pattern(c->cgroup_nest, path) ||
+	if (path == NULL || strcmp(path, "/") == 0 || !sbx_cgroup_nest_matches(c->cgroup_nest, path) ||
 	    snprintf(mnt, sizeof(mnt), "%s/%s", v1_mount(c), hier) >= (int)sizeof(mnt))
 		return -1;
 	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
