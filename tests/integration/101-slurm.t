@@ -22,7 +22,7 @@ for b in munged slurmctld slurmd srun sbatch sstat scancel sinfo; do
 		echo "1..0 # SKIP $b missing (tools/install-deps test group: slurmd slurmctld slurm-client munge)"; exit 0; }
 done
 if [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ]; then
-	echo "1..0 # SKIP cgroup v2 host: this test configures Slurm's cgroup/v1 plugin (see docs/slurm.md for v2)"; exit 0
+	echo "1..0 # SKIP cgroup v2 host: this test configures Slurm's cgroup/v1 plugin (docs/slurm.md: on v2 sbx caps, tests/vm/allocation.t)"; exit 0
 fi
 for c in memory freezer cpuacct; do
 	[ -d /sys/fs/cgroup/$c ] || { echo "1..0 # SKIP no cgroup v1 $c hierarchy for Slurm"; exit 0; }
