@@ -242,8 +242,22 @@ static int create_v2(struct cgroup *cg, const char *root, const char *name,
 	return cg_set(cg, 0, "cpu.max", buf, err, errlen);
 }
 
-static int create_v1(const struct sbx_config *c, struct cgroup *cg, const char *root, const char *name,
-		     const struct sbx_limits *l, char *err, size_t errlen)
+/* Whether the space-separated list names word. */
+static bool listed(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p != '\0'; p += strspn(p, " ")) {
+		size_t k = strcspn(p, " ");
+		if (k == n && strncmp(p, word, n) == 0)
+			return true;
+		p += k;
+	}
+	return false;
+}
+
+static int create_v1(const struct sbx_config *c, const char *nested, struct cgroup *cg, const char *root,
+		     const char *name, const struct sbx_limits *l, char *err, size_t errlen)
 {
 	struct stat seen[C_N];
 	char hier[PATH_MAX], sbx[PATH_MAX + 8], buf[64];
@@ -263,6 +277,13 @@ static int create_v1(const struct sbx_config *c, struct cgroup *cg, const char *
 		/* beneath the caller's allocation (cgcaller.c), or sbx's own subtree */
 		const char *nest = NULL;
 		cg->parent[i] = cgroup_nest_open(c, ctrl_name[i], &nest);
+		/* START said where the run goes (cgroup_nest_names); a caller's
+		 * cgroup renamed or replaced since must not make it a lie */
+		if (nested != NULL && (cg->parent[i] >= 0) != listed(nested, ctrl_name[i])) {
+			snprintf(err, errlen, "cgroup: the caller's %s cgroup changed while the run was set up "
+				 "(renamed or replaced); run not started", ctrl_name[i]);
+			return -1;
+		}
 		if ((nest ? snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s%s/sbx-%s", hier, nest, name)
 			  : snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s/sbx/%s", hier, name)) >= (int)sizeof(cg->dir[i])) {
 			snprintf(err, errlen, "cgroup: path too long under %s", hier);
@@ -303,7 +324,7 @@ static int create_v1(const struct sbx_config *c, struct cgroup *cg, const char *
 }
 
 int cgroup_create(const struct sbx_config *c, const char *run_id, const struct sbx_limits *l,
-		  struct cgroup **out, char *err, size_t errlen)
+		  const char *nested, struct cgroup **out, char *err, size_t errlen)
 {
 	char root[PATH_MAX], name[64];
 	struct cgroup *cg;
@@ -323,7 +344,7 @@ int cgroup_create(const struct sbx_config *c, const char *run_id, const struct s
 	cg->v2 = v2;
 	snprintf(name, sizeof(name), "run-%s", run_id);
 	snprintf(cg->name, sizeof(cg->name), "sbx-run-%s", run_id);
-	rc = cg->v2 ? create_v2(cg, root, name, l, err, errlen) : create_v1(c, cg, root, name, l, err, errlen);
+	rc = cg->v2 ? create_v2(cg, root, name, l, err, errlen) : create_v1(c, nested, cg, root, name, l, err, errlen);
 	*out = cg;
 	if (rc < 0) {
 		cgroup_destroy(cg);

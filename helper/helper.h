@@ -266,8 +266,10 @@ _Noreturn void dry_run_send(const struct run *r);
 
 /* cgroup.c */
 struct cgroup;
+/* nested: the controllers START said the run is nested in (run.alloc_nested),
+ * checked against what is found now; NULL: not checked (sbx-helper --check). */
 int cgroup_create(const struct sbx_config *c, const char *run_id, const struct sbx_limits *l,
-		  struct cgroup **out, char *err, size_t errlen);
+		  const char *nested, struct cgroup **out, char *err, size_t errlen);
 int cgroup_attach(struct cgroup *cg, pid_t pid, char *err, size_t errlen);
 /* The cheap ways in (cgroup.c): on v2 an fd of the run's directory for
  * clone3(2)'s CLONE_INTO_CGROUP, -1 on v1; on v1 the "tasks" files of

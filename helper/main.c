@@ -963,7 +963,7 @@ int main(int argc, char **argv)
 		start_refused(s, verdict);
 	s->start_pending = true;
 
-	if (cgroup_create(&run.conf, run.run_id, &run.limits, &s->cg, err, sizeof(err)) < 0)
+	if (cgroup_create(&run.conf, run.run_id, &run.limits, run.alloc_nested, &s->cg, err, sizeof(err)) < 0)
 		fail_run(s, err);
 	TEST_HOOK("supervisor-cgroup");
 	int sv[2], cgfd;
