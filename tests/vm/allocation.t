@@ -10,10 +10,11 @@
 # The run must get the slice's memory and CPU, tester's pids, be told
 # which were tightened, and never be nested (v2: no internal processes).
 #
-# Defence checked by removing it: cgroup_caller_cap() not called
-# (helper/main.c cap_by_allocation), which is main before issue 21: the
-# run got the policy's 64M, memhog ended memory_limit at 64M, not 32M,
-# and nothing said tightened (tests 1-3). Prints TAP lines; init2 numbers them.
+# Without cgroup_caller_cap() (helper/main.c cap_by_allocation), as on
+# main before issue 21, the run gets the policy's 64M in sbx's own subtree,
+# outside the slice: memhog peaks near 64M and nothing says tightened, so
+# tests 1-3 fail (reasoned from the v1 mutations of tests/escape/45; not
+# re-run here, a VM boot takes minutes). Prints TAP lines; init2 numbers them.
 n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 check() { d=$1; shift; if "$@"; then ok 0 "$d"; else ok 1 "$d"; fi; }
@@ -31,7 +32,9 @@ sh -c "echo \$\$ > $A/alloc.scope/cgroup.procs && exec su -s /bin/sh tester -c '
 tr -d ' \n' < /tmp/alloc.json > /tmp/alloc.flat
 echo "# $(head -c 400 /tmp/alloc.flat)"
 has() { grep -q "$1" /tmp/alloc.flat; }
-check "v2 allocation: memhog under the slice's 32M (policy 64M): memory_limit" has '"outcome":"memory_limit"' 
+peak=$(sed -n 's/.*"memory_peak_bytes":\([0-9]*\).*/\1/p' /tmp/alloc.flat)
+check "v2 allocation: memhog under the slice's 32M (policy 64M): memory_limit at 32M (peak $peak)" \
+	sh -c "grep -q '\"outcome\":\"memory_limit\"' /tmp/alloc.flat && [ '${peak:-0}' -gt 0 ] && [ '${peak:-0}' -le 33554432 ]"
 check "v2 allocation: the enforced memory is 32M, the caller's 1G did not loosen it; pids 9 (the caller's own), cpus 0.5" \
 	sh -c "grep -q '\"memory_bytes\":33554432' /tmp/alloc.flat && grep -q '\"pids\":9,' /tmp/alloc.flat && grep -q '\"cpus\":0.5' /tmp/alloc.flat"
 check "v2 allocation: the result names memory, pids and cpus as tightened, nothing nested" \
