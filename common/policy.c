@@ -684,7 +684,7 @@ bool sbx_cgroup_nest_matches(const char *list, const char *path)
 			for (size_t j = 0; pat[j]; j++)
 				k += pat[j] == '/';
 			/* the first k components of path */
-			while (path[h] != '\0' && h < sizeof(head) - 1) {
+			while (h < sizeof(head) - 1 && path[h] != '\0') {
 				if (path[h] == '/' && k-- == 0)
 					break;
 				h++;

@@ -178,7 +178,7 @@ static const char *v1_mount(const struct sbx_config *c)
 		       ? c->cgroup_root : CG_MOUNT;
 }
 
-void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint32_t *tightened)
+void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_t *tightened)
 {
 	static const char *const ctrls[] = {"memory", "pids", "cpu"};
 	struct caps k = {UNLIMITED, UNLIMITED, UNLIMITED};
@@ -201,15 +201,15 @@ void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint32_
 	}
 	if (k.memory < l->memory_bytes) {
 		l->memory_bytes = k.memory;
-		*tightened |= 1u << SBX_LIMIT_MEMORY;
+		*tightened |= 1ULL << SBX_LIMIT_MEMORY;
 	}
 	if (k.pids < l->pids) {
 		l->pids = k.pids;
-		*tightened |= 1u << SBX_LIMIT_PIDS;
+		*tightened |= 1ULL << SBX_LIMIT_PIDS;
 	}
 	if (k.cpus_milli < l->cpus_milli) {
 		l->cpus_milli = k.cpus_milli;
-		*tightened |= 1u << SBX_LIMIT_CPUS;
+		*tightened |= 1ULL << SBX_LIMIT_CPUS;
 	}
 }
 

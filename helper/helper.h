@@ -85,7 +85,7 @@ struct run {
 	int code_fd, result_fd;
 	int slot_fd;        /* this run's slot of max_runs_per_user (slots.c), never closed */
 	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded since boot (quota.c) */
-	uint32_t alloc_tightened;     /* bits 1u << SBX_LIMIT_x lowered by the caller's cgroups (cgcaller.c) */
+	uint64_t alloc_tightened;     /* bits 1ULL << SBX_LIMIT_x lowered by the caller's cgroups (cgcaller.c) */
 	char alloc_nested[64];        /* v1 controllers whose run cgroup is beneath the caller's */
 	uint64_t work_dev, work_ino; /* the session directory's identity (check_work), for START */
 	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
@@ -234,8 +234,8 @@ const char *cgroup_caller_path(const char *ctrl, const char **hier, bool *root_o
 bool cgroup_files_root_only(int dfd, bool dir_too);
 /* cgcaller.c: the caller's allocation (issue 21). Lower l's memory, pids
  * and cpus to the tightest limit on the caller's cgroup path; *tightened
- * gets the bit (1u << SBX_LIMIT_x) of every limit lowered. */
-void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint32_t *tightened);
+ * gets the bit (1ULL << SBX_LIMIT_x) of every limit lowered. */
+void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_t *tightened);
 /* The caller's cgroup in v1 controller ctrl, open (O_RDONLY|O_DIRECTORY),
  * when the run's cgroup goes beneath it: under one of sbx.conf's
  * cgroup_nest patterns, and every control file from the hierarchy's root

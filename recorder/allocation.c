@@ -16,11 +16,13 @@
 #include "record.h"
 #include "rundesc.h"
 
+_Static_assert(SBX_LIMIT_N <= 64, "alloc_tightened holds one bit per limit");
+
 static void tightened_names(const struct sbx_run_desc *d, char *buf, size_t len)
 {
 	buf[0] = '\0';
-	for (size_t i = 0; i < SBX_LIMIT_N && i < 32; i++)
-		if (d->alloc_tightened & (1u << i)) {
+	for (size_t i = 0; i < SBX_LIMIT_N; i++)
+		if (d->alloc_tightened & (1ULL << i)) {
 			if (buf[0])
 				strlcat(buf, " ", len);
 			strlcat(buf, sbx_limit_defs[i].key, len);
