@@ -52,6 +52,16 @@ int cli_extra_args(const char *cmd, int argc, char **argv);
 /* Open the log read-only; on failure print the reason, return -1. */
 int cli_open_log(const struct cli *c, struct sbx_audit **a);
 
+/*
+ * The verifier key (c->pubkey) into pk, the log opened read-only into *a
+ * and its checkpoint notes, oldest first, into *notes and *n (the
+ * caller frees them with sbx_checkpoint_notes_free and closes *a). 0, or the
+ * exit status (EXIT_UNREADABLE) with the reason printed and nothing left
+ * open.
+ */
+int cli_open_checkpoints(const struct cli *c, unsigned char pk[32], struct sbx_audit **a, char ***notes,
+			 size_t *n);
+
 /* ---- safe output (out.c) ---- */
 
 /*

@@ -111,19 +111,11 @@ static int print_latest(const struct cli *c)
 	struct sbx_checkpoint cp;
 	struct sbx_audit *a;
 	size_t n;
-	int rc = EXIT_FAIL;
+	int rc = cli_open_checkpoints(c, pk, &a, &notes, &n);
 
-	if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
-		cli_err("%s", err);
-		return EXIT_UNREADABLE;
-	}
-	if (cli_open_log(c, &a) < 0)
-		return EXIT_UNREADABLE;
-	if (sbx_audit_checkpoint_notes(a, &notes, &n, err, sizeof(err)) < 0) {
-		cli_err("%s", err);
-		sbx_audit_close(a);
-		return EXIT_UNREADABLE;
-	}
+	if (rc != 0)
+		return rc;
+	rc = EXIT_FAIL;
 	if (n == 0) {
 		cli_err("checkpoint: the log has none yet (" PROG " checkpoint --write)");
 	} else if (sbx_checkpoint_open(notes[n - 1], strlen(notes[n - 1]), pk, &cp, err,

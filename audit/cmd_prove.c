@@ -179,17 +179,9 @@ int cmd_prove(struct cli *c, int argc, char **argv)
 		cli_err("prove: give one run id or seq (see " PROG " prove --help)");
 		return EXIT_USAGE;
 	}
-	if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
-		cli_err("%s", err);
-		return EXIT_UNREADABLE;
-	}
-	if (cli_open_log(c, &a) < 0)
-		return EXIT_UNREADABLE;
-	if (sbx_audit_checkpoint_notes(a, &notes, &n, err, sizeof(err)) < 0) {
-		cli_err("%s", err);
-		sbx_audit_close(a);
-		return EXIT_UNREADABLE;
-	}
+	rc = cli_open_checkpoints(c, pk, &a, &notes, &n);
+	if (rc != 0)
+		return rc;
 	/* One read transaction: leaves and records from the same snapshot. */
 	sqlite3_exec(sbx_audit_db(a), "BEGIN", NULL, NULL, NULL);
 	if (n == 0) {

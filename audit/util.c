@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "version.h"
 
 void cli_err(const char *fmt, ...)
@@ -76,6 +77,26 @@ int cli_open_log(const struct cli *c, struct sbx_audit **a)
 	if (sbx_audit_open(c->db, 1, a, err, sizeof(err)) < 0) {
 		cli_err("%s", err);
 		return -1;
+	}
+	return 0;
+}
+
+int cli_open_checkpoints(const struct cli *c, unsigned char pk[32], struct sbx_audit **a, char ***notes,
+			 size_t *n)
+{
+	char err[SBX_ERR_LEN];
+
+	if (sbx_key_load_public(c->pubkey, pk, err, sizeof(err)) < 0) {
+		cli_err("%s", err);
+		return EXIT_UNREADABLE;
+	}
+	if (cli_open_log(c, a) < 0)
+		return EXIT_UNREADABLE;
+	if (sbx_audit_checkpoint_notes(*a, notes, n, err, sizeof(err)) < 0) {
+		cli_err("%s", err);
+		sbx_audit_close(*a);
+		*a = NULL;
+		return EXIT_UNREADABLE;
 	}
 	return 0;
 }

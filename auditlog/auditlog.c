@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,17 +594,19 @@ void sbx_audit_close(struct sbx_audit *a)
 	free(a);
 }
 
-int sbx_audit_start_claims(struct sbx_audit *a, const char *run_id, uint32_t *uid, char *session,
-			   size_t session_len, uint32_t *attempt, char *err, size_t errlen)
+int sbx_audit_start_claims(struct sbx_audit *a, const char *run_id, struct sbx_start_claims *c, char *err,
+			   size_t errlen)
 {
 	sqlite3_stmt *st;
 	int rc, ret = 1;
 
-	if (session_len > 0)
-		session[0] = '\0';
+	memset(c, 0, sizeof(*c));
+	/* both through the run_id index: a START, then its last END */
 	if (sqlite3_prepare_v2(a->db,
-			       "SELECT uid, COALESCE(session, ''), attempt FROM records"
-			       " WHERE run_id = ?1 AND kind = 'start' ORDER BY seq LIMIT 1",
+			       "SELECT s.uid, COALESCE(s.session, ''), s.attempt, COALESCE(s.language, ''),"
+			       " COALESCE(s.policy, ''), (SELECT COALESCE(e.outcome, '') FROM records e"
+			       " WHERE e.run_id = s.run_id AND e.kind = 'end' ORDER BY e.seq DESC LIMIT 1)"
+			       " FROM records s WHERE s.run_id = ?1 AND s.kind = 'start' ORDER BY s.seq LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK) {
 		sbx_audit_seterr(err, errlen, "%s: records: %s", a->path, sqlite3_errmsg(a->db));
 		return -1;
@@ -611,10 +614,18 @@ int sbx_audit_start_claims(struct sbx_audit *a, const char *run_id, uint32_t *ui
 	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		const unsigned char *s = sqlite3_column_text(st, 1);
-		*uid = (uint32_t)sqlite3_column_int64(st, 0);
-		snprintf(session, session_len, "%s", s ? (const char *)s : "");
-		*attempt = (uint32_t)sqlite3_column_int64(st, 2);
+		const unsigned char *t;
+
+		c->uid = (uint32_t)sqlite3_column_int64(st, 0);
+		c->attempt = (uint32_t)sqlite3_column_int64(st, 2);
+		t = sqlite3_column_text(st, 1);
+		snprintf(c->session, sizeof(c->session), "%s", t ? (const char *)t : "");
+		t = sqlite3_column_text(st, 3);
+		snprintf(c->language, sizeof(c->language), "%s", t ? (const char *)t : "");
+		t = sqlite3_column_text(st, 4);
+		snprintf(c->policy, sizeof(c->policy), "%s", t ? (const char *)t : "");
+		t = sqlite3_column_text(st, 5);
+		snprintf(c->outcome, sizeof(c->outcome), "%s", t ? (const char *)t : "");
 		ret = 0;
 	} else if (rc != SQLITE_DONE) {
 		sbx_audit_seterr(err, errlen, "%s: records: %s", a->path, sqlite3_errmsg(a->db));
@@ -804,39 +815,59 @@ static int insert_row(struct sbx_audit *a, const struct sbx_record *rec,
 	return 0;
 }
 
+/*
+ * A START's text (its code, its policy) into table ("code" or "policy"),
+ * keyed by its SHA-256 hex, once per digest; *added says whether this
+ * call inserted the row. The key must be the text's own digest: a wrong
+ * one would make the stored text look tampered with for every later run
+ * that names it.
+ */
+static int insert_by_digest(struct sbx_audit *a, const char *table, const char *text, size_t len,
+			    const unsigned char want[32], bool *added, char *err, size_t errlen)
+{
+	unsigned char digest[32];
+	char hex[65], sql[96], what[32];
+	sqlite3_stmt *st;
+	int rc;
+
+	*added = false;
+	snprintf(what, sizeof(what), "insert %s", table);
+	if (len > (size_t)INT32_MAX) {
+		sbx_audit_seterr(err, errlen, "%s: %s text too large", a->path, table);
+		return -1;
+	}
+	crypto_hash_sha256(digest, (const unsigned char *)text, len);
+	if (sodium_memcmp(digest, want, 32) != 0) {
+		sbx_audit_seterr(err, errlen, "%s: %s_sha256 does not match the %s text", a->path, table, table);
+		return -1;
+	}
+	sodium_bin2hex(hex, sizeof(hex), digest, 32);
+	snprintf(sql, sizeof(sql), "INSERT OR IGNORE INTO %s(sha256, text) VALUES(?1, ?2)", table);
+	if (sqlite3_prepare_v2(a->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_fail(a, what, err, errlen);
+	sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
+	/* A zero-length blob bound from a NULL pointer would be SQL NULL. */
+	sqlite3_bind_blob(st, 2, len ? text : "", (int)len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(a, what, err, errlen);
+	*added = sqlite3_changes(a->db) == 1;
+	return 0;
+}
+
 static int insert_code(struct sbx_audit *a, const struct sbx_record *rec,
 		       char *err, size_t errlen)
 {
-	unsigned char digest[32];
-	char hex[65];
 	sqlite3_stmt *st;
+	bool added;
 	int rc;
 
 	if (rec->kind != SBX_REC_START || rec->code == NULL)
 		return 0;
-	if (rec->code_len > (size_t)INT32_MAX) {
-		sbx_audit_seterr(err, errlen, "%s: code text too large", a->path);
+	if (insert_by_digest(a, "code", rec->code, rec->code_len, rec->code_sha256, &added, err, errlen) < 0)
 		return -1;
-	}
-	/* The table is keyed by digest; a wrong key would make the stored text
-	 * look tampered with for every later run of the same code. */
-	crypto_hash_sha256(digest, (const unsigned char *)rec->code, rec->code_len);
-	if (sodium_memcmp(digest, rec->code_sha256, 32) != 0) {
-		sbx_audit_seterr(err, errlen, "%s: code_sha256 does not match the code text", a->path);
-		return -1;
-	}
-	sodium_bin2hex(hex, sizeof(hex), digest, 32);
-	if (sqlite3_prepare_v2(a->db, "INSERT OR IGNORE INTO code(sha256, text) VALUES(?1, ?2)",
-			       -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(a, "insert code", err, errlen);
-	sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
-	/* A zero-length blob bound from a NULL pointer would be SQL NULL. */
-	sqlite3_bind_blob(st, 2, rec->code_len ? rec->code : "", (int)rec->code_len, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return sql_fail(a, "insert code", err, errlen);
-	if (!a->has_fts || sqlite3_changes(a->db) != 1)
+	if (!a->has_fts || !added)
 		return 0;
 	/* New text: index it in the same transaction, so the index never
 	 * lacks a committed code row. */
@@ -855,33 +886,12 @@ static int insert_code(struct sbx_audit *a, const struct sbx_record *rec,
  * policy_sha256 (fixed field) and policy_bytes (extension field). */
 static int insert_policy(struct sbx_audit *a, struct sbx_record *rec, char *err, size_t errlen)
 {
-	unsigned char digest[32];
-	char hex[65];
-	sqlite3_stmt *st;
-	int rc;
+	bool added;
 
 	if (rec->kind != SBX_REC_START || rec->policy_text == NULL)
 		return 0;
-	if (rec->policy_len > (size_t)INT32_MAX) {
-		sbx_audit_seterr(err, errlen, "%s: policy text too large", a->path);
-		return -1;
-	}
-	crypto_hash_sha256(digest, (const unsigned char *)rec->policy_text, rec->policy_len);
-	if (sodium_memcmp(digest, rec->policy_sha256, 32) != 0) {
-		sbx_audit_seterr(err, errlen, "%s: policy_sha256 does not match the policy text", a->path);
-		return -1;
-	}
-	sodium_bin2hex(hex, sizeof(hex), digest, 32);
-	if (sqlite3_prepare_v2(a->db, "INSERT OR IGNORE INTO policy(sha256, text) VALUES(?1, ?2)", -1, &st,
-			       NULL) != SQLITE_OK)
-		return sql_fail(a, "insert policy", err, errlen);
-	sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, rec->policy_len ? rec->policy_text : "", (int)rec->policy_len, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return sql_fail(a, "insert policy", err, errlen);
-	return 0;
+	return insert_by_digest(a, "policy", rec->policy_text, rec->policy_len, rec->policy_sha256, &added, err,
+				errlen);
 }
 
 /*

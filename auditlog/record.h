@@ -375,11 +375,24 @@ int sbx_audit_meta_get(struct sbx_audit *a, const char *key, char *buf,
 		       size_t buflen, char *err, size_t errlen);
 
 /*
- * The retry claims the START record of run_id holds: its caller's uid, its
- * session label (into session, "" for none) and attempt. Returns 0, 1 if
- * the log has no START of that run, -1 with err set on a read error.
+ * What the log holds of a run that another run names as its --parent:
+ * its START's caller, session label ("" for none), attempt, language and
+ * policy, and how it ended (outcome of its last END, "" while it has none).
  */
-int sbx_audit_start_claims(struct sbx_audit *a, const char *run_id, uint32_t *uid, char *session,
-			   size_t session_len, uint32_t *attempt, char *err, size_t errlen);
+struct sbx_start_claims {
+	uint32_t uid, attempt;
+	char session[SBX_TOKEN_MAX + 1];
+	char language[SBX_NAME_MAX + 1];
+	char policy[SBX_NAME_MAX + 1];
+	char outcome[32];
+};
+
+/*
+ * Read the claims of run_id's START (and the outcome of its END) into c.
+ * Returns 0, 1 if the log has no START of that run, -1 with err set on a
+ * read error.
+ */
+int sbx_audit_start_claims(struct sbx_audit *a, const char *run_id, struct sbx_start_claims *c, char *err,
+			   size_t errlen);
 
 #endif

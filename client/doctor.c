@@ -7,6 +7,7 @@
  * delegated cgroup subtree, the audit key and log). Each check is one
  * line, "ok: NAME: WHAT" or "problem: NAME: WHAT; fix: HOW".
  */
+#include "stack.h"
 #include "cli.h"
 #include "doctor.h"
 #include "access.h"
@@ -246,6 +247,7 @@ static void run_helper_check(void)
 		cli_die("doctor", "pipe/fork: %s", strerror(errno));
 	if (pid == 0) {
 		dup2(p[1], 1);
+		cli_stack_restore();
 		execl(SBX_HELPER_PATH, "sbx-helper", "--check", (char *)NULL);
 		dprintf(2, "sbx: %s: %s\n", SBX_HELPER_PATH, strerror(errno));
 		_exit(127);

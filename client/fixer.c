@@ -15,6 +15,7 @@
 
 #include "proto.h"
 #include "signals.h"
+#include "stack.h"
 #include "clock.h"
 
 
@@ -27,6 +28,7 @@ static _Noreturn void exec_fixer(const char *cmd, int in_r, int out_w)
 	setpgid(0, 0);
 	if (dup2(in_r, 0) < 0 || dup2(out_w, 1) < 0)
 		_exit(127);
+	cli_stack_restore();
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 	_exit(127);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 #include "hint.h"
+#include "stack.h"
 #include "unconst.h"
 
 #include <ctype.h>
@@ -63,6 +64,7 @@ static bool compressed_has(int dirfd, const char *file, const char *needle, size
 		null = open("/dev/null", O_RDWR);
 		if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(null, 2) < 0)
 			_exit(127);
+		cli_stack_restore();
 		execve(helper, argv, envp);
 		_exit(127);
 	}

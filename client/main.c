@@ -23,6 +23,7 @@
 #include "policy.h"
 #include "session.h"
 #include "live.h"
+#include "stack.h"
 
 /* With 0, 1 or 2 closed, the next open() would take its place and the
  * helper would write its output into, say, the result socket. */
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
 	struct run_opts o;
 
 	ensure_std_fds();
+	cli_stack_floor();
 	if (argc < 2) {
 		cli_usage(stderr);
 		return SBX_EXIT_FAILURE;

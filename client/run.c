@@ -269,12 +269,29 @@ static void event_loop(struct run_state *rs)
 	}
 }
 
+/* run_finish, then what the run's state holds released: the exit status. */
+static int run_finish_free(struct run_state *rs)
+{
+	int rc = run_finish(rs);
+
+	for (size_t i = 0; i < rs->narts; i++) {
+		free(rs->arts[i].name);
+		free(rs->arts[i].path);
+	}
+	free(rs->arts);
+	free(rs->result);
+	if (rs->have_dir) {
+		close(rs->dir.fd);
+		free(rs->dir.path);
+	}
+	return rc;
+}
+
 /* A live session's call (live.c): the recorder's frames on sock, as a
  * run's; the exit status is the result's, as sbx run's (sbx(1)). */
 int run_on_socket(const struct run_opts *o, int sock)
 {
 	struct run_state rs;
-	int rc;
 
 	memset(&rs, 0, sizeof(rs));
 	rs.o = o;
@@ -306,18 +323,7 @@ int run_on_socket(const struct run_opts *o, int sock)
 			}
 		json_decref(r);
 	}
-	rc = run_finish(&rs);
-	for (size_t i = 0; i < rs.narts; i++) {
-		free(rs.arts[i].name);
-		free(rs.arts[i].path);
-	}
-	free(rs.arts);
-	free(rs.result);
-	if (rs.have_dir) {
-		close(rs.dir.fd);
-		free(rs.dir.path);
-	}
-	return rc;
+	return run_finish_free(&rs);
 }
 
 int run_code(const struct run_opts *o)
@@ -329,8 +335,7 @@ int run_attempt(const struct run_opts *o, json_t **result)
 {
 	struct run_state rs;
 	sigset_t old;
-	int code_fd, rc;
-	size_t i;
+	int code_fd;
 
 	memset(&rs, 0, sizeof(rs));
 	rs.o = o;
@@ -354,16 +359,5 @@ int run_attempt(const struct run_opts *o, json_t **result)
 		close(rs.pidfd);
 	signals_detach();
 	close(rs.h.result_fd);
-	rc = run_finish(&rs);
-	for (i = 0; i < rs.narts; i++) {
-		free(rs.arts[i].name);
-		free(rs.arts[i].path);
-	}
-	free(rs.arts);
-	free(rs.result);
-	if (rs.have_dir) {
-		close(rs.dir.fd);
-		free(rs.dir.path);
-	}
-	return rc;
+	return run_finish_free(&rs);
 }

@@ -13,6 +13,7 @@
 #include "access.h"
 #include "fail.h"
 #include "signals.h"
+#include "stack.h"
 #include "unconst.h"
 
 #define ARGV_MAX (32 + 4 * SBX_MAX_INPUTS + 4 + 2 * SBX_EGRESS_MAX)
@@ -140,6 +141,7 @@ static void exec_child(const struct run_opts *o, const struct argv_buf *a, int c
 	for (int i = 0; i < nx; i++)
 		if (dup2(extra[i], HELPER_INPUT_FD0 + i) < 0)
 			goto fail;
+	cli_stack_restore();
 	execv(SBX_HELPER_PATH, a->v);
 fail:
 	e = errno;

@@ -38,6 +38,7 @@
 #ifndef SBX_EGRESS_PROTO_H
 #define SBX_EGRESS_PROTO_H
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "policy.h"
 
@@ -60,6 +61,12 @@ struct sbx_egress_pair {
 	uint16_t port;
 	uint8_t addr[16]; /* network byte order; IPv4 in the first 4 bytes */
 };
+
+/* An address:port pair (family AF_INET or AF_INET6, addr as in struct
+ * sbx_egress_pair, port in host order) as a socket address (sockaddr_in
+ * or sockaddr_in6: ip(7), ipv6(7)) in ss, for bind(2) or connect(2): its
+ * length. egress_addr.c */
+socklen_t sbx_egress_sockaddr(int family, const uint8_t addr[16], uint16_t port, struct sockaddr_storage *ss);
 
 /* The egress facts of one run, for the recorder (START fields, checking
  * the relay's report, END fields, the result): from the root-owned

@@ -288,17 +288,26 @@ static int limits_key(struct parse_ctx *c, const char *name, const char *v)
 	return 1;
 }
 
-static int policy_handler(void *user, const char *section, const char *name, const char *value)
+/* What every key of a policy and of sbx.conf is checked for first: 1, or
+ * 0 (the ini handler's stop) with the first error kept. */
+static int entry_ok(struct parse_ctx *c, const char *section, const char *name)
 {
-	struct parse_ctx *c = user;
-	struct sbx_policy *p = c->pol;
-
 	if (c->failed)
 		return 0;
 	if (c->rd.too_long)
 		return fail(c, "line longer than %d bytes or holds a NUL byte", LINE_MAX_LEN);
 	if (duplicate(c, section, name))
 		return fail(c, "key '%s' given twice in [%s]", name, section);
+	return 1;
+}
+
+static int policy_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_ctx *c = user;
+	struct sbx_policy *p = c->pol;
+
+	if (!entry_ok(c, section, name))
+		return 0;
 	if (strcmp(section, "policy") == 0) {
 		if (strcmp(name, "description") == 0) {
 			strlcpy(p->description, value, sizeof(p->description));
@@ -468,12 +477,8 @@ static int config_handler(void *user, const char *section, const char *name, con
 	struct parse_ctx *c = user;
 	struct sbx_config *conf = c->conf;
 
-	if (c->failed)
+	if (!entry_ok(c, section, name))
 		return 0;
-	if (c->rd.too_long)
-		return fail(c, "line longer than %d bytes or holds a NUL byte", LINE_MAX_LEN);
-	if (duplicate(c, section, name))
-		return fail(c, "key '%s' given twice in [%s]", name, section);
 	if (strcmp(section, "sbx") == 0) {
 		if (strcmp(name, "cgroup_root") == 0) {
 			if (value[0] != '/' || strstr(value, "..") != NULL ||

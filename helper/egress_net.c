@@ -130,20 +130,7 @@ static int listen_on(const struct sbx_egress_pair *p, char *err, size_t errlen)
 	char a[INET6_ADDRSTRLEN];
 	int s, one = 1;
 
-	memset(&ss, 0, sizeof(ss));
-	if (p->family == AF_INET) {
-		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-		in->sin_family = AF_INET;
-		in->sin_port = htons(p->port);
-		memcpy(&in->sin_addr, p->addr, 4);
-		len = sizeof(*in);
-	} else {
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(p->port);
-		memcpy(&in6->sin6_addr, p->addr, 16);
-		len = sizeof(*in6);
-	}
+	len = sbx_egress_sockaddr(p->family, p->addr, p->port, &ss);
 	/* no SO_REUSEPORT: nothing the payload makes can share the pair */
 	s = socket(p->family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
 	if (s >= 0 && p->family == AF_INET6)

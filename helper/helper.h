@@ -52,6 +52,10 @@
  * this hard limit a run is refused (rlimits.c), else another user's runs
  * would decide whether this one's recorder starts. */
 #define HELPER_NPROC 4096
+/* How long a privileged process waits for a process the caller can
+ * influence to die of SIGKILL (ms): one in a frozen cgroup v1 freezer of
+ * the caller's does not until it is thawed, so no wait is longer. */
+#define HELPER_REAP_MS 5000
 
 /* Compiled in, never from argv or the environment; the hooked test helper
  * execs the hooked test recorder (testhook.h). */
@@ -326,8 +330,10 @@ _Noreturn void collector_main(const struct run *r, int outdir, int art);
 int write_file(const char *path, const char *data, char *err, size_t errlen);
 int drop_to(uid_t uid, gid_t gid, char *err, size_t errlen);
 int new_session_keyring(const char *name, char *err, size_t errlen);
-/* Reap child pid within timeout_ms, killing it past that: its wait status,
- * or -1 if it had to be killed. */
+/* Reap child pid within timeout_ms: its wait status, or -1 when it had
+ * not exited by then; it is then sent SIGKILL and waited for at most
+ * HELPER_REAP_MS more, never longer (it may be frozen, docs/threat-model.md
+ * row 28). */
 int wait_timeout(pid_t pid, int timeout_ms);
 
 /*

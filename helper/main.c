@@ -115,6 +115,8 @@ struct sup {
 	bool client_open;        /* no EOF on the result socket yet */
 	int live_ch;             /* --live: the recorder's end of the call channel, until it has it */
 	bool start_pending;      /* the recorder is READY, its verdict on START not read yet */
+	uint64_t sigkill_ms;     /* when kill_sandbox first sent SIGKILL (sbx_mono_ms) */
+	bool unreaped;           /* the sandbox init did not die within HELPER_REAP_MS of it */
 };
 
 static struct sup sup;
@@ -127,6 +129,24 @@ static void kill_sandbox(struct sup *s, enum kill_cause why, int limit)
 	}
 	if (s->child > 0)
 		kill(s->child, SIGKILL);
+	if (s->sigkill_ms == 0)
+		s->sigkill_ms = (uint64_t)sbx_mono_ms();
+}
+
+/*
+ * SIGKILL to the sandbox init and a bounded wait for it. The caller can
+ * move its own-uid sandbox processes into a frozen cgroup v1 freezer it was
+ * delegated, and a frozen task does not die until thawed: after
+ * HELPER_REAP_MS the sandbox is left unreaped (s->unreaped), and the run
+ * ends without it (docs/threat-model.md row 28).
+ */
+static void reap_sandbox(struct sup *s)
+{
+	if (s->child <= 0 || s->unreaped)
+		return;
+	wait_timeout(s->child, 0);
+	/* 0: still there; -1 (ECHILD): reaped */
+	s->unreaped = waitpid(s->child, NULL, WNOHANG) == 0;
 }
 
 /*
@@ -306,8 +326,7 @@ static void recorder_gone(struct sup *s, int timeout_ms)
 static _Noreturn void start_refused(struct sup *s, int verdict)
 {
 	if (s->child > 0) {
-		kill(s->child, SIGKILL);
-		waitpid(s->child, NULL, 0);
+		reap_sandbox(s);
 		s->child = -1;
 	}
 	if (s->cg) {
@@ -556,6 +575,12 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 		uint64_t now = (uint64_t)sbx_mono_ms();
 		int wait = 100;
 
+		/* SIGKILL sent and no exit: frozen (reap_sandbox) */
+		if (s->sigkill_ms && now >= s->sigkill_ms + HELPER_REAP_MS) {
+			s->unreaped = true;
+			return;
+		}
+
 		if (now >= deadline && hard == 0) {
 			/* Interrupt first, so an interpreter can say where it was
 			 * stuck (Python's KeyboardInterrupt traceback); the kill
@@ -646,6 +671,18 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 	e->exit_code = code;
 	e->signal = sig;
 	e->limit = SBX_LIMIT_NONE;
+	if (s->unreaped) {
+		/* its own outcome is unknown: its processes did not end */
+		e->outcome = SBX_OUTCOME_SANDBOX_ERROR;
+		e->limit = k == KILL_LIMIT ? limit : SBX_LIMIT_NONE;
+		e->exit_code = -1;
+		e->signal = 0;
+		snprintf(e->error, sizeof(e->error),
+			 "run stopped: the sandbox's processes did not die within %d ms of SIGKILL (frozen: "
+			 "moved out of the run's cgroup into a frozen cgroup v1 freezer?); they are left, "
+			 "the caller's own, and die when thawed", HELPER_REAP_MS);
+		return SBX_EXIT_FAILURE;
+	}
 	if (k == KILL_LIMIT) {
 		const struct sbx_outcome_def *o = outcome_of_limit(limit);
 
@@ -1007,8 +1044,7 @@ int main(int argc, char **argv)
 	/* v1: the sandbox joins by itself (cgroup_join_self); v2: it was born there */
 	if (mapped < 0 || (!placed && f.n_cg_tasks == 0 && cgroup_attach(s->cg, s->child, err, sizeof(err)) < 0) ||
 	    await_joined(s, err, sizeof(err)) < 0) {
-		kill(s->child, SIGKILL);
-		waitpid(s->child, NULL, 0);
+		reap_sandbox(s);
 		fail_run(s, err);
 	}
 	TEST_HOOK("supervisor-mapped");
@@ -1028,11 +1064,11 @@ int main(int argc, char **argv)
 	err[0] = '\0';
 	supervise(s, start, err, sizeof(err));
 	TEST_MARK("supervisor-payload-exit");
-	/* pid 1 is gone, so is every process of its namespace */
-	kill(s->child, SIGKILL);
-	waitpid(s->child, NULL, 0);
+	/* pid 1 is gone, so is every process of its namespace (unless frozen) */
+	reap_sandbox(s);
 	egress_stop(&run);
-	while (s->sync >= 0 && sandbox_msg(s, err, sizeof(err)))
+	/* a frozen sandbox init holds its end: nothing to read, no EOF */
+	while (!s->unreaped && s->sync >= 0 && sandbox_msg(s, err, sizeof(err)))
 		; /* a status sent just before init exited */
 	s->end.wall_ms = (uint64_t)sbx_mono_ms() - start;
 	cgroup_usage(s->cg, &u);

@@ -14,10 +14,12 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/close_range.h>
 #include <linux/keyctl.h>
 
+#include "clock.h"
 #include "helper.h"
 #include "proto.h"
 
@@ -94,19 +96,39 @@ int new_session_keyring(const char *name, char *err, size_t errlen)
 	return -1;
 }
 
+/* Until pid (our child) has exited or ms have passed; its status, or -1
+ * (not reaped). Without a pidfd (pidfd_open(2), Linux 5.3) in 10 ms steps. */
+static int reap_within(pid_t pid, int pfd, int ms)
+{
+	struct pollfd p = {.fd = pfd, .events = POLLIN};
+	uint64_t until = (uint64_t)sbx_mono_ms() + (uint64_t)(ms > 0 ? ms : 0);
+	int st;
+
+	for (;;) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+		uint64_t now = (uint64_t)sbx_mono_ms();
+		if (now >= until)
+			return -1;
+		if (pfd < 0 || poll(&p, 1, (int)(until - now)) < 0)
+			nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+}
+
 int wait_timeout(pid_t pid, int timeout_ms)
 {
-	int st, pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	struct pollfd p = {.fd = pfd, .events = POLLIN};
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int st = reap_within(pid, pfd, timeout_ms);
 
-	if (pfd >= 0) {
-		while (poll(&p, 1, timeout_ms) < 0 && errno == EINTR)
-			;
-		close(pfd);
+	if (st == -1) {
+		/* A task in a frozen cgroup v1 freezer does not die of SIGKILL
+		 * until it is thawed (the caller's own processes can be put in
+		 * one it owns): bounded, then left unreaped (init reaps it
+		 * after we exit). */
+		kill(pid, SIGKILL);
+		reap_within(pid, pfd, HELPER_REAP_MS);
 	}
-	if (waitpid(pid, &st, WNOHANG) == pid)
-		return st;
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	return -1;
+	if (pfd >= 0)
+		close(pfd);
+	return st;
 }

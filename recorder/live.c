@@ -214,8 +214,7 @@ static void end_call(struct live *L, const char *state)
 	if (text != NULL)
 		outq_frame_take(&k->r.q, SBX_FRAME_RESULT, text, strlen(text));
 	outq_flush(&k->r.q, sbx_mono_ms() + LIVE_FLUSH_MS);
-	json_decref(res);
-	json_decref(tb);
+	json_decref(res); /* result_json released tb */
 	free(k->r.q.items);
 	close(k->r.q.sock);
 	free_streams(&k->r);

@@ -78,23 +78,34 @@ void rec_log_close(struct rec_log *l)
 	free(l);
 }
 
-int rec_log_parent_check(struct rec_log *l, const char *parent, uint32_t uid, const char *session,
-			 uint32_t attempt, const char **verdict, char *err, size_t errlen)
+int rec_log_parent_check(struct rec_log *l, const struct sbx_run_desc *d, const char **verdict, char *err,
+			 size_t errlen)
 {
-	char psession[SBX_TOKEN_MAX + 1];
-	uint32_t puid, pattempt;
-	int rc = sbx_audit_start_claims(l->db, parent, &puid, psession, sizeof(psession), &pattempt, err, errlen);
+	struct sbx_start_claims p;
+	int rc = sbx_audit_start_claims(l->db, d->parent_id, &p, err, errlen);
 
 	if (rc < 0)
 		return -1;
 	if (rc == 1)
 		*verdict = "no such run";
-	else if (puid != uid)
+	else if (p.uid != d->uid)
 		*verdict = "another user's run";
-	else if (strcmp(psession, session) != 0)
+	else if (d->session[0] == '\0')
+		/* the chain's name: sbx's retry loop always gives one
+		 * (client/loop.c), so two runs without are not one chain */
+		*verdict = "no session";
+	else if (strcmp(p.session, d->session) != 0)
 		*verdict = "another session";
-	else if (pattempt + 1 != attempt)
+	else if (p.attempt + 1 != d->attempt)
 		*verdict = "not the previous attempt";
+	else if (strcmp(p.language, d->language) != 0)
+		*verdict = "another language";
+	else if (strcmp(p.policy, d->policy) != 0)
+		*verdict = "another policy";
+	else if (p.outcome[0] == '\0')
+		*verdict = "parent not ended"; /* a retry starts after what it retries */
+	else if (strcmp(p.outcome, "ok") == 0)
+		*verdict = "parent ended ok"; /* nothing to retry */
 	else
 		*verdict = "verified";
 	return 0;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "record.h"
+#include "rundesc.h"
 
 struct rec_log;
 
@@ -36,13 +37,17 @@ int rec_log_checkpoint(struct rec_log *l, const struct sbx_run_desc *d, char *er
 void rec_log_close(struct rec_log *l);
 
 /*
- * --parent checked against the log (issue 11, finding 9): "verified" when
- * the parent's START is there, of the same caller, in the same session
- * (label) and one attempt before; else why not ("no such run", "another
- * user's run", "another session", "not the previous attempt"). The claim
- * itself stays in the record's parent field. 0, or -1 on a read error.
+ * --parent checked against the log (issue 11, finding 9, and the review's
+ * finding 7): "verified" when the parent's START is there, of the same
+ * caller, in the same non-empty session (label), one attempt before, of
+ * the same language and policy, and the parent has ended with an outcome
+ * other than ok; else the first that fails: "no such run", "another user's
+ * run", "no session", "another session", "not the previous attempt",
+ * "another language", "another policy", "parent not ended", "parent ended
+ * ok". The claim itself stays in the record's parent field; sbx-audit(1)
+ * parent_check. 0, or -1 on a read error.
  */
-int rec_log_parent_check(struct rec_log *l, const char *parent, uint32_t uid, const char *session,
-			 uint32_t attempt, const char **verdict, char *err, size_t errlen);
+int rec_log_parent_check(struct rec_log *l, const struct sbx_run_desc *d, const char **verdict, char *err,
+			 size_t errlen);
 
 #endif

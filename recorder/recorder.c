@@ -41,8 +41,7 @@ static int parent_field(struct sbx_record *rec, struct rec *c, char *err, size_t
 
 	if (c->d->parent_id[0] == '\0')
 		return 0;
-	if (rec_log_parent_check(c->log, c->d->parent_id, c->d->uid, c->d->session, c->d->attempt, &verdict, err,
-				 errlen) < 0)
+	if (rec_log_parent_check(c->log, c->d, &verdict, err, errlen) < 0)
 		return -1;
 	return sbx_rec_put_str(rec, SBX_F_PARENT_CHECK, verdict, err, errlen);
 }
@@ -333,9 +332,22 @@ static void pump(struct rec *c)
 {
 	static char buf[65536];
 
+	int64_t tail = 0; /* after END: when the pipes count as ended (REC_TAIL_MS) */
+
 	while (!(c->s[0].eof && c->s[1].eof && c->have_end)) {
 		struct pollfd p[5];
-		int n = 0, ix[2] = {-1, -1}, cx = -1, ax = -1;
+		int n = 0, ix[2] = {-1, -1}, cx = -1, ax = -1, wait = -1;
+
+		if (c->have_end) {
+			int64_t now = sbx_mono_ms();
+			if (tail == 0)
+				tail = now + REC_TAIL_MS;
+			if (now >= tail) {
+				c->s[0].eof = c->s[1].eof = true;
+				break;
+			}
+			wait = (int)(tail - now);
+		}
 
 		for (int i = 0; i < 2; i++)
 			if (!c->s[i].eof) {
@@ -352,7 +364,7 @@ static void pump(struct rec *c)
 		}
 		if (outq_pending(&c->q))
 			p[n++] = (struct pollfd){.fd = c->q.sock, .events = POLLOUT};
-		if (poll(p, (nfds_t)n, -1) < 0) {
+		if (poll(p, (nfds_t)n, wait) < 0) {
 			if (errno == EINTR)
 				continue;
 			return;
@@ -470,6 +482,24 @@ void rec_artifacts_init(struct rec *c)
 	c->art_truncated = calloc(cap ? cap : 1, sizeof(*c->art_truncated));
 	c->skipped = calloc(MAX_SKIPPED_LISTED, sizeof(*c->skipped));
 	c->arts_cap = c->arts != NULL && c->art_truncated != NULL ? cap : 0;
+}
+
+/* The collector's next message within REC_TAIL_MS; false (the channel
+ * counted as ended, the list incomplete unless it said SBX_COLLECT_DONE)
+ * when none came: a collector that did not die holds its end open. */
+static bool art_wait(struct rec *c)
+{
+	struct pollfd p = {.fd = c->art, .events = POLLIN};
+	int rc;
+
+	while ((rc = poll(&p, 1, REC_TAIL_MS)) < 0 && errno == EINTR)
+		;
+	if (rc == 1)
+		return true;
+	c->art_eof = true;
+	if (!c->art_done)
+		skip(c, ".", SBX_ART_SKIP_INCOMPLETE);
+	return false;
 }
 
 /*
@@ -761,7 +791,7 @@ void recorder_run(const struct sbx_run_desc *d)
 		c.s[0].eof = c.s[1].eof = true;
 		rec_read_end(&c);
 	}
-	while (!c.art_eof && collect_one(&c))
+	while (!c.art_eof && art_wait(&c) && collect_one(&c))
 		;
 	close(c.art);
 	/* the supervisor ended the relay before it sent the END facts (or the

@@ -23,6 +23,13 @@
 
 /* Files not returned that the result lists by path (all are counted). */
 #define MAX_SKIPPED_LISTED 1024
+/* After END, the longest the recorder waits for the payload's pipes to
+ * reach EOF, and for each further message of the collector (ms). The
+ * supervisor sends END once the sandbox and the collector are gone, so
+ * what is left is already buffered; a process that did not die (frozen in
+ * the caller's cgroup v1 freezer, docs/threat-model.md row 28) still holds
+ * its end open, and nothing of the recorder waits on it for longer. */
+#define REC_TAIL_MS 2000
 
 struct skipped_art {
 	char path[SBX_PATH_MAX_ART + 1];
@@ -110,8 +117,10 @@ _Noreturn void recorder_run(const struct sbx_run_desc *d);
  * ended the run (its policy key), or the full tmpfs it ran into, or "". */
 const char *rec_limit_name(const struct sbx_run_end *e);
 
-/* result.c: the result JSON (docs/result.schema.json) of a recorded run;
- * traceback is consumed. NULL when out of memory. */
+/* result.c: the result JSON (docs/result.schema.json) of a recorded run.
+ * The caller's reference to traceback is released on every path, NULL
+ * returned included: the caller must not use or release it afterwards.
+ * NULL when out of memory. */
 json_t *result_json(const struct rec *c, json_t *traceback);
 
 #endif

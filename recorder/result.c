@@ -22,7 +22,7 @@
 /* What the value functions get: the run and the parsed traceback. */
 struct rctx {
 	const struct rec *c;
-	json_t *traceback; /* consumed by the "traceback" row */
+	json_t *traceback; /* the caller's reference: result_json releases it */
 };
 
 static json_t *text_json(const char *data, size_t len)
@@ -73,7 +73,9 @@ static json_t *k_stdout_omitted(const struct rctx *x) { return u64(x->c->s[0].om
 static json_t *k_stderr_omitted(const struct rctx *x) { return u64(x->c->s[1].omitted); }
 static json_t *k_stdout_bytes(const struct rctx *x) { return u64(x->c->s[0].total); }
 static json_t *k_stderr_bytes(const struct rctx *x) { return u64(x->c->s[1].total); }
-static json_t *k_traceback(const struct rctx *x) { return x->traceback ? x->traceback : json_null(); }
+/* a reference of the result's own, so that the caller's is released on
+ * every path of result_json, the rows before this one failing included */
+static json_t *k_traceback(const struct rctx *x) { return x->traceback ? json_incref(x->traceback) : json_null(); }
 
 static json_t *k_artifacts(const struct rctx *x)
 {
@@ -287,8 +289,9 @@ json_t *result_json(const struct rec *c, json_t *traceback)
 			continue;
 		if (v == NULL || json_object_set_new(j, keys[i].key, v) < 0) {
 			json_decref(j);
-			return NULL;
+			j = NULL;
 		}
 	}
+	json_decref(traceback);
 	return j;
 }

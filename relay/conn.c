@@ -112,20 +112,7 @@ void conn_start(struct relay *r, const struct pair *p, int accepted)
 		fcntl(c->pipe[d][1], F_SETPIPE_SZ, PIPE_SIZE);
 	}
 	nodelay(accepted);
-	memset(&ss, 0, sizeof(ss));
-	if (p->family == AF_INET) {
-		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-		in->sin_family = AF_INET;
-		in->sin_port = htons(p->port);
-		memcpy(&in->sin_addr, p->addr, 4);
-		len = sizeof(*in);
-	} else {
-		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(p->port);
-		memcpy(&in6->sin6_addr, p->addr, 16);
-		len = sizeof(*in6);
-	}
+	len = sbx_egress_sockaddr(p->family, p->addr, p->port, &ss);
 	c->fd[1] = socket(p->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
 	if (c->fd[1] < 0) {
 		conn_end(r, c, SBX_END_RELAY_ERROR);

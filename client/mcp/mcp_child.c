@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: ISC */
+#include "stack.h"
 #include "mcp_child.h"
 #include "rmtree.h"
 #include "mcp_int.h"
@@ -86,6 +87,7 @@ static void exec_child(int code_fd, int out_fd, char **argv)
 	if (dup2(code_fd, 0) < 0 || dup2(out_fd, 1) < 0)
 		_exit(127);
 	closefrom(3);
+	cli_stack_restore();
 	execv("/proc/self/exe", argv);
 	_exit(127);
 }

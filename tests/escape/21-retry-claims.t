@@ -15,10 +15,11 @@
 # ran and were recorded as attempts 6 and 10 of a policy that allows 5:
 # tests 1-2 failed. parent_field() (recorder/recorder.c) not called: no
 # parent_check in START, the made-up parent looked like a real one: tests
-# 5-6 failed.
+# 5-7 failed. rec_log_parent_check() (recorder/log.c) as before the
+# review's finding 7 (uid, session label, attempt only): test 6 failed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-b.sh"
-plan 6
+plan 7
 
 python3 - "$T/cases.json" <<'PY'
 import json, sys
@@ -56,20 +57,33 @@ made=$(dcol made-up 7) other=$(dcol other-session 7) skipped=$(dcol skipped 7)
 # parent_check ID: the START's verdict on its --parent claim
 parent_check() { "$AUDIT" show --json "$1" | python3 -c 'import json, sys
 d = json.load(sys.stdin)["start"]; print(d.get("parent_id") or d.get("parent"), d.get("parent_check"))'; }
-# a real chain: attempt 1 in its own session, then attempt 2 naming it
+# The review's finding 7: two unrelated runs, neither in a session, the
+# second naming the first: both START records were "verified". Now a chain
+# needs its session label (sbx's retry loop always gives one), the same
+# language and policy, and a parent that ended, not ok. "first" fails, as
+# a run a retry follows does.
 python3 - "$T/cases.json" <<'PY'
 import json, sys
 fds = ["--code-fd", "3", "--result-fd", "4"]
-json.dump([{"name": "first", "argv": ["run", "--lang", "python"] + fds + ["--session", "chain", "--attempt", "1"]}],
+py = ["run", "--lang", "python"] + fds
+fail = "raise SystemExit(3)"
+json.dump([{"name": "first", "argv": py + ["--session", "chain", "--attempt", "1"], "code": fail},
+           {"name": "lone", "argv": py + ["--attempt", "1"], "code": fail},
+           {"name": "fine", "argv": py + ["--session", "okchain", "--attempt", "1"]}],
           open(sys.argv[1], "w"))
 PY
 drive "$T/cases.json"
-first=$(dcol first 7)
-python3 - "$T/cases.json" "$first" <<'PY'
+first=$(dcol first 7) lone=$(dcol lone 7) fine=$(dcol fine 7)
+python3 - "$T/cases.json" "$first" "$lone" "$fine" <<'PY'
 import json, sys
 fds = ["--code-fd", "3", "--result-fd", "4"]
-json.dump([{"name": "second", "argv": ["run", "--lang", "python"] + fds + ["--session", "chain", "--attempt", "2",
-                                                                            "--parent", sys.argv[2]]}],
+first, lone, fine = sys.argv[2:5]
+py = ["run", "--lang", "python"] + fds
+json.dump([{"name": "second", "argv": py + ["--session", "chain", "--attempt", "2", "--parent", first]},
+           {"name": "unrelated", "argv": py + ["--attempt", "2", "--parent", lone]},
+           {"name": "after-ok", "argv": py + ["--session", "okchain", "--attempt", "2", "--parent", fine]},
+           {"name": "other-lang", "argv": ["run", "--lang", "sh"] + fds + ["--session", "chain", "--attempt", "2",
+                                                                          "--parent", first], "code": "echo RAN"}],
           open(sys.argv[1], "w"))
 PY
 drive "$T/cases.json"
@@ -78,5 +92,9 @@ got="$(parent_check "$made"); $(parent_check "$other"); $(parent_check "$skipped
 diag "$got"
 check "made-up, other session, skipped attempt: each recorded as claimed, with what the log says" [ "$got" = \
 	"0123456789abcdef0123456789abcdef no such run; $p1 another session; $p1 not the previous attempt" ]
+got="$(parent_check "$(dcol unrelated 7)"); $(parent_check "$(dcol after-ok 7)"); $(parent_check "$(dcol other-lang 7)")"
+diag "$got"
+check "unrelated runs without a session, a retry of a run that ended ok, another language: not verified" [ "$got" = \
+	"$lone no session; $fine parent ended ok; $first another language" ]
 check "the real previous attempt: verified" [ "$(parent_check "$second")" = "$first verified" ]
 finish

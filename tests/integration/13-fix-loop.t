@@ -3,7 +3,7 @@
 # The retry loop (sbx run --fix): every stop condition, the fixer's input
 # document, both answer forms, and the audit links between attempts.
 . "$(dirname "$0")/lib.sh"
-plan 38
+plan 39
 
 install -m 0755 "$SBX_SRCDIR/examples/fixers/line-fixer" "$T/line-fixer"
 install -m 0644 "$SBX_SRCDIR/examples/fixers/three-attempts.py" "$T/three.py"
@@ -43,6 +43,8 @@ check "audit: attempt numbers 1 2 3" \
 	[ "$(audit_field "$id1" start.attempt) $(audit_field "$id2" start.attempt) $(audit_field "$id3" start.attempt)" = "1 2 3" ]
 check "audit: each attempt names its predecessor" \
 	[ "$(audit_field "$id2" start.parent_id) $(audit_field "$id3" start.parent_id)" = "$id1 $id2" ]
+check "audit: the log verifies each claim (parent_check verified: same session, language, policy, the previous failed attempt)" \
+	[ "$(audit_field "$id2" start.parent_check) $(audit_field "$id3" start.parent_check)" = "verified verified" ]
 check "audit: attempt 1 has no predecessor" sh -c 'p=$1; [ -z "$p" ] || [ "$p" = null ]' _ "$(audit_field "$id1" start.parent_id)"
 check "result lists parents" [ "$(jget attempts.2.parent)" = "$id2" ]
 

@@ -7,7 +7,7 @@
 # group refusal names the group and how to join it; --artifacts DIR is
 # checked writable before anything runs.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 16
 records() { "$AUDIT" list --limit 0 2>/dev/null | wc -l; }
 
 sbx_run run --json --bogus-option -c pass
@@ -61,4 +61,11 @@ check "--jsonl: the same failure as one result event" \
 	python3 -c 'import json,sys; e=json.loads(open(sys.argv[1]).read().splitlines()[-1]); sys.exit(not (e["event"]=="result" and e["result"]["error"]["code"]=="usage" and "schema_version" in e["result"]))' "$T/out"
 sbx_run run --json -c 'print(1)'
 check "ok: error null, schema_version set" [ "$rc|$(jget error)|$(jget schema_version)" = "0|null|1.0" ]
+# the caller's stack limit is the caller's; sbx's own stack is not (a soft
+# 64 KiB limit crashed the client with SIGSEGV, exit 139)
+run_as sbxtest sh -c 'ulimit -S -s 64 && exec "$1" run -c "print(64)"' _ "$SBX" >"$T/out" 2>"$T/err" </dev/null; rc=$?
+check "ulimit -S -s 64: sbx raises its own soft stack limit and runs (rc $rc)" [ "$rc|$(cat "$T/out")" = "0|64" ]
+run_as sbxtest sh -c 'ulimit -s 200 && exec "$1" run -c "print(1)"' _ "$SBX" >"$T/out" 2>"$T/err" </dev/null; rc=$?
+check "a hard stack limit below 1 MiB: exit 125, one line naming it" \
+	sh -c '[ "$1" = 125 ] && [ "$(wc -l < "$2")" = 1 ] && grep -qx "sbx: the stack limit is 200 KiB (hard), below the 1024 KiB sbx needs (ulimit -H -s)" "$2"' _ "$rc" "$T/err"
 finish

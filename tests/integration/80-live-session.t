@@ -14,7 +14,6 @@
 # `sbx session stop` a call says the session ended (exit 69), and no
 # cgroup or process of the session is left.
 . "$(dirname "$0")/lib.sh"
-case ${SBX_MAKEFLAGS:-} in *SANITIZE=1*) echo "1..0 # SKIP under SANITIZE=1 a live session dies after a call that timed out (open defect, stop 24 note): tested in the plain suite"; exit 0 ;; esac
 plan 27
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"

@@ -19,7 +19,6 @@
 # - sbx session restart gives a fresh interpreter under the same name;
 # - the log verifies, every call paired with its END.
 . "$(dirname "$0")/lib.sh"
-case ${SBX_MAKEFLAGS:-} in *SANITIZE=1*) echo "1..0 # SKIP under SANITIZE=1 a live session dies after a call that timed out (open defect, stop 24 note): tested in the plain suite"; exit 0 ;; esac
 plan 21
 X=$T/xdg
 mkdir -p "$X" && chown sbxtest "$X" && chmod 0700 "$X"

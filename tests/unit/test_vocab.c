@@ -356,6 +356,31 @@ static void test_limit_json_consumers(void **state)
 	sbx_rext_free(&sh.rec.ext);
 }
 
+/* result_json releases the caller's traceback reference on every path (the
+ * contract recorder/live.c and recorder.c rely on):
+ * recorder/live.c once released it again after the call's result, a use
+ * after free that ASan caught as a live session dying after a call with
+ * a traceback (tests/integration/80 under SANITIZE=1). */
+static void test_result_json_traceback_ref(void **state)
+{
+	static struct sbx_run_desc desc;
+	static struct rec c;
+	json_t *tb = json_object(), *j;
+
+	(void)state;
+	sbx_limits_default(&desc.limits);
+	c.d = &desc;
+	assert_non_null(tb);
+	json_incref(tb); /* the test's own reference, to watch the count */
+	j = result_json(&c, tb);
+	assert_non_null(j);
+	assert_ptr_equal(json_object_get(j, "traceback"), tb);
+	assert_int_equal(tb->refcount, 2); /* the test's and the result's */
+	json_decref(j);
+	assert_int_equal(tb->refcount, 1); /* the test's alone: nothing leaked */
+	json_decref(tb);
+}
+
 static void test_limit_man(void **state)
 {
 	char *pol = slurp("man/sbx.policy.5"), *sbx = slurp("man/sbx.1"), *lim;
@@ -387,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_limit_table),
 		cmocka_unit_test(test_limit_policy_and_tighten),
 		cmocka_unit_test(test_limit_json_consumers),
+		cmocka_unit_test(test_result_json_traceback_ref),
 		cmocka_unit_test(test_limit_man),
 		cmocka_unit_test(test_skip_reasons_schema),
 	};
