@@ -214,6 +214,14 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	X(LIVE_LIFETIME, 163, "live lifetime", "live_lifetime_ms", SBX_FT_U64,            \
 	  SBX_KBIT(START), NULL, 0, NULL, "sessions",                                            \
 	  "a live session's START: its lifetime cap, ms (live_lifetime)")                    \
+	X(ALLOC_TIGHTENED, 200, "allocation tightened", "allocation_tightened", SBX_FT_STR,     \
+	  SBX_KBIT(START) | SBX_KBIT(END), NULL, 64, NULL, "fleet",                              \
+	  "the limits the caller's cgroups (a Slurm job, a slice) lowered below the policy's and " \
+	  "the request's, space-separated policy keys (memory pids cpus); absent when none")    \
+	X(ALLOC_NESTED, 201, "allocation nested", "allocation_nested", SBX_FT_STR,             \
+	  SBX_KBIT(START) | SBX_KBIT(END), NULL, 64, NULL, "fleet",                              \
+	  "the cgroup v1 controllers whose run cgroup was created beneath the caller's (the "    \
+	  "allocation's accounting includes the run), space-separated; absent when none")       \
 	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
 	  SBX_KBIT(START) | SBX_KBIT(REFUSED), NULL, 0, NULL, "sec",                                                 \
 	  "requests of this user refused without a record (max_requests_per_minute) since boot") \

@@ -50,6 +50,13 @@ static bool limit_value(json_t *res, const struct run_opts *o, const struct sbx_
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
 		return false;
 	sbx_limit_format(d, (uint64_t)json_integer_value(v), val, sizeof(val));
+	/* lowered by the caller's cgroups (a Slurm job's --mem): say so, not the policy */
+	json_t *t = json_object_get(json_object_get(res, "allocation"), "tightened");
+	for (size_t i = 0; i < json_array_size(t); i++)
+		if (json_is_string(json_array_get(t, i)) && strcmp(json_string_value(json_array_get(t, i)), d->key) == 0) {
+			snprintf(buf, len, "%s (the caller's cgroup allocation)", val);
+			return true;
+		}
 	if (option != NULL)
 		snprintf(buf, len, "%s (%s)", val, option);
 	else

@@ -10,6 +10,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
 #include <stddef.h>
 #include <ini.h>
 #include <sha2.h> /* libmd: the helper links no libsodium */
@@ -452,6 +454,24 @@ static const struct config_count config_counts[] = {
 	{"max_requests_per_minute", offsetof(struct sbx_config, max_requests_per_minute), 1, 1000000},
 };
 
+/* cgroup_nest: "none", or absolute cgroup paths separated by spaces. */
+static int config_nest(struct parse_ctx *c, struct sbx_config *conf, const char *value)
+{
+	if (strcmp(value, "none") == 0) {
+		conf->cgroup_nest[0] = '\0';
+		return 1;
+	}
+	if (strlcpy(conf->cgroup_nest, value, sizeof(conf->cgroup_nest)) >= sizeof(conf->cgroup_nest))
+		return fail(c, "cgroup_nest: longer than %d bytes", SBX_PATH_LEN - 1);
+	for (const char *p = value; *p != '\0'; p += strspn(p, " ")) {
+		size_t n = strcspn(p, " ");
+		if (p[0] != '/' || memmem(p, n, "..", 2) != NULL || memchr(p, '\t', n) != NULL)
+			return fail(c, "cgroup_nest: '%.*s' is not an absolute cgroup path (or \"none\")", (int)n, p);
+		p += n;
+	}
+	return 1;
+}
+
 static int config_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *c = user;
@@ -466,6 +486,8 @@ static int config_handler(void *user, const char *section, const char *name, con
 				return fail(c, "cgroup_root: '%s' is not an absolute path", value);
 			return 1;
 		}
+		if (strcmp(name, "cgroup_nest") == 0)
+			return config_nest(c, conf, value);
 		if (strcmp(name, "default_policy") == 0) {
 			if (!sbx_valid_name(value))
 				return fail(c, "default_policy: '%s' is not a policy name", value);
@@ -582,6 +604,7 @@ int sbx_config_parse(const char *file, const char *text, size_t len,
 
 	memset(conf, 0, sizeof(*conf));
 	strlcpy(conf->default_policy, "default", sizeof(conf->default_policy));
+	strlcpy(conf->cgroup_nest, SBX_CGROUP_NEST_DEFAULT, sizeof(conf->cgroup_nest));
 	conf->checkpoint_records = 100;
 	conf->checkpoint_seconds = 600;
 	conf->max_runs_per_user = SBX_MAX_RUNS_PER_USER;
@@ -658,4 +681,36 @@ int sbx_limits_tighten(struct sbx_limits *eff, const struct sbx_limits *req, con
 		sbx_limit_set(eff, d->id, r);
 	}
 	return 0;
+}
+
+/* sbx.conf cgroup_nest (helper/cgcaller.c) */
+bool sbx_cgroup_nest_matches(const char *list, const char *path)
+{
+	char pat[SBX_PATH_LEN], head[PATH_MAX];
+
+	for (const char *p = list; *p != '\0';) {
+		size_t n = strcspn(p, " "), k = 0, h = 0;
+
+		if (n < sizeof(pat)) {
+			memcpy(pat, p, n);
+			pat[n] = '\0';
+			while (n > 1 && pat[n - 1] == '/')
+				pat[--n] = '\0';
+			for (size_t j = 0; pat[j]; j++)
+				k += pat[j] == '/';
+			/* the first k components of path */
+			while (h < sizeof(head) - 1 && path[h] != '\0') {
+				if (path[h] == '/' && k-- == 0)
+					break;
+				h++;
+			}
+			memcpy(head, path, h);
+			head[h] = '\0';
+			if (fnmatch(pat, head, FNM_PATHNAME) == 0)
+				return true;
+		}
+		p += strcspn(p, " ");
+		p += strspn(p, " ");
+	}
+	return false;
 }

@@ -6,6 +6,7 @@
  */
 #ifndef SBX_POLICY_H
 #define SBX_POLICY_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,7 @@
 #define SBX_MAX_LANGS 16
 #define SBX_MAX_ARGV 16
 #define SBX_PATH_LEN 256
+#define SBX_CGROUP_NEST_DEFAULT "/slurm /slurm_*" /* Slurm's task/cgroup (v1) layouts */
 #define SBX_WITNESS_CMD_LEN 512 /* sbx.conf audit_witness_command, arguments included */
 #define SBX_ERR_LEN 512
 #define SBX_MAX_RUNS_PER_USER 32 /* default of max_runs_per_user in sbx.conf */
@@ -110,6 +112,8 @@ struct sbx_language {
 
 struct sbx_config {
 	char cgroup_root[SBX_PATH_LEN]; /* v2: delegated subtree; v1: name of the sbx/ subtree */
+	char cgroup_nest[SBX_PATH_LEN]; /* v1 cgroup paths, space-separated, beneath which a caller's
+					 * root-owned cgroup takes the run's (helper/cgcaller.c); "" = none */
 	char default_policy[SBX_NAME_MAX + 1];
 	char audit_origin[128];         /* origin line of signatures; default: host name */
 	char audit_witness_dir[SBX_PATH_LEN]; /* each checkpoint also written here, or "" */
@@ -162,6 +166,12 @@ int sbx_policy_allows(const struct sbx_policy *p, const char *user,
 		      int (*in_group)(const char *group, void *ctx), void *ctx);
 
 const struct sbx_language *sbx_config_language(const struct sbx_config *c, const char *name);
+
+/* Whether the cgroup path ("/slurm_vm/uid_1/job_2/step_0") lies at or
+ * under one of list's space-separated fnmatch(3) patterns (sbx.conf
+ * cgroup_nest): a pattern of k components matches the path's first k
+ * components ("/slurm_*" matches the path above, "/slurm" does not). */
+bool sbx_cgroup_nest_matches(const char *list, const char *path);
 
 /*
  * Tighten-only merge: each nonzero field of `req` that is lower than the

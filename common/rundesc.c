@@ -69,7 +69,7 @@ int sbx_run_desc_check(const void *buf, size_t n, bool dry, char *err, size_t er
 	    !TERMINATED(d->policy) || !TERMINATED(d->language) || !TERMINATED(d->code_path) ||
 	    !TERMINATED(d->session) || !TERMINATED(d->parent_id) || !TERMINATED(d->audit_origin) ||
 	    !TERMINATED(d->witness_dir) || !TERMINATED(d->witness_command) ||
-	    !TERMINATED(d->error) || d->n_inputs > SBX_MAX_INPUTS || d->argv_len == 0 ||
+	    !TERMINATED(d->error) || !TERMINATED(d->alloc_nested) || d->n_inputs > SBX_MAX_INPUTS || d->argv_len == 0 ||
 	    d->argv_len > sizeof(d->argv) || d->argv[d->argv_len - 1] != '\0' ||
 	    ((d->flags & SBX_DESC_REFUSED) && d->error[0] == '\0') ||
 	    ((d->flags & SBX_DESC_NO_POLICY) && !(d->flags & SBX_DESC_REFUSED)) ||

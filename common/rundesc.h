@@ -77,6 +77,12 @@ struct sbx_run_desc {
 	char error[SBX_DESC_ERR_LEN]; /* with SBX_DESC_REFUSED: why, never "" */
 	uint64_t work_dev, work_ino; /* with SBX_DESC_WORK: the session directory (st_dev, st_ino) */
 	uint64_t unrecorded_refusals; /* the user's requests refused unrecorded since boot */
+	/* the caller's allocation (helper/cgcaller.c): bits 1ULL << SBX_LIMIT_x
+	 * of the limits its cgroups lowered below the policy's and request's
+	 * (limits holds the result), and the v1 controllers whose run cgroup
+	 * was created beneath the caller's ("memory cpuacct freezer"; "") */
+	uint64_t alloc_tightened;
+	char alloc_nested[64];
 	/* [network]: the mode, the effective allow list, the pairs sbx-relay
 	 * resolved (checked by the supervisor) and the limits, for START,
 	 * checking the relay's report and END (recorder/egress_record.c) */

@@ -64,13 +64,19 @@ struct hier {
 	char path[PATH_MAX];  /* our cgroup in it */
 };
 
+/* The caller's cgroups as /proc/self/cgroup said before this process left
+ * them (cgcaller.c reads their limits): kept by cgroup_leave_caller. */
+static struct hier caller[MAX_HIER];
+static bool caller_root_only[MAX_HIER];
+static size_t n_caller;
+
 /* Whether a cgroup directory and every file in it are root's alone. */
 static bool root_only(const struct stat *st)
 {
 	return st->st_uid == 0 && !(st->st_mode & S_IWOTH) && (st->st_gid == 0 || !(st->st_mode & S_IWGRP));
 }
 
-static bool dir_root_only(int dfd)
+bool cgroup_files_root_only(int dfd, bool dir_too)
 {
 	struct stat st;
 	struct dirent *de;
@@ -83,7 +89,7 @@ static bool dir_root_only(int dfd)
 			close(fd);
 		return false;
 	}
-	ok = fstat(dfd, &st) == 0 && root_only(&st);
+	ok = !dir_too || (fstat(dfd, &st) == 0 && root_only(&st));
 	while (ok && (de = readdir(d)) != NULL) {
 		if (de->d_type == DT_DIR)
 			continue; /* other cgroups: children do not act on their parent */
@@ -111,7 +117,7 @@ static int deepest_root_only(const char *mnt, const char *path, bool *all)
 			close(fd);
 		return -1;
 	}
-	if (path == NULL || !dir_root_only(fd))
+	if (path == NULL || !cgroup_files_root_only(fd, true))
 		return fd; /* the root cgroup: nowhere higher to go */
 	strlcpy(buf, path, sizeof(buf));
 	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
@@ -119,7 +125,7 @@ static int deepest_root_only(const char *mnt, const char *path, bool *all)
 		int next = dots ? -1 : openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0)
 			return fd;
-		if (!dir_root_only(next)) {
+		if (!cgroup_files_root_only(next, true)) {
 			close(next);
 			return fd;
 		}
@@ -236,6 +242,9 @@ int cgroup_leave_caller(const struct sbx_config *c, char *err, size_t errlen)
 	const char *v1 = c->cgroup_root[0] && statfs(c->cgroup_root, &sf) == 0 && sf.f_type != CGROUP2_SUPER_MAGIC
 			 ? c->cgroup_root : CG_MOUNT;
 
+	/* an unparsable list names no allocation: the policy's limits apply */
+	n_caller = clean ? n : 0;
+	memcpy(caller, h, n_caller * sizeof(h[0]));
 	if (statfs(CG_MOUNT, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
 		return leave_v2(c, err, errlen);
 	for (size_t i = 0; i < n; i++) {
@@ -244,10 +253,41 @@ int cgroup_leave_caller(const struct sbx_config *c, char *err, size_t errlen)
 		int fd = deepest_root_only(mnt, clean ? h[i].path : NULL, &all);
 		if (fd < 0)
 			continue; /* not mounted where sbx looks: see docs/threat-model.md */
+		if (clean)
+			caller_root_only[i] = all;
 		int rc = all ? 0 : join(fd, mnt, err, errlen);
 		close(fd);
 		if (rc < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* Whether the comma-separated controller list names ctrl ("" names the
+ * v2 hierarchy, whose list is empty). */
+static bool names_ctrl(const char *list, const char *ctrl)
+{
+	size_t cl = strlen(ctrl);
+
+	if (cl == 0)
+		return list[0] == '\0';
+	for (const char *p = list; *p != '\0';) {
+		if (strncmp(p, ctrl, cl) == 0 && (p[cl] == ',' || p[cl] == '\0'))
+			return true;
+		p += strcspn(p, ",");
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+const char *cgroup_caller_path(const char *ctrl, const char **hier, bool *root_only)
+{
+	for (size_t i = 0; i < n_caller; i++)
+		if (names_ctrl(caller[i].name, ctrl)) {
+			*hier = caller[i].name[0] ? caller[i].name : "unified";
+			*root_only = caller_root_only[i];
+			return caller[i].path;
+		}
+	return NULL;
 }

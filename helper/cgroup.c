@@ -32,7 +32,12 @@ struct cgroup {
 	bool v2;
 	char dir[C_N][PATH_MAX];  /* v2: all entries equal */
 	bool owner[C_N];          /* this entry created the directory (co-mounted ones share) */
-	int lock[C_N];            /* flock(2)ed fd on each directory we created */
+	int lock[C_N];            /* flock(2)ed fd on each directory we created: its files are
+				   * opened through it (a nested one's parent may be the caller's,
+				   * who can rename it, never move it to another parent) */
+	int parent[C_N];          /* nested beneath the caller's cgroup (cgcaller.c): that
+				   * directory, else -1 */
+	char name[64];            /* "sbx-run-ID" when nested */
 };
 
 /* A run's directories stay flock()ed by its supervisor for as long as it
@@ -50,14 +55,36 @@ static int cg_write(const char *dir, const char *file, const char *val, char *er
 	return write_file(path, val, err, errlen);
 }
 
-static int cg_read(const char *dir, const char *file, char *buf, size_t len)
+/* A file of the run's cgroup in hierarchy i: through the directory's fd
+ * when we hold one, else by path (a stale run's, reap_stale). */
+static int cg_open(const struct cgroup *cg, int i, const char *file, int flags)
 {
 	char path[PATH_MAX + 64];
-	int fd;
+
+	if (cg->lock[i] >= 0)
+		return openat(cg->lock[i], file, flags | O_CLOEXEC | O_NOFOLLOW);
+	snprintf(path, sizeof(path), "%s/%s", cg->dir[i], file);
+	return open(path, flags | O_CLOEXEC | O_NOFOLLOW);
+}
+
+static int cg_set(const struct cgroup *cg, int i, const char *file, const char *val, char *err, size_t errlen)
+{
+	int fd = cg_open(cg, i, file, O_WRONLY);
+
+	if (fd < 0 || sbx_write_all(fd, val, strlen(val)) < 0 || close(fd) < 0) {
+		snprintf(err, errlen, "write %s/%s: %s", cg->dir[i], file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+static int cg_read(const struct cgroup *cg, int i, const char *file, char *buf, size_t len)
+{
+	int fd = cg_open(cg, i, file, O_RDONLY);
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	n = sbx_read_full(fd, buf, len - 1);
@@ -68,22 +95,22 @@ static int cg_read(const char *dir, const char *file, char *buf, size_t len)
 	return 0;
 }
 
-static uint64_t cg_u64(const char *dir, const char *file)
+static uint64_t cg_u64(const struct cgroup *cg, int i, const char *file)
 {
 	char buf[64];
 
-	if (cg_read(dir, file, buf, sizeof(buf)) < 0)
+	if (cg_read(cg, i, file, buf, sizeof(buf)) < 0)
 		return 0;
 	return strtoull(buf, NULL, 10);
 }
 
 /* "key value" lines, as in memory.events, pids.events, cpu.stat, oom_control */
-static uint64_t cg_key(const char *dir, const char *file, const char *key)
+static uint64_t cg_key(const struct cgroup *cg, int i, const char *file, const char *key)
 {
 	char buf[4096], *p;
 	size_t kl = strlen(key);
 
-	if (cg_read(dir, file, buf, sizeof(buf)) < 0)
+	if (cg_read(cg, i, file, buf, sizeof(buf)) < 0)
 		return 0;
 	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (strncmp(p, key, kl) == 0 && p[kl] == ' ')
@@ -93,7 +120,9 @@ static uint64_t cg_key(const char *dir, const char *file, const char *key)
 
 static void lock_dir(struct cgroup *cg, int i)
 {
-	cg->lock[i] = open(cg->dir[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	cg->lock[i] = cg->parent[i] >= 0
+			      ? openat(cg->parent[i], cg->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+			      : open(cg->dir[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (cg->lock[i] >= 0)
 		flock(cg->lock[i], LOCK_EX | LOCK_NB);
 }
@@ -108,7 +137,7 @@ static struct cgroup *existing(const char *root, bool v2, const char *name)
 		return NULL;
 	cg->v2 = v2;
 	for (int i = 0; i < C_N; i++) {
-		cg->lock[i] = -1;
+		cg->lock[i] = cg->parent[i] = -1;
 		if (v2)
 			snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s/sbx/%s", root, name);
 		else
@@ -203,18 +232,32 @@ static int create_v2(struct cgroup *cg, const char *root, const char *name,
 	cg->owner[0] = true;
 	lock_dir(cg, 0);
 	snprintf(buf, sizeof(buf), "%" PRIu64, l->memory_bytes);
-	if (cg_write(cg->dir[0], "memory.max", buf, err, errlen) < 0 ||
-	    cg_write(cg->dir[0], "memory.swap.max", "0", err, errlen) < 0)
+	if (cg_set(cg, 0, "memory.max", buf, err, errlen) < 0 ||
+	    cg_set(cg, 0, "memory.swap.max", "0", err, errlen) < 0)
 		return -1;
 	snprintf(buf, sizeof(buf), "%" PRIu64, l->pids);
-	if (cg_write(cg->dir[0], "pids.max", buf, err, errlen) < 0)
+	if (cg_set(cg, 0, "pids.max", buf, err, errlen) < 0)
 		return -1;
 	snprintf(buf, sizeof(buf), "%" PRIu64 " 100000", l->cpus_milli * 100);
-	return cg_write(cg->dir[0], "cpu.max", buf, err, errlen);
+	return cg_set(cg, 0, "cpu.max", buf, err, errlen);
 }
 
-static int create_v1(struct cgroup *cg, const char *root, const char *name,
-		     const struct sbx_limits *l, char *err, size_t errlen)
+/* Whether the space-separated list names word. */
+static bool listed(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p != '\0'; p += strspn(p, " ")) {
+		size_t k = strcspn(p, " ");
+		if (k == n && strncmp(p, word, n) == 0)
+			return true;
+		p += k;
+	}
+	return false;
+}
+
+static int create_v1(const struct sbx_config *c, const char *nested, struct cgroup *cg, const char *root,
+		     const char *name, const struct sbx_limits *l, char *err, size_t errlen)
 {
 	struct stat seen[C_N];
 	char hier[PATH_MAX], sbx[PATH_MAX + 8], buf[64];
@@ -231,7 +274,18 @@ static int create_v1(struct cgroup *cg, const char *root, const char *name,
 				 ctrl_name[i], hier);
 			return -1;
 		}
-		if (snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s/sbx/%s", hier, name) >= (int)sizeof(cg->dir[i])) {
+		/* beneath the caller's allocation (cgcaller.c), or sbx's own subtree */
+		const char *nest = NULL;
+		cg->parent[i] = cgroup_nest_open(c, ctrl_name[i], &nest);
+		/* START said where the run goes (cgroup_nest_names); a caller's
+		 * cgroup renamed or replaced since must not make it a lie */
+		if (nested != NULL && (cg->parent[i] >= 0) != listed(nested, ctrl_name[i])) {
+			snprintf(err, errlen, "cgroup: the caller's %s cgroup changed while the run was set up "
+				 "(renamed or replaced); run not started", ctrl_name[i]);
+			return -1;
+		}
+		if ((nest ? snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s%s/sbx-%s", hier, nest, name)
+			  : snprintf(cg->dir[i], sizeof(cg->dir[i]), "%s/sbx/%s", hier, name)) >= (int)sizeof(cg->dir[i])) {
 			snprintf(err, errlen, "cgroup: path too long under %s", hier);
 			return -1;
 		}
@@ -243,10 +297,11 @@ static int create_v1(struct cgroup *cg, const char *root, const char *name,
 		if (dup)
 			continue;
 		snprintf(sbx, sizeof(sbx), "%s/sbx", hier);
-		if (mkdir_ok(sbx, err, errlen) < 0)
+		if (nest == NULL && mkdir_ok(sbx, err, errlen) < 0)
 			return -1;
-		reap_stale(root, false, sbx);
-		if (mkdir(cg->dir[i], 0755) < 0) {
+		if (nest == NULL)
+			reap_stale(root, false, sbx);
+		if (nest ? mkdirat(cg->parent[i], cg->name, 0755) < 0 : mkdir(cg->dir[i], 0755) < 0) {
 			snprintf(err, errlen, "cgroup: cannot create %s: %s", cg->dir[i], strerror(errno));
 			return -1;
 		}
@@ -254,23 +309,22 @@ static int create_v1(struct cgroup *cg, const char *root, const char *name,
 		lock_dir(cg, i);
 	}
 	snprintf(buf, sizeof(buf), "%" PRIu64, l->memory_bytes);
-	if (cg_write(cg->dir[C_MEMORY], "memory.limit_in_bytes", buf, err, errlen) < 0)
+	if (cg_set(cg, C_MEMORY, "memory.limit_in_bytes", buf, err, errlen) < 0)
 		return -1;
 	/* memory+swap equal to memory: no swap. Absent without swap accounting. */
-	char memsw[PATH_MAX + 64];
-	snprintf(memsw, sizeof(memsw), "%s/memory.memsw.limit_in_bytes", cg->dir[C_MEMORY]);
-	if (access(memsw, F_OK) == 0 && write_file(memsw, buf, err, errlen) < 0)
+	if (faccessat(cg->lock[C_MEMORY], "memory.memsw.limit_in_bytes", F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    cg_set(cg, C_MEMORY, "memory.memsw.limit_in_bytes", buf, err, errlen) < 0)
 		return -1;
 	snprintf(buf, sizeof(buf), "%" PRIu64, l->pids);
-	if (cg_write(cg->dir[C_PIDS], "pids.max", buf, err, errlen) < 0 ||
-	    cg_write(cg->dir[C_CPU], "cpu.cfs_period_us", "100000", err, errlen) < 0)
+	if (cg_set(cg, C_PIDS, "pids.max", buf, err, errlen) < 0 ||
+	    cg_set(cg, C_CPU, "cpu.cfs_period_us", "100000", err, errlen) < 0)
 		return -1;
 	snprintf(buf, sizeof(buf), "%" PRIu64, l->cpus_milli * 100);
-	return cg_write(cg->dir[C_CPU], "cpu.cfs_quota_us", buf, err, errlen);
+	return cg_set(cg, C_CPU, "cpu.cfs_quota_us", buf, err, errlen);
 }
 
 int cgroup_create(const struct sbx_config *c, const char *run_id, const struct sbx_limits *l,
-		  struct cgroup **out, char *err, size_t errlen)
+		  const char *nested, struct cgroup **out, char *err, size_t errlen)
 {
 	char root[PATH_MAX], name[64];
 	struct cgroup *cg;
@@ -286,10 +340,11 @@ int cgroup_create(const struct sbx_config *c, const char *run_id, const struct s
 		return -1;
 	}
 	for (int i = 0; i < C_N; i++)
-		cg->lock[i] = -1;
+		cg->lock[i] = cg->parent[i] = -1;
 	cg->v2 = v2;
 	snprintf(name, sizeof(name), "run-%s", run_id);
-	rc = cg->v2 ? create_v2(cg, root, name, l, err, errlen) : create_v1(cg, root, name, l, err, errlen);
+	snprintf(cg->name, sizeof(cg->name), "sbx-run-%s", run_id);
+	rc = cg->v2 ? create_v2(cg, root, name, l, err, errlen) : create_v1(c, nested, cg, root, name, l, err, errlen);
 	*out = cg;
 	if (rc < 0) {
 		cgroup_destroy(cg);
@@ -304,7 +359,7 @@ int cgroup_attach(struct cgroup *cg, pid_t pid, char *err, size_t errlen)
 
 	snprintf(buf, sizeof(buf), "%d", (int)pid);
 	for (int i = 0; i < C_N; i++)
-		if (cg->owner[i] && cg_write(cg->dir[i], "cgroup.procs", buf, err, errlen) < 0)
+		if (cg->owner[i] && cg_set(cg, i, "cgroup.procs", buf, err, errlen) < 0)
 			return -1;
 	return 0;
 }
@@ -350,7 +405,7 @@ int cgroup_tasks_fds(struct cgroup *cg, int fds[CGROUP_MAX_TASKS], char *err, si
 		if (!cg->owner[i])
 			continue;
 		snprintf(path, sizeof(path), "%s/tasks", cg->dir[i]);
-		fds[n] = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		fds[n] = cg_open(cg, i, "tasks", O_WRONLY);
 		if (fds[n] < 0) {
 			snprintf(err, errlen, "cgroup: cannot open %s: %s", path, strerror(errno));
 			while (n > 0)
@@ -382,18 +437,18 @@ int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u)
 {
 	memset(u, 0, sizeof(*u));
 	if (cg->v2) {
-		u->cpu_ms = cg_key(cg->dir[0], "cpu.stat", "usage_usec") / 1000;
-		u->memory_peak_bytes = cg_u64(cg->dir[0], "memory.peak");
-		u->oom_kills = cg_key(cg->dir[0], "memory.events", "oom_kill");
-		u->pids_max_hits = cg_key(cg->dir[0], "pids.events", "max");
-		u->pids_peak = cg_u64(cg->dir[0], "pids.peak");
+		u->cpu_ms = cg_key(cg, 0, "cpu.stat", "usage_usec") / 1000;
+		u->memory_peak_bytes = cg_u64(cg, 0, "memory.peak");
+		u->oom_kills = cg_key(cg, 0, "memory.events", "oom_kill");
+		u->pids_max_hits = cg_key(cg, 0, "pids.events", "max");
+		u->pids_peak = cg_u64(cg, 0, "pids.peak");
 	} else {
-		u->cpu_ms = cg_u64(cg->dir[C_CPUACCT], "cpuacct.usage") / 1000000;
-		u->memory_peak_bytes = cg_u64(cg->dir[C_MEMORY], "memory.max_usage_in_bytes");
+		u->cpu_ms = cg_u64(cg, C_CPUACCT, "cpuacct.usage") / 1000000;
+		u->memory_peak_bytes = cg_u64(cg, C_MEMORY, "memory.max_usage_in_bytes");
 		/* not failcnt: it stays 0 when memsw equals the limit */
-		u->oom_kills = cg_key(cg->dir[C_MEMORY], "memory.oom_control", "oom_kill");
-		u->pids_max_hits = cg_key(cg->dir[C_PIDS], "pids.events", "max");
-		u->pids_peak = cg_u64(cg->dir[C_PIDS], "pids.peak");
+		u->oom_kills = cg_key(cg, C_MEMORY, "memory.oom_control", "oom_kill");
+		u->pids_max_hits = cg_key(cg, C_PIDS, "pids.events", "max");
+		u->pids_peak = cg_u64(cg, C_PIDS, "pids.peak");
 	}
 	return 0;
 }
@@ -407,17 +462,17 @@ void cgroup_kill(struct cgroup *cg)
 	int list = cg->owner[C_PIDS] ? C_PIDS : C_MEMORY;
 
 	if (cg->v2) {
-		cg_write(cg->dir[0], "cgroup.kill", "1", err, sizeof(err));
+		cg_set(cg, 0, "cgroup.kill", "1", err, sizeof(err));
 		return;
 	}
 	/* Frozen tasks can neither fork nor exit, so no pid read from the list
 	 * can be recycled for an unrelated process before our kill(2). */
 	for (int round = 0; round < 10; round++) {
 		bool frozen = cg->owner[C_FREEZER] &&
-			      cg_write(cg->dir[C_FREEZER], "freezer.state", "FROZEN", err, sizeof(err)) == 0;
-		if (cg_read(cg->dir[list], "cgroup.procs", buf, sizeof(buf)) < 0 || buf[0] == '\0') {
+			      cg_set(cg, C_FREEZER, "freezer.state", "FROZEN", err, sizeof(err)) == 0;
+		if (cg_read(cg, list, "cgroup.procs", buf, sizeof(buf)) < 0 || buf[0] == '\0') {
 			if (frozen)
-				cg_write(cg->dir[C_FREEZER], "freezer.state", "THAWED", err, sizeof(err));
+				cg_set(cg, C_FREEZER, "freezer.state", "THAWED", err, sizeof(err));
 			break;
 		}
 		for (char *p = buf; *p;) {
@@ -428,9 +483,53 @@ void cgroup_kill(struct cgroup *cg)
 				p++;
 		}
 		if (frozen)
-			cg_write(cg->dir[C_FREEZER], "freezer.state", "THAWED", err, sizeof(err));
+			cg_set(cg, C_FREEZER, "freezer.state", "THAWED", err, sizeof(err));
 		nanosleep(&(struct timespec){0, 10000000}, NULL);
 	}
+}
+
+/* rmdir(2) of the run's directory in hierarchy i. Nested beneath the
+ * caller's cgroup, whose directory may be the caller's: by name from the
+ * parent's fd, and if the caller renamed it, by the inode of the
+ * directory we hold (cgroup v1 renames only within one parent). */
+static int remove_dir(const struct cgroup *cg, int i)
+{
+	struct stat mine, st;
+	struct dirent *de;
+	DIR *d;
+	int fd, rc;
+
+	if (cg->parent[i] < 0)
+		return rmdir(cg->dir[i]);
+	if (unlinkat(cg->parent[i], cg->name, AT_REMOVEDIR) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	if (cg->lock[i] < 0 || fstat(cg->lock[i], &mine) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = dup(cg->parent[i]);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		errno = ENOENT;
+		return -1;
+	}
+	rewinddir(d);
+	rc = -1;
+	errno = ENOENT;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_type == DT_DIR && fstatat(cg->parent[i], de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_ino == mine.st_ino && st.st_dev == mine.st_dev) {
+			rc = unlinkat(cg->parent[i], de->d_name, AT_REMOVEDIR);
+			break;
+		}
+	int saved = errno;
+	closedir(d);
+	errno = saved;
+	return rc;
 }
 
 int cgroup_destroy(struct cgroup *cg)
@@ -443,7 +542,7 @@ int cgroup_destroy(struct cgroup *cg)
 		if (!cg->owner[i])
 			continue;
 		/* tasks leave a cgroup a moment after they are reaped */
-		for (int tries = 0; rmdir(cg->dir[i]) < 0; tries++) {
+		for (int tries = 0; remove_dir(cg, i) < 0; tries++) {
 			if (errno == ENOENT)
 				break;
 			if (errno != EBUSY || tries == 200) {
@@ -458,6 +557,9 @@ int cgroup_destroy(struct cgroup *cg)
 		if (cg->lock[i] >= 0)
 			close(cg->lock[i]);
 	}
+	for (int i = 0; i < C_N; i++)
+		if (cg->parent[i] >= 0)
+			close(cg->parent[i]);
 	free(cg);
 	return rc;
 }

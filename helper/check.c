@@ -148,7 +148,7 @@ static void check_cgroup(void)
 		return;
 	}
 	sbx_hex(rnd, sizeof(rnd), id);
-	if (cgroup_create(&conf, id, &l, &cg, err, sizeof(err)) < 0) {
+	if (cgroup_create(&conf, id, &l, NULL, &cg, err, sizeof(err)) < 0) {
 		problem("cgroup-subtree", v2 ? cgroup_fix_hint() : "set cgroup_root in " SBX_SYSCONFDIR
 			"/sbx/sbx.conf to where the v1 hierarchies are mounted", "%s", err);
 		return;

@@ -38,6 +38,8 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 		d->policy_bytes = r->policy_len;
 	}
 	d->unrecorded_refusals = r->unrecorded_refusals;
+	d->alloc_tightened = r->alloc_tightened;
+	strlcpy(d->alloc_nested, r->alloc_nested, sizeof(d->alloc_nested));
 	if (r->policy.sessions)
 		d->flags |= SBX_DESC_SESSIONS;
 	if (r->live)

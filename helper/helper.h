@@ -89,6 +89,8 @@ struct run {
 	int code_fd, result_fd;
 	int slot_fd;        /* this run's slot of max_runs_per_user (slots.c), never closed */
 	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded since boot (quota.c) */
+	uint64_t alloc_tightened;     /* bits 1ULL << SBX_LIMIT_x lowered by the caller's cgroups (cgcaller.c) */
+	char alloc_nested[64];        /* v1 controllers whose run cgroup is beneath the caller's */
 	uint64_t work_dev, work_ino; /* the session directory's identity (check_work), for START */
 	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
 	/* the policy's ro and rw paths, opened by the supervisor (mounts.c
@@ -223,6 +225,29 @@ int cgroup_v2_sbx_dir(const char *root, char *sbx, size_t len, char *err, size_t
 /* cgleave.c: move this process out of every cgroup the caller (or anyone
  * but root) may write to; -1 with err. Called before anything else. */
 int cgroup_leave_caller(const struct sbx_config *c, char *err, size_t errlen);
+/* The caller's cgroup in the hierarchy of controller ctrl ("memory"; ""
+ * for the v2 hierarchy) as the kernel listed it before cgroup_leave_caller
+ * moved this process, or NULL if it is not known. *hier: that hierarchy's
+ * directory under the v1 mount ("cpu,cpuacct"; "unified" for v2);
+ * *root_only: every cgroup from the hierarchy's root down to it is wholly
+ * root's (v1 only; false on a v2 host). */
+const char *cgroup_caller_path(const char *ctrl, const char **hier, bool *root_only);
+/* Whether every control file of the cgroup open as dfd (and, with
+ * dir_too, the directory itself) is root's alone: owned by root, writable
+ * by no other user or group. Child cgroups are not looked at. */
+bool cgroup_files_root_only(int dfd, bool dir_too);
+/* cgcaller.c: the caller's allocation (issue 21). Lower l's memory, pids
+ * and cpus to the tightest limit on the caller's cgroup path; *tightened
+ * gets the bit (1ULL << SBX_LIMIT_x) of every limit lowered. */
+void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_t *tightened);
+/* The caller's cgroup in v1 controller ctrl, open (O_RDONLY|O_DIRECTORY),
+ * when the run's cgroup goes beneath it: under one of sbx.conf's
+ * cgroup_nest patterns, and every control file from the hierarchy's root
+ * down to it root's alone (its directories may be the caller's: Slurm
+ * chowns a step's). Else -1. *path: the caller's cgroup path. */
+int cgroup_nest_open(const struct sbx_config *c, const char *ctrl, const char **path);
+/* The controllers whose run cgroup goes beneath the caller's, space-separated. */
+void cgroup_nest_names(const struct sbx_config *c, char *out, size_t len);
 const char *cgroup_fix_hint(void);
 /* inputs.c: the caller's input files and session directory, checked as
  * root but only through the fds the client passed (never by path). */
@@ -245,8 +270,10 @@ _Noreturn void dry_run_send(const struct run *r);
 
 /* cgroup.c */
 struct cgroup;
+/* nested: the controllers START said the run is nested in (run.alloc_nested),
+ * checked against what is found now; NULL: not checked (sbx-helper --check). */
 int cgroup_create(const struct sbx_config *c, const char *run_id, const struct sbx_limits *l,
-		  struct cgroup **out, char *err, size_t errlen);
+		  const char *nested, struct cgroup **out, char *err, size_t errlen);
 int cgroup_attach(struct cgroup *cg, pid_t pid, char *err, size_t errlen);
 /* The cheap ways in (cgroup.c): on v2 an fd of the run's directory for
  * clone3(2)'s CLONE_INTO_CGROUP, -1 on v1; on v1 the "tasks" files of

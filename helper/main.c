@@ -62,7 +62,41 @@ enum kill_cause {
 	KILL_GRACE,     /* an interrupt or terminate the payload did not obey in time */
 	KILL_RECORDER,  /* the recorder died */
 	KILL_POLL,      /* poll(2) or the sandbox's socket failed */
+	KILL_TERM,      /* SIGTERM to the supervisor: root's (scancel, shutdown); the caller cannot send it */
 };
+
+/*
+ * SIGTERM: a job scheduler cancelling the job (Slurm's scancel signals
+ * every process of the step, as root), a shutdown. It must end the run
+ * like a kill, recorded, never the supervisor or the recorder half-way.
+ * Blocked from before the recorder is forked to the end (so no blocking
+ * call elsewhere sees EINTR, and the recorder and the signer inherit it
+ * blocked: they end when the run does); taken only inside supervise()'s
+ * ppoll(2). The sandbox unblocks it (sandbox.c: init forwards it to the
+ * payload); the collector, the caller's, ends with the run. The caller's own signals stop at the uid check of
+ * kill(2) once the supervisor is root in all three uids.
+ */
+static volatile sig_atomic_t terminated;
+static void on_term(int sig)
+{
+	(void)sig;
+	terminated = 1;
+}
+static sigset_t term_unblocked; /* the mask inside ppoll */
+
+static void block_term(void)
+{
+	struct sigaction sa;
+	sigset_t t;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&t);
+	sigaddset(&t, SIGTERM);
+	sigprocmask(SIG_BLOCK, &t, &term_unblocked);
+	sigdelset(&term_unblocked, SIGTERM);
+}
 
 struct sup {
 	struct run *r;
@@ -599,8 +633,11 @@ static void supervise(struct sup *s, uint64_t start_ms, char *setup_err, size_t 
 			wait = (int)(deadline - now);
 		if (hard > now && hard - now < (uint64_t)wait)
 			wait = (int)(hard - now);
-		if (poll(p, 4, wait) < 0 && errno != EINTR)
+		struct timespec ts = {wait / 1000, (long)(wait % 1000) * 1000000};
+		if (ppoll(p, 4, &ts, &term_unblocked) < 0 && errno != EINTR)
 			kill_sandbox(s, KILL_POLL, SBX_LIMIT_NONE);
+		if (terminated)
+			kill_sandbox(s, KILL_TERM, SBX_LIMIT_NONE);
 		if (p[0].revents)
 			return;
 		if (p[1].revents && !sandbox_msg(s, setup_err, errlen))
@@ -700,9 +737,12 @@ static int classify(struct sup *s, const struct cgroup_usage *u, const char *set
 		return SBX_EXIT_FAILURE;
 	}
 	if (!s->have_status) {
-		if (k != KILL_NONE) { /* client went away or ignored an interrupt */
+		if (k != KILL_NONE) { /* client went away or ignored an interrupt, SIGTERM */
 			e->outcome = SBX_OUTCOME_SIGNAL;
 			e->signal = SIGKILL;
+			if (k == KILL_TERM)
+				strlcpy(e->error, "run stopped: sbx-helper received SIGTERM (a job cancelled, "
+					"a shutdown)", sizeof(e->error));
 			return 128 + SIGKILL;
 		}
 		e->outcome = SBX_OUTCOME_SANDBOX_ERROR;
@@ -796,6 +836,16 @@ static void start_collector(struct sup *s)
 	wait_timeout(pid, 30000);
 }
 
+/* At most what the caller's cgroups allow, once the request is within the
+ * policy (cgcaller.c): the limits START records are the ones enforced.
+ * Never fails: no allocation found is no allocation. */
+static int cap_by_allocation(struct run *r)
+{
+	cgroup_caller_cap(&r->conf, &r->limits, &r->alloc_tightened);
+	cgroup_nest_names(&r->conf, r->alloc_nested, sizeof(r->alloc_nested));
+	return 0;
+}
+
 static void prepare(struct run *r, int argc, char **argv)
 {
 	char err[SBX_ERR_LEN] = "", err2[SBX_ERR_LEN];
@@ -880,8 +930,8 @@ static void prepare(struct run *r, int argc, char **argv)
 	else if (sbx_limits_tighten(&r->limits, &r->request, r->policy_name, err, sizeof(err)) < 0 ||
 		 check_attempt(r, err, sizeof(err)) < 0)
 		r->error_code = "limit_above_policy";
-	else if (check_code(r, err, sizeof(err)) < 0 || image_open(r, err, sizeof(err)) < 0 ||
-		 open_policy_paths(r, err, sizeof(err)) < 0)
+	else if (cap_by_allocation(r) < 0 || check_code(r, err, sizeof(err)) < 0 ||
+		 image_open(r, err, sizeof(err)) < 0 || open_policy_paths(r, err, sizeof(err)) < 0)
 		r->error_code = "setup"; /* an image missing, modified or not mounted, a policy path another
 					  * user could swap: the administrator's to fix */
 	else if (check_inputs(r, err, sizeof(err)) < 0)
@@ -965,6 +1015,7 @@ int main(int argc, char **argv)
 		dry_run_send(&run);
 	}
 
+	block_term();
 	/* names resolved by sbx-relay (_sbxnet) before START, which lists them */
 	if (!run.refused && run.policy.net == SBX_NET_ALLOW && egress_start(&run, err, sizeof(err)) < 0) {
 		run.refused = true;
@@ -982,7 +1033,7 @@ int main(int argc, char **argv)
 		start_refused(s, verdict);
 	s->start_pending = true;
 
-	if (cgroup_create(&run.conf, run.run_id, &run.limits, &s->cg, err, sizeof(err)) < 0)
+	if (cgroup_create(&run.conf, run.run_id, &run.limits, run.alloc_nested, &s->cg, err, sizeof(err)) < 0)
 		fail_run(s, err);
 	TEST_HOOK("supervisor-cgroup");
 	int sv[2], cgfd;

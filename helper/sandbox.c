@@ -230,6 +230,12 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 
 	/* the supervisor dying must take the sandbox with it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* SIGTERM is the supervisor's to take (main.c block_term); init
+	 * forwards it to the payload */
+	sigset_t term;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &term, NULL);
 	/* v1: into the run's cgroup before anything else (cgroup.c: the
 	 * single-thread path, without the global lock) */
 	if (cgroup_join_self(f->cg_tasks, f->n_cg_tasks, err, sizeof(err)) < 0)

@@ -35,6 +35,10 @@ int main(void)
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
+	/* a scheduler's cancel or a shutdown signals every process: the
+	 * supervisor ends the run and this process ends after END (SIGKILL
+	 * still works); blocked already, from the supervisor */
+	signal(SIGTERM, SIG_IGN);
 	openlog("sbx", LOG_PID, LOG_AUTHPRIV);
 	if (fcntl(SBX_REC_FD_CONTROL, F_GETFD) < 0) {
 		fprintf(stderr, "sbx-recorder: started by sbx-helper only\n");

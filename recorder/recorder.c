@@ -25,6 +25,7 @@
 #include "checkpoint.h"
 #include "fdio.h"
 #include "proto.h"
+#include "allocation.h"
 #include "recorder.h"
 #include "startfacts.h"
 #include "testhook.h"
@@ -810,6 +811,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	if ((c.session_state[0] &&
 	     sbx_rec_put_str(&end, SBX_F_SESSION_STATE, c.session_state, err, sizeof(err)) < 0) ||
 	    sbx_rec_put_u64(&end, SBX_F_INPUT_LIMIT, d->limits.input_bytes, err, sizeof(err)) < 0 ||
+	    allocation_fields(&end, d, err, sizeof(err)) < 0 ||
 	    (c.skipped_arts > 0 && sbx_rec_put_u64(&end, SBX_F_ARTS_SKIPPED, c.skipped_arts, err, sizeof(err)) < 0) ||
 	    (!c.art_done && sbx_rec_put_str(&end, SBX_F_ARTS_INCOMPLETE,
 					    "the collector ended before it had walked /out", err, sizeof(err)) < 0) ||

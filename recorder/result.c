@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocation.h"
 #include "egress_record.h"
 #include "environment.h"
 #include "fdio.h"
@@ -130,6 +131,8 @@ static json_t *k_limits(const struct rctx *x)
 {
 	return x->c->d->flags & SBX_DESC_NO_POLICY ? json_null() : sbx_limits_json(&x->c->d->limits);
 }
+/* what the caller's cgroups did to the limits (allocation.c); absent when nothing */
+static json_t *k_allocation(const struct rctx *x) { return allocation_json(x->c->d); }
 static json_t *k_attempt(const struct rctx *x) { return u64(x->c->d->attempt); }
 static json_t *k_session(const struct rctx *x) { return json_string(x->c->d->session); }
 /* a live session's call (live.c): absent from other results */
@@ -257,6 +260,7 @@ static const struct {
 	{"skipped_reasons", k_skipped_reasons, false},
 	{"policy", k_policy, false},
 	{"limits", k_limits, false},
+	{"allocation", k_allocation, true},
 	{"attempt", k_attempt, false},
 	{"session", k_session, false},
 	{"cell", k_cell, true},

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
+#include "allocation.h"
 #include "proto.h"
 #include "record.h"
 #include "recorder.h"
@@ -73,6 +74,8 @@ int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen
 	 * left out of the log since boot (helper/quota.c) */
 	if (d->unrecorded_refusals > 0 &&
 	    sbx_rec_put_u64(rec, SBX_F_UNRECORDED, d->unrecorded_refusals, err, errlen) < 0)
+		return -1;
+	if (allocation_fields(rec, d, err, errlen) < 0)
 		return -1;
 	if (c->refused_hashed && sbx_rec_put_digest(rec, SBX_F_REFUSED_CODE, c->refused_sha256, err, errlen) < 0)
 		return -1;

@@ -498,6 +498,40 @@ static void config_runs_per_user(void **state)
 	assert_non_null(strstr(err, "max_runs_per_user: 'many' is not a whole number"));
 }
 
+static void config_cgroup_nest(void **state)
+{
+	struct sbx_config c;
+	const char *t = "[sbx]\n";
+
+	(void)state;
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_string_equal(c.cgroup_nest, "/slurm /slurm_*");
+	/* Slurm's two v1 layouts, at and below the job's level */
+	assert_true(sbx_cgroup_nest_matches(c.cgroup_nest, "/slurm/uid_1001/job_7/step_0/task_0"));
+	assert_true(sbx_cgroup_nest_matches(c.cgroup_nest, "/slurm_vm/uid_1001/job_7/step_0"));
+	assert_true(sbx_cgroup_nest_matches(c.cgroup_nest, "/slurm"));
+	/* a component boundary, never a string prefix */
+	assert_false(sbx_cgroup_nest_matches(c.cgroup_nest, "/slurmfoo/x"));
+	assert_false(sbx_cgroup_nest_matches(c.cgroup_nest, "/user.slice/slurm/x"));
+	assert_false(sbx_cgroup_nest_matches(c.cgroup_nest, "/"));
+	/* '*' does not cross a '/' (FNM_PATHNAME) */
+	assert_false(sbx_cgroup_nest_matches("/a*", "/b/a"));
+	assert_true(sbx_cgroup_nest_matches("/batch/*/job_*", "/batch/n1/job_3/t"));
+	assert_false(sbx_cgroup_nest_matches("/batch/*/job_*", "/batch/n1"));
+	t = "[sbx]\ncgroup_nest = none\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_string_equal(c.cgroup_nest, "");
+	assert_false(sbx_cgroup_nest_matches(c.cgroup_nest, "/slurm/uid_1"));
+	t = "[sbx]\ncgroup_nest = /batch  /site_*\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), 0);
+	assert_true(sbx_cgroup_nest_matches(c.cgroup_nest, "/site_a/j"));
+	t = "[sbx]\ncgroup_nest = slurm\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sbx.conf:2: cgroup_nest: 'slurm' is not an absolute cgroup path"));
+	t = "[sbx]\ncgroup_nest = /a/../b\n";
+	assert_int_equal(sbx_config_parse("sbx.conf", t, strlen(t), &c, err, sizeof(err)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,7 +541,7 @@ int main(void)
 		cmocka_unit_test(users_alone_restrict), cmocka_unit_test(names), cmocka_unit_test(tighten_only),
 		cmocka_unit_test(config), cmocka_unit_test(input_size), cmocka_unit_test(allows),
 		cmocka_unit_test(config_checkpoints),
-		cmocka_unit_test(config_witness), cmocka_unit_test(config_audit_quota), cmocka_unit_test(config_runs_per_user), cmocka_unit_test(language_env),
+		cmocka_unit_test(config_witness), cmocka_unit_test(config_audit_quota), cmocka_unit_test(config_runs_per_user), cmocka_unit_test(config_cgroup_nest), cmocka_unit_test(language_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

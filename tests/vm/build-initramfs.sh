@@ -56,7 +56,8 @@ printf 'passwd: files\ngroup: files\n' > "$root/etc/nsswitch.conf"
 cp "$src/tests/vm/policy-vm.policy" "$root/etc/sbx/policies.d/vm.policy"
 cp "$src/tests/vm/init" "$root/init"
 cp "$src/tests/vm/init2" "$root/init2"
-cp "$src/tests/vm/outcomes.t" "$src/tests/vm/delegation.t" "$src/tests/vm/delegation-attack.t" "$root/usr/lib/sbx-vm/"
+cp "$src/tests/vm/outcomes.t" "$src/tests/vm/delegation.t" "$src/tests/vm/delegation-attack.t" \
+	"$src/tests/vm/allocation.t" "$root/usr/lib/sbx-vm/"
 chmod 755 "$root/init" "$root/init2" "$root/usr/lib/sbx-vm/"*.t
 chown 1000:101 "$root/home/tester"
 chown root:101 "$root/usr/libexec/sbx/sbx-helper"
