@@ -37,6 +37,8 @@ enum sbx_desc_flags {
 				       * policy and language are what the caller asked for */
 	SBX_DESC_POLICY_TEXT = 1u << 6, /* the policy's text is at SBX_REC_FD_POLICY, policy_bytes long */
 	SBX_DESC_LIVE = 1u << 7,     /* --live: a live session; SBX_REC_FD_STDIN is the call channel */
+	SBX_DESC_WORKSPACE = 1u << 8, /* --workspace: /work is an overlay; the collector sends the changeset */
+	SBX_DESC_APPLY = 1u << 9,    /* --apply: no run; the code fd is sbx apply's report: one APPLY record */
 };
 
 struct sbx_desc_input {

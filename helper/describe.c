@@ -40,6 +40,10 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 	d->unrecorded_refusals = r->unrecorded_refusals;
 	if (r->policy.sessions)
 		d->flags |= SBX_DESC_SESSIONS;
+	if (r->ws_tree >= 0 || r->ws_fd >= 0)
+		d->flags |= SBX_DESC_WORKSPACE;
+	if (r->apply)
+		d->flags |= SBX_DESC_APPLY;
 	if (r->live)
 		d->flags |= SBX_DESC_LIVE;
 	strlcpy(d->run_id, r->run_id, sizeof(d->run_id));

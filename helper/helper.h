@@ -99,6 +99,12 @@ struct run {
 	size_t n_inputs;
 	int work_fd;        /* --work-fd, -1 if none; closed once work_tree is made */
 	bool dry_run;       /* --dry-run: check and print, never run */
+	bool apply;         /* --apply: record sbx apply's report (code fd) as one APPLY record */
+	int ws_fd;          /* --workspace-fd: the caller's directory, kept for the collector (the
+	                     * overlay's lower layer is ws_tree, its read-only clone), or -1 */
+	int ws_tree;        /* detached read-only clone of ws_fd's mount (open_tree), or -1 */
+	int cs_fd;          /* --changeset-fd: the caller's empty directory the collector writes
+	                     * the changeset into, as the caller, or -1 */
 	bool live;          /* --live: a live session (sbx(1) SESSIONS): the payload is the
 	                     * session's driver, its stdin the recorder's call channel, the
 	                     * wall-clock deadline live_lifetime; wall_time and cpu_time
@@ -228,9 +234,21 @@ int mount_inputs(const struct run *r, const char *dir, char *err, size_t errlen)
 /* Copy size bytes of the sealed memfd src to a new file path (mode 0444). */
 int copy_memfd(int src, uint64_t size, const char *path);
 int mount_work(const struct run *r, const char *dir, char *err, size_t errlen);
+bool session_fs(long type);
+/* workspace.c: --workspace (docs/workspace.md). check_workspace in the
+ * supervisor: the caller's directory fd checked and cloned read-only
+ * (ws_tree); mount_workspace in the sandbox child: the overlay on dir,
+ * the upper layer's O_PATH fd in *upper (-1 without a workspace). */
+int check_workspace(struct run *r, char *err, size_t errlen);
+int mount_workspace(const struct run *r, const char *dir, int *upper, char *err, size_t errlen);
+/* changeset.c: in the collector, as the caller: the changeset of the
+ * upper layer against the lower (the caller's directory), written into
+ * the changeset directory, its manifest sent to the recorder on art. */
+extern int sandbox_ws_upper; /* the sandbox child's upper-layer fd, for the supervisor */
+void changeset_collect(const struct run *r, int upper, int art);
 /* the code, input and session fds, for keep_fds() and closing: returns how
  * many went into fds (at most RUN_EXTRA_FDS) */
-#define RUN_EXTRA_FDS (SBX_MAX_INPUTS + 3 + 2 * SBX_MAX_PATHS)
+#define RUN_EXTRA_FDS (SBX_MAX_INPUTS + 6 + 2 * SBX_MAX_PATHS)
 size_t run_extra_fds(const struct run *r, int *fds, size_t max);
 void close_run_extra_fds(struct run *r);
 
@@ -293,7 +311,8 @@ unsigned run_cpu_set(const struct run *r, cpu_set_t *set);
 int install_seccomp(const struct sbx_policy *p, char *err, size_t errlen);
 
 /* collector.c: runs as the caller, never returns. */
-_Noreturn void collector_main(const struct run *r, int outdir, int art);
+/* outdir or wsupper may be -1 (nothing to collect there) */
+_Noreturn void collector_main(const struct run *r, int outdir, int wsupper, int art);
 
 /* util.c */
 int write_file(const char *path, const char *data, char *err, size_t errlen);

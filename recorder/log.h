@@ -42,6 +42,10 @@ void rec_log_close(struct rec_log *l);
  * user's run", "another session", "not the previous attempt"). The claim
  * itself stays in the record's parent field. 0, or -1 on a read error.
  */
+/* sbx apply's claim (recorder/workspace.c): run's END belongs to uid and
+ * signs changeset sha (hex); *verdict "verified" or why not. 0, or -1. */
+int rec_log_changeset_check(struct rec_log *l, const char *run, uint32_t uid, const char *sha,
+			    const char **verdict, char *err, size_t errlen);
 int rec_log_parent_check(struct rec_log *l, const char *parent, uint32_t uid, const char *session,
 			 uint32_t attempt, const char **verdict, char *err, size_t errlen);
 
