@@ -40,11 +40,11 @@ struct sbx_limits {
 	uint64_t max_attempts;    /* cap for the client's retry loop */
 	uint64_t input_bytes;     /* input files under /in, all together (record field input_bytes) */
 	uint64_t shm_bytes;       /* size of the /dev/shm tmpfs (POSIX shared memory, semaphores) */
-	uint64_t workspace_bytes; /* the --workspace upper layer tmpfs; 0: no workspaces */
 	uint64_t output_action;   /* enum sbx_cap_action (limit.h) */
 	uint64_t artifacts;       /* files returned from /out */
 	uint64_t live_idle_ms; /* a live session with no call for this long is stopped */
 	uint64_t live_lifetime_ms; /* a live session's whole wall-clock time */
+	uint64_t workspace_bytes; /* the --workspace upper layer tmpfs; 0: no workspaces */
 };
 
 /* [network] mode; sbx_net_mode_name() is the one table of their names. */
