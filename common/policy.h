@@ -85,6 +85,7 @@ struct sbx_policy {
 	char rw[SBX_MAX_PATHS][SBX_PATH_LEN];
 	size_t n_rw;
 	int sessions;               /* 1: sbx run --session may mount the caller's directory at /work */
+	int workspaces;             /* 1 (default): sbx run --workspace may (sbx(1) WORKSPACES) */
 	char image[SBX_NAME_MAX + 1]; /* [filesystem] image: sbx-image(8) name; "" = the host's /usr */
 	enum sbx_net_mode net;
 	struct sbx_egress egress;   /* mode = allow only */

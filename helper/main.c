@@ -842,7 +842,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	else if (check_work(r, err, sizeof(err)) < 0)
 		r->error_code = r->policy.sessions ? "setup" : "policy_denied";
 	else if (check_workspace(r, err, sizeof(err)) < 0)
-		r->error_code = r->limits.workspace_bytes == 0 ? "policy_denied" : "setup";
+		r->error_code = r->policy.workspaces ? "setup" : "policy_denied";
 	else if (r->live && !r->policy.sessions) {
 		snprintf(err, sizeof(err), "policy '%s' does not allow sessions (sessions = no)", r->policy.name);
 		r->error_code = "policy_denied";

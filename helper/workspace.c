@@ -45,8 +45,8 @@ int check_workspace(struct run *r, char *err, size_t errlen)
 
 	if (r->ws_fd < 0)
 		return 0;
-	if (r->limits.workspace_bytes == 0) {
-		snprintf(err, errlen, "policy '%s' does not allow workspaces (workspace_size = 0)", r->policy.name);
+	if (!r->policy.workspaces) {
+		snprintf(err, errlen, "policy '%s' does not allow workspaces (workspaces = no)", r->policy.name);
 		return -1;
 	}
 	/* the inode cache only: a FUSE daemon is not asked (inputs.c) */
