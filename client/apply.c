@@ -421,7 +421,8 @@ int apply_main(int argc, char **argv)
 			cli_die_code("policy_denied", id, "the audit log does not vouch for this changeset (%s): not applied",
 				     check ? check : "no answer");
 		char begin_id[SBX_ID_LEN + 1];
-		strlcpy(begin_id, json_string_value(json_object_get(b, "id")) ?: "", sizeof(begin_id));
+		const char *bid = json_string_value(json_object_get(b, "id"));
+		strlcpy(begin_id, bid != NULL ? bid : "", sizeof(begin_id));
 		free(names);
 		/* deletions deepest first, then creations and changes parents first */
 		struct ws_entry **del = calloc(n_todo, sizeof(*del)), **add = calloc(n_todo, sizeof(*add));

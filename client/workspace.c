@@ -229,7 +229,7 @@ void ws_load(const char *id, struct ws_changeset *cs)
 			if (strcmp(line + 4, id) != 0)
 				cli_die(id, "the manifest is run %s's, not this one's", line + 4);
 		} else if (strncmp(line, "entry ", 6) == 0) {
-			if (sscanf(line + 6, "%79s %79s %o %31s %12290s", b, a, &mode, file, path) != 5 || !state_word(b) ||
+			if (sscanf(line + 6, "%79s %79s %o %31s %12289s", b, a, &mode, file, path) != 5 || !state_word(b) ||
 			    !state_word(a) || mode > 07777)
 				cli_die(id, "the manifest has a malformed entry");
 			struct ws_entry *ne = realloc(cs->e, (cs->n + 1) * sizeof(*cs->e));

@@ -63,17 +63,6 @@ struct cs {
 	const char *incomplete; /* why the changeset is not whole, or NULL */
 };
 
-static void hexdigest(const unsigned char d[32], char *out)
-{
-	static const char hx[] = "0123456789abcdef";
-
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = hx[d[i] >> 4];
-		out[2 * i + 1] = hx[d[i] & 15];
-	}
-	out[64] = '\0';
-}
-
 /* "f:HEX" of fd's content from offset 0; -1 on a read error */
 static int hash_file(int fd, char *out, size_t outlen)
 {
@@ -93,7 +82,7 @@ static int hash_file(int fd, char *out, size_t outlen)
 		off += n;
 	}
 	SHA256Final(d, &h);
-	hexdigest(d, hex);
+	sbx_hex(d, 32, hex);
 	snprintf(out, outlen, "f:%s", hex);
 	return 0;
 }
@@ -107,7 +96,7 @@ static void hash_link(const char *target, size_t len, char *out, size_t outlen)
 	SHA256Init(&h);
 	SHA256Update(&h, (const uint8_t *)target, len);
 	SHA256Final(d, &h);
-	hexdigest(d, hex);
+	sbx_hex(d, 32, hex);
 	snprintf(out, outlen, "l:%s", hex);
 }
 

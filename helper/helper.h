@@ -98,13 +98,13 @@ struct run {
 	struct run_input inputs[SBX_MAX_INPUTS];
 	size_t n_inputs;
 	int work_fd;        /* --work-fd, -1 if none; closed once work_tree is made */
-	bool dry_run;       /* --dry-run: check and print, never run */
-	bool apply;         /* --apply: record sbx apply's report (code fd) as one APPLY record */
 	int ws_fd;          /* --workspace-fd: the caller's directory, kept for the collector (the
 	                     * overlay's lower layer is ws_tree, its read-only clone), or -1 */
 	int ws_tree;        /* detached read-only clone of ws_fd's mount (open_tree), or -1 */
 	int cs_fd;          /* --changeset-fd: the caller's empty directory the collector writes
 	                     * the changeset into, as the caller, or -1 */
+	bool dry_run;       /* --dry-run: check and print, never run */
+	bool apply;         /* --apply: record sbx apply's report (code fd) as one APPLY record */
 	bool live;          /* --live: a live session (sbx(1) SESSIONS): the payload is the
 	                     * session's driver, its stdin the recorder's call channel, the
 	                     * wall-clock deadline live_lifetime; wall_time and cpu_time

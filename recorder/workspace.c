@@ -20,20 +20,10 @@
 
 #include "clock.h"
 #include "version.h"
+#include "fdio.h"
 #include "log.h"
 #include "recorder.h"
 #include "workspace.h"
-
-static void hexof(const unsigned char d[32], char out[65])
-{
-	static const char hx[] = "0123456789abcdef";
-
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = hx[d[i] >> 4];
-		out[2 * i + 1] = hx[d[i] & 15];
-	}
-	out[64] = '\0';
-}
 
 void ws_take_manifest(struct rec *c, int fd)
 {
@@ -103,7 +93,7 @@ json_t *ws_result_json(const struct rec *c)
 		return NULL;
 	if (!c->cs_have)
 		return json_pack("{s:n, s:I, s:s}", "sha256", "entries", (json_int_t)0, "missing", c->cs_missing);
-	hexof(c->cs_sha256, hex);
+	sbx_hex(c->cs_sha256, 32, hex);
 	return json_pack("{s:s, s:I, s:o}", "sha256", hex, "entries", (json_int_t)c->cs_entries, "missing",
 			 c->cs_missing[0] ? json_string(c->cs_missing) : json_null());
 }
@@ -112,7 +102,7 @@ json_t *ws_result_json(const struct rec *c)
 struct report {
 	char phase[16], run[SBX_ID_LEN + 1], sha[65], subset[16], result[32], begin[SBX_ID_LEN + 1];
 	uint64_t files;
-	char *paths; /* "path" lines, '\n'-joined, at most 16384 bytes */
+	char paths[16385]; /* "path" lines, '\n'-joined, at most 16384 bytes */
 	size_t paths_len;
 };
 
@@ -143,9 +133,6 @@ static const char *parse_report(char *text, struct report *r)
 	bool first = true;
 
 	memset(r, 0, sizeof(*r));
-	r->paths = calloc(1, 16385);
-	if (r->paths == NULL)
-		return "out of memory";
 	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
 		char *v = strchr(line, ' ');
 		if (first) {
@@ -195,7 +182,7 @@ _Noreturn void ws_apply_run(struct rec *c, const char *origin)
 {
 	const struct sbx_run_desc *d = c->d;
 	struct sbx_record rec;
-	struct report rp;
+	static struct report rp;
 	char err[SBX_ERR_LEN], *text;
 	const char *bad, *verdict = "malformed report";
 	unsigned char sha[32] = {0};
@@ -213,9 +200,8 @@ _Noreturn void ws_apply_run(struct rec *c, const char *origin)
 		outq_flush(&c->q, sbx_mono_ms() + 1000);
 		_exit(1);
 	}
-	if (bad == NULL)
-		for (int i = 0; i < 32; i++)
-			sscanf(rp.sha + 2 * i, "%2hhx", &sha[i]);
+	if (bad == NULL && sodium_hex2bin(sha, sizeof(sha), rp.sha, 64, NULL, NULL, NULL) != 0)
+		bad = "a changeset digest that is not hex";
 	/* a begin the log does not vouch for is refused: nothing is written */
 	const char *result = bad != NULL || (strcmp(verdict, "verified") != 0 && strcmp(rp.phase, "begin") == 0)
 				     ? "refused"
