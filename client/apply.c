@@ -301,6 +301,18 @@ static int by_path_asc(const void *a, const void *b)
 	return strcmp((*(const struct ws_entry *const *)a)->path, (*(const struct ws_entry *const *)b)->path);
 }
 
+static void usage(FILE *out)
+{
+	fputs("usage: sbx apply ID [--only PATH]... [--json]\n"
+	      "  apply the --workspace run ID's changeset to its directory, as you,\n"
+	      "  if every path still holds what the run found (sbx(1) WORKSPACES)\n"
+	      "  --only PATH  only the entries at or under PATH (repeatable)\n"
+	      "  --json       the outcome as JSON\n"
+	      "exit status: 0 applied; 1 conflicts (nothing written) or partial; 2 usage;\n"
+	      "77 the audit log does not vouch for the changeset; 74 audit log; 125 other\n",
+	      out);
+}
+
 int apply_main(int argc, char **argv)
 {
 	struct ws_changeset cs;
@@ -310,6 +322,7 @@ int apply_main(int argc, char **argv)
 	struct stat st;
 	int ws, files;
 
+	cli_std_opts(argc, argv, usage);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = true;
@@ -317,10 +330,6 @@ int apply_main(int argc, char **argv)
 			if (n_only == sizeof(only) / sizeof(only[0]))
 				cli_die_usage("--only", "more than 256 paths");
 			only[n_only++] = argv[++i];
-		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			puts("usage: sbx apply ID [--only PATH]... [--json]\n"
-			     "  apply the --workspace run ID's changeset to its workspace (sbx(1) WORKSPACES)");
-			return 0;
 		} else if (argv[i][0] == '-' || id != NULL)
 			cli_die_usage("apply", "unexpected argument '%s' (usage: sbx apply ID [--only PATH]... [--json])",
 				      argv[i]);

@@ -94,6 +94,15 @@ static void diff(int oldfd, int newfd, const char *path)
 		waitpid(pid, NULL, 0);
 }
 
+static void usage(FILE *out)
+{
+	fputs("usage: sbx changes ID [--json]\n"
+	      "  what the --workspace run ID changed (sbx(1) WORKSPACES): one line per\n"
+	      "  entry, then the unified diff of text files\n"
+	      "  --json  the entries as JSON\n",
+	      out);
+}
+
 int changes_main(int argc, char **argv)
 {
 	struct ws_changeset cs;
@@ -101,13 +110,11 @@ int changes_main(int argc, char **argv)
 	bool json = false;
 	int ws, files;
 
+	cli_std_opts(argc, argv, usage);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = true;
-		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			puts("usage: sbx changes ID [--json]\n  what the --workspace run ID changed (sbx(1) WORKSPACES)");
-			return 0;
-		} else if (argv[i][0] == '-' || id != NULL)
+		else if (argv[i][0] == '-' || id != NULL)
 			cli_die_usage("changes", "unexpected argument '%s' (usage: sbx changes ID [--json])", argv[i]);
 		else
 			id = argv[i];

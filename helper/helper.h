@@ -84,6 +84,7 @@ struct run {
 	char code_name[SBX_TOKEN_MAX + 1];
 	int code_fd, result_fd;
 	int slot_fd;        /* this run's slot of max_runs_per_user (slots.c), never closed */
+	int ws_tree;        /* --workspace: detached read-only clone of ws_fd's mount (open_tree), or -1 */
 	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded since boot (quota.c) */
 	uint64_t work_dev, work_ino; /* the session directory's identity (check_work), for START */
 	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
@@ -100,7 +101,6 @@ struct run {
 	int work_fd;        /* --work-fd, -1 if none; closed once work_tree is made */
 	int ws_fd;          /* --workspace-fd: the caller's directory, kept for the collector (the
 	                     * overlay's lower layer is ws_tree, its read-only clone), or -1 */
-	int ws_tree;        /* detached read-only clone of ws_fd's mount (open_tree), or -1 */
 	int cs_fd;          /* --changeset-fd: the caller's empty directory the collector writes
 	                     * the changeset into, as the caller, or -1 */
 	bool dry_run;       /* --dry-run: check and print, never run */
