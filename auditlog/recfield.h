@@ -224,6 +224,11 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	X(WS_MISSING, 182, "changeset missing", "changeset_missing", SBX_FT_STR, SBX_KBIT(END),  \
 	  NULL, 255, NULL, "workspace",                                                          \
 	  "--workspace: why there is no changeset, or why it is incomplete")                   \
+	X(WS_DIR, 183, "workspace", "workspace", SBX_FT_OBJ, SBX_KBIT(START), NULL, 0,            \
+	  sbx_sub_workdir, "workspace",                                                          \
+	  "--workspace: the directory that was the overlay's lower layer (st_dev, st_ino)")     \
+	X(WS_LIMIT, 184, "workspace limit", "workspace_bytes", SBX_FT_U64, SBX_KBIT(START),      \
+	  NULL, 0, NULL, "workspace", "--workspace: the upper layer's size cap (workspace_size)") \
 	X(APPLY_RUN, 185, "applied run", "applied_run", SBX_FT_STR, SBX_KBIT(APPLY),             \
 	  "applied_run", 64, NULL, "workspace", "the run whose changeset was applied")            \
 	X(APPLY_CHANGESET, 186, "applied changeset", "applied_changeset_sha256", SBX_FT_DIGEST,  \

@@ -78,6 +78,7 @@ struct sbx_run_desc {
 	char image_digest[72];      /* its tree digest as the supervisor checked it, "sha256:HEX" */
 	char error[SBX_DESC_ERR_LEN]; /* with SBX_DESC_REFUSED: why, never "" */
 	uint64_t work_dev, work_ino; /* with SBX_DESC_WORK: the session directory (st_dev, st_ino) */
+	uint64_t ws_dev, ws_ino;     /* with SBX_DESC_WORKSPACE: the workspace directory (st_dev, st_ino) */
 	uint64_t unrecorded_refusals; /* the user's requests refused unrecorded since boot */
 	/* [network]: the mode, the effective allow list, the pairs sbx-relay
 	 * resolved (checked by the supervisor) and the limits, for START,

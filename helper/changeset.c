@@ -209,7 +209,7 @@ static void lower_state(int ldfd, const char *name, char *out, size_t outlen, bo
 
 /* Everything the lower layer has under path (a directory, fd ldfd) is
  * deleted: one entry each, children first listed after (sorted later). */
-static void deleted_tree(struct cs *c, int ldfd, const char *path, int depth)
+static void deleted_tree(struct cs *c, int ldfd, const char *path, int depth) // NOLINT(misc-no-recursion): depth capped at CS_DEPTH_MAX
 {
 	DIR *d;
 	struct dirent *de;
@@ -321,7 +321,7 @@ static void deleted_dir_children(struct cs *c, int ldfd, const char *name, const
 	close(sub);
 }
 
-static void one(struct cs *c, int udfd, int ldfd, const char *path, const char *name, int depth)
+static void one(struct cs *c, int udfd, int ldfd, const char *path, const char *name, int depth) // NOLINT(misc-no-recursion): depth capped at CS_DEPTH_MAX
 {
 	char before[68], after[68], target[CS_PATH_MAX];
 	struct stat st;
@@ -466,7 +466,7 @@ static void one(struct cs *c, int udfd, int ldfd, const char *path, const char *
 	close(fd);
 }
 
-static void walk(struct cs *c, int udfd, int ldfd, const char *path, int depth)
+static void walk(struct cs *c, int udfd, int ldfd, const char *path, int depth) // NOLINT(misc-no-recursion): depth capped at CS_DEPTH_MAX
 {
 	int fd = dup(udfd);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -569,7 +569,8 @@ void changeset_collect(const struct run *r, int upper, int art)
 		return;
 	}
 	walk(&c, ud, r->ws_fd, "", 0);
-	qsort(c.e, c.n, sizeof(*c.e), by_path);
+	if (c.n > 0)
+		qsort(c.e, c.n, sizeof(*c.e), by_path);
 	m = memfd_create("sbx-changeset", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (m < 0 || manifest(&c, m) < 0 || fstat(m, &st) < 0 || (uint64_t)st.st_size > SBX_CS_MANIFEST_MAX) {
 		note(art, "the manifest could not be written");

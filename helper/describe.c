@@ -40,8 +40,11 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 	d->unrecorded_refusals = r->unrecorded_refusals;
 	if (r->policy.sessions)
 		d->flags |= SBX_DESC_SESSIONS;
-	if (r->ws_tree >= 0 || r->ws_fd >= 0)
+	if (r->ws_tree >= 0 || r->ws_fd >= 0) {
 		d->flags |= SBX_DESC_WORKSPACE;
+		d->ws_dev = r->ws_dev;
+		d->ws_ino = r->ws_ino;
+	}
 	if (r->apply)
 		d->flags |= SBX_DESC_APPLY;
 	if (r->live)

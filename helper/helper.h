@@ -87,6 +87,7 @@ struct run {
 	int ws_tree;        /* --workspace: detached read-only clone of ws_fd's mount (open_tree), or -1 */
 	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded since boot (quota.c) */
 	uint64_t work_dev, work_ino; /* the session directory's identity (check_work), for START */
+	uint64_t ws_dev, ws_ino;     /* the workspace's (check_workspace), for START */
 	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
 	/* the policy's ro and rw paths, opened by the supervisor (mounts.c
 	 * open_policy_paths): an O_PATH fd, or SRC_MISSING, SRC_SYMLINK, SRC_NONE */

@@ -27,6 +27,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/mount.h>
@@ -50,7 +51,7 @@ int check_workspace(struct run *r, char *err, size_t errlen)
 		return -1;
 	}
 	/* the inode cache only: a FUSE daemon is not asked (inputs.c) */
-	if (statx(r->ws_fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_UID, &sx) < 0) {
+	if (statx(r->ws_fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_UID | STATX_INO, &sx) < 0) {
 		snprintf(err, errlen, "--workspace-fd: %s", strerror(errno));
 		return -1;
 	}
@@ -58,6 +59,9 @@ int check_workspace(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "--workspace-fd: the workspace is not a directory");
 		return -1;
 	}
+	/* what START binds: which directory was the lower layer */
+	r->ws_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	r->ws_ino = sx.stx_ino;
 	if (statx(r->cs_fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_UID, &sx) < 0 ||
 	    !S_ISDIR(sx.stx_mode) || sx.stx_uid != r->uid) {
 		snprintf(err, errlen, "--changeset-fd: not a directory of yours");
