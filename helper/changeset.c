@@ -574,7 +574,7 @@ void changeset_collect(const struct run *r, int upper, int art)
 	m = memfd_create("sbx-changeset", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (m < 0 || manifest(&c, m) < 0 || fstat(m, &st) < 0 || (uint64_t)st.st_size > SBX_CS_MANIFEST_MAX) {
 		note(art, "the manifest could not be written");
-		return;
+		goto out;
 	}
 	/* the caller's copy first: what the recorder signs is what is stored */
 	out = openat(c.csdir, "manifest", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -584,10 +584,17 @@ void changeset_collect(const struct run *r, int upper, int art)
 		off += k;
 	}
 	if (out < 0 || off != st.st_size || fsync(out) < 0 || close(out) < 0 ||
-	    fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+	    fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		note(art, "the changeset directory could not be written");
-		return;
-	}
-	sbx_send_fd(art, &(char){SBX_COLLECT_CHANGESET}, 1, m, 0);
-	close(m);
+	else
+		sbx_send_fd(art, &(char){SBX_COLLECT_CHANGESET}, 1, m, 0);
+out:
+	if (m >= 0)
+		close(m);
+	for (size_t i = 0; i < c.n; i++)
+		free(c.e[i].path);
+	for (size_t i = 0; i < c.n_skips; i++)
+		free(c.skips[i]);
+	free(c.e);
+	free(c.skips);
 }
