@@ -372,7 +372,7 @@ int apply_main(int argc, char **argv)
 	}
 	/* conflicts: every selected path as the run found it, or already done */
 	const char **conf = calloc(cs.n + 1, sizeof(*conf));
-	struct ws_entry **todo = calloc(cs.n + 1, sizeof(*todo));
+	struct ws_entry **todo = calloc(cs.n + 1, sizeof(struct ws_entry *));
 	const char **done = calloc(cs.n + 1, sizeof(*done));
 	json_t *jconf = json_array();
 	if (conf == NULL || todo == NULL || done == NULL)
@@ -385,9 +385,7 @@ int apply_main(int argc, char **argv)
 		ws_state_now(ws, e->path, now, sizeof(now));
 		if (strcmp(now, e->before) == 0)
 			todo[n_todo++] = e;
-		else if (strcmp(now, e->after) == 0)
-			n_already++;
-		else if (e->before[0] == 'd' && e->after[0] == '-' && strcmp(now, "-") == 0)
+		else if (strcmp(now, e->after) == 0 || (e->before[0] == 'd' && e->after[0] == '-' && strcmp(now, "-") == 0))
 			n_already++;
 		else {
 			const char *why = now[0] == '!' ? "reached only through a symbolic link or another filesystem"
@@ -408,6 +406,9 @@ int apply_main(int argc, char **argv)
 						  JSON_COMPACT));
 		else
 			fprintf(stderr, "sbx: apply: changeset %s: %zu conflict(s): nothing applied\n", id, n_conf);
+		free(conf);
+		free(todo);
+		free(done);
 		return EXIT_CONFLICT;
 	}
 	if (n_todo == 0) {
@@ -416,6 +417,9 @@ int apply_main(int argc, char **argv)
 			       n_already == 1 ? "y" : "ies");
 		else
 			printf("{\"changeset\":\"%s\",\"result\":\"applied\",\"applied\":0,\"already\":%zu}\n", id, n_already);
+		free(conf);
+		free(todo);
+		free(done);
 		return 0;
 	}
 	{
@@ -434,7 +438,8 @@ int apply_main(int argc, char **argv)
 		strlcpy(begin_id, bid != NULL ? bid : "", sizeof(begin_id));
 		free(names);
 		/* deletions deepest first, then creations and changes parents first */
-		struct ws_entry **del = calloc(n_todo, sizeof(*del)), **add = calloc(n_todo, sizeof(*add));
+		struct ws_entry **del = calloc(n_todo, sizeof(struct ws_entry *));
+		struct ws_entry **add = calloc(n_todo, sizeof(struct ws_entry *));
 		size_t nd = 0, na = 0;
 		if (del == NULL || add == NULL)
 			cli_die("apply", "out of memory");
@@ -443,8 +448,8 @@ int apply_main(int argc, char **argv)
 				del[nd++] = todo[i];
 			else
 				add[na++] = todo[i];
-		qsort(del, nd, sizeof(*del), by_path_desc);
-		qsort(add, na, sizeof(*add), by_path_asc);
+		qsort(del, nd, sizeof(struct ws_entry *), by_path_desc);
+		qsort(add, na, sizeof(struct ws_entry *), by_path_asc);
 		const char *failed = NULL, *what = NULL;
 		int ferr = 0;
 		signal(SIGINT, SIG_IGN); /* a ^C between begin and end would leave the end unrecorded */
@@ -466,10 +471,20 @@ int apply_main(int argc, char **argv)
 			fprintf(stderr, "sbx: apply: %s: %s: %s; %zu of %zu entries applied, the rest not (recorded as partial)\n",
 				failed, what, ferr == EBADMSG ? "stored content does not match the changeset" : strerror(ferr),
 				n_done, n_todo);
+			free(del);
+			free(add);
+			free(conf);
+			free(todo);
+			free(done);
 			return EXIT_CONFLICT;
 		}
 		if (!json)
 			printf("changeset %s: %zu entr%s applied to %s\n", id, n_done, n_done == 1 ? "y" : "ies", cs.workspace);
+		free(del);
+		free(add);
 	}
+	free(conf);
+	free(todo);
+	free(done);
 	return 0;
 }

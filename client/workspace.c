@@ -148,7 +148,7 @@ static char *decode_path(const char *s, const char *id)
 	if (p == NULL)
 		cli_die("changeset", "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '%' && i + 2 < n + 1 && unhex(s[i + 1]) >= 0 && unhex(s[i + 2]) >= 0) {
+		if (s[i] == '%' && i + 2 < n && unhex(s[i + 1]) >= 0 && unhex(s[i + 2]) >= 0) {
 			p[j++] = (char)(unhex(s[i + 1]) * 16 + unhex(s[i + 2]));
 			i += 2;
 		} else
@@ -157,13 +157,11 @@ static char *decode_path(const char *s, const char *id)
 	p[j] = '\0';
 	if (j != strlen(p) || j == 0 || j > 4096 || p[0] == '/')
 		cli_die("changeset", "%s: a path that is not relative to the workspace: not applied", id);
-	for (char *c = p;;) {
-		size_t k = strcspn(c, "/");
-		if (k == 0 || (k == 1 && c[0] == '.') || (k == 2 && c[0] == '.' && c[1] == '.'))
+	for (size_t at = 0; at <= j;) {
+		size_t k = strcspn(p + at, "/");
+		if (k == 0 || (k == 1 && p[at] == '.') || (k == 2 && p[at] == '.' && p[at + 1] == '.'))
 			cli_die("changeset", "%s: path '%s' has an empty, '.' or '..' component: not applied", id, p);
-		if (c[k] == '\0')
-			break;
-		c += k + 1;
+		at += k + 1;
 	}
 	return p;
 }
@@ -229,8 +227,22 @@ void ws_load(const char *id, struct ws_changeset *cs)
 			if (strcmp(line + 4, id) != 0)
 				cli_die(id, "the manifest is run %s's, not this one's", line + 4);
 		} else if (strncmp(line, "entry ", 6) == 0) {
-			if (sscanf(line + 6, "%79s %79s %o %31s %12289s", b, a, &mode, file, path) != 5 || !state_word(b) ||
-			    !state_word(a) || mode > 07777)
+			/* BEFORE AFTER MODE FILE PATH, one space apart */
+			char *f[5], *sv = NULL, *end = NULL;
+			int k = 0;
+			for (char *t = strtok_r(line + 6, " ", &sv); t != NULL && k < 5; t = strtok_r(NULL, " ", &sv))
+				f[k++] = t;
+			if (k != 5 || strtok_r(NULL, " ", &sv) != NULL || strlen(f[0]) >= sizeof(b) ||
+			    strlen(f[1]) >= sizeof(a) || strlen(f[3]) >= sizeof(file) || strlen(f[4]) >= sizeof(path))
+				cli_die(id, "the manifest has a malformed entry");
+			strlcpy(b, f[0], sizeof(b));
+			strlcpy(a, f[1], sizeof(a));
+			strlcpy(file, f[3], sizeof(file));
+			strlcpy(path, f[4], sizeof(path));
+			unsigned long mo = strtoul(f[2], &end, 8);
+			mode = (unsigned)mo;
+			if (*end != '\0' || mo > 07777 || !state_word(b) || !state_word(a) ||
+			    (strcmp(file, "-") != 0 && strspn(file, "0123456789") != strlen(file)))
 				cli_die(id, "the manifest has a malformed entry");
 			struct ws_entry *ne = realloc(cs->e, (cs->n + 1) * sizeof(*cs->e));
 			if (ne == NULL)

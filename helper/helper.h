@@ -239,9 +239,10 @@ bool session_fs(long type);
 /* workspace.c: --workspace (docs/workspace.md). check_workspace in the
  * supervisor: the caller's directory fd checked and cloned read-only
  * (ws_tree); mount_workspace in the sandbox child: the overlay on dir,
- * the upper layer's O_PATH fd in *upper (-1 without a workspace). */
+ * on root's /work, the upper layer's O_PATH fd in *upper (-1 without
+ * a workspace). */
 int check_workspace(struct run *r, char *err, size_t errlen);
-int mount_workspace(const struct run *r, const char *dir, int *upper, char *err, size_t errlen);
+int mount_workspace(const struct run *r, const char *root, int *upper, char *err, size_t errlen);
 /* changeset.c: in the collector, as the caller: the changeset of the
  * upper layer against the lower (the caller's directory), written into
  * the changeset directory, its manifest sent to the recorder on art. */
