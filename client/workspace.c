@@ -143,7 +143,7 @@ static int unhex(char c)
 static char *decode_path(const char *s, const char *id)
 {
 	size_t n = strlen(s), j = 0;
-	char *p = malloc(n + 1);
+	char *p = calloc(1, n + 1);
 
 	if (p == NULL)
 		cli_die("changeset", "out of memory");
