@@ -34,6 +34,7 @@ static void help(void)
 	       "  --outcome NAME      one of: %s\n"
 	       "                      (incomplete: START without END)\n"
 	       "  --failed            finished with an outcome other than ok\n"
+	       "  --applied           a --workspace run whose changeset sbx apply applied (wholly or in part)\n"
 	       "  --success           finished with outcome ok\n"
 	       "  --since WHEN        started at or after WHEN\n"
 	       "  --until WHEN        started before WHEN\n"
@@ -147,7 +148,7 @@ static int nonempty(const char *opt, const char *val)
 enum {
 	O_USER = OPT_FIRST_CMD, O_UID, O_POLICY, O_LANG, O_OUTCOME, O_FAILED,
 	O_SUCCESS, O_SINCE, O_UNTIL, O_SESSION, O_CODE_SHA, O_CODE_CONTAINS, O_DEST,
-	O_IMAGE, O_IMAGE_DIGEST, O_LIMIT, O_FORMAT, O_HOSTS,
+	O_IMAGE, O_IMAGE_DIGEST, O_LIMIT, O_FORMAT, O_HOSTS, O_APPLIED,
 };
 
 /* search --hosts DIR: the same query on every archive of a central store
@@ -212,6 +213,7 @@ int cmd_search(struct cli *c, int argc, char **argv)
 		{"code-sha256", required_argument, NULL, O_CODE_SHA},
 		{"code-contains", required_argument, NULL, O_CODE_CONTAINS},
 		{"dest", required_argument, NULL, O_DEST},
+		{"applied", no_argument, NULL, O_APPLIED},
 		{"image", required_argument, NULL, O_IMAGE},
 		{"image-digest", required_argument, NULL, O_IMAGE_DIGEST},
 		{"limit", required_argument, NULL, O_LIMIT},
@@ -258,6 +260,9 @@ int cmd_search(struct cli *c, int argc, char **argv)
 			break;
 		case O_FAILED:
 			f.failed = 1;
+			break;
+		case O_APPLIED:
+			f.applied = 1;
 			break;
 		case O_SUCCESS:
 			f.success = 1;

@@ -205,6 +205,12 @@ static void filters(struct q *q, const struct run_filter *f, char c, int walk,
 		q->b[q->nb++] = (struct bind){.s = f->dest, .n = strlen(f->dest)};
 		q->b[q->nb++] = (struct bind){.s = f->dest, .n = strlen(f->dest)};
 	}
+	if (f->applied && !has_column(db, "applied_run"))
+		fprintf(q->m, " AND 0"); /* a log no sbx apply has written to */
+	else if (f->applied)
+		/* APPLY records name the run they applied (recfield.h 185, 191) */
+		fprintf(q->m, " AND EXISTS (SELECT 1 FROM records a WHERE a.kind = 'apply'"
+			" AND a.applied_run = %c.run_id AND a.apply_result IN ('applied', 'partial'))", c);
 	if (f->outcome && strcmp(f->outcome, "incomplete") == 0)
 		/* an anti-join over the (kind, run_id) index, not a walk of every
 		 * START's row */

@@ -31,6 +31,8 @@ struct run_filter {
 	int has_since, has_until;
 	char since[48], until[48];  /* ISO 8601 UTC as in the time column */
 	int failed, success;        /* outcome != ok / == ok (finished runs) */
+	int applied;                /* --applied: a --workspace run whose changeset sbx apply
+				     * applied, wholly or in part (an APPLY end record) */
 	int64_t after_end_seq;      /* export: END seq > this (>= 0); -1: not export */
 	uint64_t limit;             /* the newest N (0: all) */
 	int with_fields;            /* csv/json: also "fields", the extension fields of

@@ -51,6 +51,8 @@ static json_t *limits_json(const struct sbx_record *r)
 
 	if (sbx_rec_get(r, SBX_F_INPUT_LIMIT, &v) == 1)
 		l.input_bytes = v.u;
+	if (sbx_rec_get(r, SBX_F_WS_LIMIT, &v) == 1)
+		l.workspace_bytes = v.u;
 	return out_need(sbx_limits_json(&l));
 }
 
@@ -127,6 +129,7 @@ static json_t *record_json(const struct shown *s)
 	if (sbx_rext_json(r, o) < 0)
 		out_need(NULL);
 	json_object_del(o, sbx_field_def(SBX_F_INPUT_LIMIT)->key); /* it is in limits */
+	json_object_del(o, sbx_field_def(SBX_F_WS_LIMIT)->key);
 	return o;
 }
 

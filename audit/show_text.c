@@ -56,6 +56,8 @@ static void limits(const struct sbx_record *r)
 
 	if (have_input)
 		l.input_bytes = v.u;
+	if (sbx_rec_get(r, SBX_F_WS_LIMIT, &v) == 1)
+		l.workspace_bytes = v.u;
 	for (size_t i = 0; i < SBX_LIMIT_N; i++) {
 		const struct sbx_limit_def *d = &sbx_limit_defs[i];
 		char val[32];

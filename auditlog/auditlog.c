@@ -635,6 +635,36 @@ int sbx_audit_start_claims(struct sbx_audit *a, const char *run_id, struct sbx_s
 	return ret;
 }
 
+int sbx_audit_end_changeset(struct sbx_audit *a, const char *run_id, uint32_t *uid, char *sha, size_t sha_len,
+			    char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, ret = 1;
+
+	if (sha_len > 0)
+		sha[0] = '\0';
+	if (sqlite3_prepare_v2(a->db,
+			       "SELECT uid, COALESCE(changeset_sha256, '') FROM records"
+			       " WHERE run_id = ?1 AND kind = 'end' ORDER BY seq LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sbx_audit_seterr(err, errlen, "%s: records: %s", a->path, sqlite3_errmsg(a->db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, run_id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *s = sqlite3_column_text(st, 1);
+		*uid = (uint32_t)sqlite3_column_int64(st, 0);
+		snprintf(sha, sha_len, "%s", s ? (const char *)s : "");
+		ret = 0;
+	} else if (rc != SQLITE_DONE) {
+		sbx_audit_seterr(err, errlen, "%s: records: %s", a->path, sqlite3_errmsg(a->db));
+		ret = -1;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int sbx_audit_meta_get(struct sbx_audit *a, const char *key, char *buf,
 		       size_t buflen, char *err, size_t errlen)
 {

@@ -40,7 +40,9 @@
 	X(ROTATE, 3, "rotate", 0,                                                        \
 	  "first record of a live log after sbx-audit rotate: the signed base it starts from") \
 	X(REFUSED, 4, "refused", 0,                                                      \
-	  "a request refused before a policy was loaded: who asked, what, and why")
+	  "a request refused before a policy was loaded: who asked, what, and why")          \
+	X(APPLY, 5, "apply", 0,                                                          \
+	  "sbx apply of a run's changeset: which run, which changeset, which files, the result")
 
 enum sbx_record_kind {
 #define SBX_KIND_ENUM(sym, num, name, flags, doc) SBX_REC_##sym = num,
@@ -63,7 +65,7 @@ const struct sbx_kind_def *sbx_kind_def(int kind);
 const struct sbx_kind_def *sbx_kind_by_name(const char *name);
 /* Bit of a kind in a field's kinds mask. */
 #define SBX_KBIT(sym) (1u << SBX_REC_##sym)
-#define SBX_KALL (SBX_KBIT(START) | SBX_KBIT(END) | SBX_KBIT(ROTATE) | SBX_KBIT(REFUSED))
+#define SBX_KALL (SBX_KBIT(START) | SBX_KBIT(END) | SBX_KBIT(ROTATE) | SBX_KBIT(REFUSED) | SBX_KBIT(APPLY))
 
 /*
  * Field types and their value encoding (all integers big-endian):
@@ -129,7 +131,7 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	  SBX_KBIT(END), NULL, 255, NULL, "audit", "why the artifacts listed are not all of "    \
 	  "/out (the collector was killed or failed); absent when they are")                    \
 	X(SBX_VERSION, 20, "sbx version", "sbx_version", SBX_FT_STR, SBX_KBIT(START) |           \
-	  SBX_KBIT(REFUSED) | SBX_KBIT(ROTATE), NULL, 64, NULL, "audit",                        \
+	  SBX_KBIT(REFUSED) | SBX_KBIT(ROTATE) | SBX_KBIT(APPLY), NULL, 64, NULL, "audit",                        \
 	  "the version of sbx that wrote the record")                                           \
 	X(KERNEL, 21, "kernel", "kernel_release", SBX_FT_STR, SBX_KBIT(START), NULL, 64, NULL,  \
 	  "audit", "uname(2) release of the host kernel")                                       \
@@ -222,6 +224,40 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	  SBX_KBIT(START) | SBX_KBIT(END), NULL, 64, NULL, "fleet",                              \
 	  "the cgroup v1 controllers whose run cgroup was created beneath the caller's (the "    \
 	  "allocation's accounting includes the run), space-separated; absent when none")       \
+	X(WS_CHANGESET, 180, "changeset", "changeset_sha256", SBX_FT_DIGEST, SBX_KBIT(END),      \
+	  "changeset_sha256", 0, NULL, "workspace",                                              \
+	  "--workspace: SHA-256 of the changeset manifest (docs/workspace.md)")                 \
+	X(WS_ENTRIES, 181, "changeset entries", "changeset_entries", SBX_FT_U64, SBX_KBIT(END),  \
+	  NULL, 0, NULL, "workspace", "--workspace: paths the run added, modified or deleted")  \
+	X(WS_MISSING, 182, "changeset missing", "changeset_missing", SBX_FT_STR, SBX_KBIT(END),  \
+	  NULL, 255, NULL, "workspace",                                                          \
+	  "--workspace: why there is no changeset, or why it is incomplete")                   \
+	X(WS_DIR, 183, "workspace", "workspace", SBX_FT_OBJ, SBX_KBIT(START), NULL, 0,            \
+	  sbx_sub_workdir, "workspace",                                                          \
+	  "--workspace: the directory that was the overlay's lower layer (st_dev, st_ino)")     \
+	X(WS_LIMIT, 184, "workspace limit", "workspace_bytes", SBX_FT_U64, SBX_KBIT(START),      \
+	  NULL, 0, NULL, "workspace", "--workspace: the upper layer's size cap (workspace_size)") \
+	X(APPLY_RUN, 185, "applied run", "applied_run", SBX_FT_STR, SBX_KBIT(APPLY),             \
+	  "applied_run", 64, NULL, "workspace", "the run whose changeset was applied")            \
+	X(APPLY_CHANGESET, 186, "applied changeset", "applied_changeset_sha256", SBX_FT_DIGEST,  \
+	  SBX_KBIT(APPLY), NULL, 0, NULL, "workspace",                                           \
+	  "SHA-256 of the manifest sbx apply applied (the run's END has the signed one)")       \
+	X(APPLY_CHECK, 187, "changeset check", "apply_check", SBX_FT_STR, SBX_KBIT(APPLY), NULL,  \
+	  64, NULL, "workspace",                                                                 \
+	  "the log's word on the changeset: verified (the run's END signs this digest), or why not") \
+	X(APPLY_PHASE, 188, "apply phase", "apply_phase", SBX_FT_STR, SBX_KBIT(APPLY), NULL, 16, \
+	  NULL, "workspace", "begin (before any file is written) or end (after the last)")      \
+	X(APPLY_SUBSET, 189, "apply subset", "apply_subset", SBX_FT_STR, SBX_KBIT(APPLY), NULL,  \
+	  16, NULL, "workspace", "all, or only (sbx apply --only)")                            \
+	X(APPLY_PATHS, 190, "apply paths", "apply_paths", SBX_FT_STR, SBX_KBIT(APPLY), NULL,     \
+	  16384, NULL, "workspace", "the paths applied (end) or to apply (begin), one a line")   \
+	X(APPLY_RESULT, 191, "apply result", "apply_result", SBX_FT_STR, SBX_KBIT(APPLY),        \
+	  "apply_result", 32, NULL, "workspace",                                                 \
+	  "begun, applied, partial, conflict or refused (sbx(1) WORKSPACES)")                   \
+	X(APPLY_FILES, 192, "apply files", "apply_files", SBX_FT_U64, SBX_KBIT(APPLY), NULL, 0,  \
+	  NULL, "workspace", "entries written (end) or to write (begin)")                       \
+	X(APPLY_BEGIN, 193, "apply begin", "apply_begin", SBX_FT_STR, SBX_KBIT(APPLY), NULL, 64, \
+	  NULL, "workspace", "end: the id of this apply's begin record")                         \
 	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
 	  SBX_KBIT(START) | SBX_KBIT(REFUSED), NULL, 0, NULL, "sec",                                                 \
 	  "requests of this user refused without a record (max_requests_per_minute) since boot") \

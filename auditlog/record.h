@@ -375,6 +375,14 @@ int sbx_audit_meta_get(struct sbx_audit *a, const char *key, char *buf,
 		       size_t buflen, char *err, size_t errlen);
 
 /*
+ * The END record of run_id: its caller's uid and its changeset_sha256
+ * column (lower-case hex, "" when it has none). Returns 0, 1 if the log
+ * has no END of that run, -1 with err set on a read error.
+ */
+int sbx_audit_end_changeset(struct sbx_audit *a, const char *run_id, uint32_t *uid, char *sha, size_t sha_len,
+			    char *err, size_t errlen);
+
+/*
  * What the log holds of a run that another run names as its --parent:
  * its START's caller, session label ("" for none), attempt, language and
  * policy, and how it ended (outcome of its last END, "" while it has none).

@@ -22,6 +22,8 @@ void cli_usage(FILE *out)
 	fputs("Usage: sbx run [OPTIONS] (-c CODE | FILE | -)\n"
 	      "       sbx policies [--json]\n"
 	      "       sbx session ls [--json] | rm NAME | start NAME | stop NAME | restart NAME\n"
+	      "       sbx changes ID [--json]\n"
+	      "       sbx apply ID [--only PATH]... [--json]\n"
 	      "       sbx mcp [--keep-artifacts SIZE] [--max-text SIZE]\n"
 	      "       sbx doctor [--json]\n"
 	      "       sbx --help | --version\n"
@@ -36,6 +38,8 @@ void cli_usage(FILE *out)
 	      "  policies   list the policies you may use, with their limits\n"
 	      "  session    sessions: persistent /work directories, and live ones that\n"
 	      "             keep an interpreter between calls; see `sbx session --help`\n"
+	      "  changes    what a --workspace run changed: its changeset, with diffs\n"
+	      "  apply      apply a --workspace run's changeset to its directory\n"
 	      "  mcp        serve the Model Context Protocol on stdin/stdout (tool\n"
 	      "             execute_code); see `sbx mcp --help`\n"
 	      "  doctor     check that this host and install can run sandboxes, and\n"
@@ -155,6 +159,8 @@ void cli_usage_run(FILE *out)
 	      "                      must be [A-Za-z0-9._-], not starting with '.', and\n"
 	      "                      differ; all together at most the policy's input_size\n"
 	      "  --session NAME      mount the session directory NAME read-write at /work\n"
+	      "  --workspace DIR     DIR at /work, copy-on-write: its changes become a changeset\n"
+	      "                      (sbx changes ID, sbx apply ID); DIR itself is not changed\n"
 	      "                      (the program starts there); it persists between runs\n"
 	      "                      with the same NAME, in $XDG_DATA_HOME/sbx/sessions\n"
 	      "                      (default ~/.local/share/sbx/sessions), created 0700.\n"
@@ -281,6 +287,7 @@ enum {
 	OPT_DRY_RUN,
 	OPT_VERSION,
 	OPT_ALLOW,
+	OPT_WORKSPACE,
 };
 
 static const struct option long_opts[] = {
@@ -302,6 +309,7 @@ static const struct option long_opts[] = {
 	{"session", required_argument, NULL, OPT_SESSION},
 	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 	{"allow", required_argument, NULL, OPT_ALLOW},
+	{"workspace", required_argument, NULL, OPT_WORKSPACE},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -426,6 +434,11 @@ static void parse_value(int c, const char *v, struct run_opts *o)
 				"([A-Za-z0-9._-], 1-64 characters, not starting with '.')", v);
 		o->work_session = v;
 		break;
+	case OPT_WORKSPACE:
+		if (v[0] == '\0')
+			cli_die_usage("--workspace", "the directory name is empty");
+		o->workspace = v;
+		break;
 	case OPT_BUDGET:
 	case OPT_FIX_TIMEOUT:
 		parse_loop_duration(c == OPT_BUDGET ? "--budget" : "--fix-timeout", v,
@@ -444,6 +457,7 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->work_fd = -1;
 	o->stdin_fd = -1;
+	o->ws_fd = o->cs_fd = -1;
 	prescan_json(argc, argv);
 	opterr = 0; /* our own messages, in our format */
 	optind = 1;
@@ -495,6 +509,8 @@ int cli_parse_run(int argc, char **argv, struct run_opts *o)
 		o->json = true; /* the same pipes and quiet stderr; events.h for the rest */
 	if (!o->fix && (o->max_attempts || o->budget_ms || o->fix_timeout_ms))
 		cli_die_usage("run", "--max-attempts, --budget and --fix-timeout need --fix CMD");
+	if (o->workspace && (o->work_session || o->fix))
+		cli_die_usage("--workspace", "cannot be combined with --session or --fix");
 	if (o->dry_run && (o->fix || o->jsonl || o->artifacts))
 		cli_die_usage("--dry-run", "cannot be combined with --fix, --jsonl or --artifacts");
 	if (o->lang == NULL)

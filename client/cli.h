@@ -42,6 +42,10 @@ struct run_opts {
 	char input_names[SBX_MAX_INPUTS][65]; /* their names under /in */
 	int work_fd;                          /* the session directory, or -1 */
 	int stdin_fd;                         /* sealed memfd of the standard input, or -1 */
+	const char *workspace;                /* --workspace DIR, or NULL (workspace.h) */
+	int ws_fd, cs_fd;                     /* the workspace and its fresh changeset directory, or -1 */
+	char ws_path[4096];                   /* the workspace's absolute path, for sbx apply */
+	uint64_t ws_dev, ws_ino;              /* and its identity (fstat) */
 	/* set per attempt by the loop, never from the command line */
 	size_t code_len;         /* bytes of code; 0: strlen(code) */
 	const char *session;     /* helper --session, or NULL */

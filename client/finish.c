@@ -17,6 +17,7 @@
 #include "proto.h"
 #include "run.h"
 #include "units.h"
+#include "workspace.h"
 
 static json_t *find_artifact(json_t *arts, const char *name)
 {
@@ -162,6 +163,16 @@ static void plain_notes(const struct run_state *rs, json_t *root)
 
 	if (outcome == NULL)
 		return;
+	{
+		json_t *cs = json_object_get(root, "changeset");
+		const char *id = json_string_value(json_object_get(cs, "id"));
+		const char *miss = json_string_value(json_object_get(cs, "missing"));
+		if (id != NULL)
+			fprintf(stderr, "sbx: changeset %s: %" JSON_INTEGER_FORMAT " change(s) (sbx changes %s; sbx apply %s)\n",
+				id, json_integer_value(json_object_get(cs, "entries")), id, id);
+		if (miss != NULL)
+			fprintf(stderr, "sbx: changeset %s\n", miss);
+	}
 	if (result_limit_message(root, o, msg, sizeof(msg)))
 		fprintf(stderr, "sbx: stopped: %s\n", msg);
 	else if (strcmp(outcome, "signal") == 0 && json_is_string(json_object_get(root, "signal_name")))
@@ -279,6 +290,8 @@ int run_finish(struct run_state *rs)
 	if (rs->proto_err[0])
 		cli_warn("sbx-helper", "%s", rs->proto_err);
 	annotate_artifacts(rs, root);
+	if (rs->o->workspace)
+		ws_finish(rs->o, root);
 	if (result_set_error(root, rs->o) < 0)
 		cli_die("result", "out of memory");
 	if (rs->keep != NULL)

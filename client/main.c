@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "workspace.h"
 #include "doctor.h"
 #include "fail.h"
 #include "proto.h"
@@ -107,6 +108,10 @@ int main(int argc, char **argv)
 		return session_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "doctor") == 0)
 		return doctor_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "changes") == 0)
+		return changes_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "apply") == 0)
+		return apply_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") != 0)
 		cli_die_usage(argv[1], "unknown command (see sbx --help)");
 	if (cli_parse_run(argc - 1, argv + 1, &o) == 1)
@@ -132,6 +137,8 @@ int main(int argc, char **argv)
 		/* recorded as the run's session; the retry loop uses its own id */
 		o.session = o.work_session;
 	}
+	if (o.workspace && !o.dry_run)
+		ws_open(&o);
 	if (o.dry_run)
 		return run_dry(&o);
 	if (o.fix)

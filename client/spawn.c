@@ -93,6 +93,11 @@ static void build_argv(const struct run_opts *o, struct argv_buf *a)
 	}
 	if (o->stdin_fd >= 0)
 		add_num(a, "--stdin-fd", (uint64_t)(HELPER_INPUT_FD0 + o->n_inputs + (o->work_fd >= 0)));
+	if (o->ws_fd >= 0) {
+		uint64_t n = HELPER_INPUT_FD0 + o->n_inputs + (o->work_fd >= 0) + (o->stdin_fd >= 0);
+		add_num(a, "--workspace-fd", n);
+		add_num(a, "--changeset-fd", n + 1);
+	}
 	if (o->dry_run)
 		add(a, "--dry-run");
 	if (o->live)
@@ -121,7 +126,7 @@ static void exec_child(const struct run_opts *o, const struct argv_buf *a, int c
 	int ep = fcntl(errpipe, F_DUPFD_CLOEXEC, FD_PARK);
 	int c = fcntl(code_fd, F_DUPFD_CLOEXEC, FD_PARK);
 	int s = fcntl(sock, F_DUPFD_CLOEXEC, FD_PARK);
-	int extra[SBX_MAX_INPUTS + 2], nx = 0;
+	int extra[SBX_MAX_INPUTS + 4], nx = 0;
 	int e;
 
 	signals_child_reset(old);
@@ -133,6 +138,9 @@ static void exec_child(const struct run_opts *o, const struct argv_buf *a, int c
 	if (o->work_fd >= 0 && (extra[nx++] = fcntl(o->work_fd, F_DUPFD_CLOEXEC, FD_PARK)) < 0)
 		goto fail;
 	if (o->stdin_fd >= 0 && (extra[nx++] = fcntl(o->stdin_fd, F_DUPFD_CLOEXEC, FD_PARK)) < 0)
+		goto fail;
+	if (o->ws_fd >= 0 && ((extra[nx++] = fcntl(o->ws_fd, F_DUPFD_CLOEXEC, FD_PARK)) < 0 ||
+			      (extra[nx++] = fcntl(o->cs_fd, F_DUPFD_CLOEXEC, FD_PARK)) < 0))
 		goto fail;
 	/* dup2() leaves the copies without FD_CLOEXEC: only these (and 0-2)
 	 * reach the helper. */

@@ -54,6 +54,9 @@ enum sbx_cap_action {
 	  "/out size", "size of the /out tmpfs and of the artifacts together", NULL)                       \
 	X(SHM_SIZE, "shm_size", SBX_UNIT_BYTES, "shm_bytes", shm_bytes, 64ULL << 20, UINT64_MAX,           \
 	  "/dev/shm size", "size of the /dev/shm tmpfs (POSIX shared memory, semaphores)", NULL)           \
+	X(WORKSPACE_SIZE, "workspace_size", SBX_UNIT_BYTES, "workspace_bytes", workspace_bytes,           \
+	  64ULL << 20, UINT64_MAX, "workspace size",                                                       \
+	  "size of the tmpfs upper layer of --workspace (the changes together); 0: no workspaces", NULL)   \
 	X(INPUT_SIZE, "input_size", SBX_UNIT_BYTES, "input_bytes", input_bytes, 64ULL << 20,               \
 	  16ULL << 30, "input size limit", "input files under /in together", "--input (together)")         \
 	X(OUTPUT, "output", SBX_UNIT_BYTES, "output_bytes", output_bytes, 1ULL << 20, UINT64_MAX,          \

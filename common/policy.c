@@ -63,6 +63,9 @@ void sbx_policy_defaults(struct sbx_policy *p)
 	/* a writable host directory only where a policy says so (DESIGN.md:
 	 * nothing writable but /tmp, /out and what the policy allows) */
 	p->sessions = 0;
+	/* a read-only view of the caller's own directory; changes stay in a
+	 * tmpfs until the caller applies them (sbx(1) WORKSPACES) */
+	p->workspaces = 1;
 }
 
 /* libinih reads through this so that errors can name the line. */
@@ -336,6 +339,12 @@ static int policy_handler(void *user, const char *section, const char *name, con
 			if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
 				return fail(c, "sessions: '%s' is not one of yes, no", value);
 			p->sessions = value[0] == 'y';
+			return 1;
+		}
+		if (strcmp(name, "workspaces") == 0) {
+			if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+				return fail(c, "workspaces: '%s' is not one of yes, no", value);
+			p->workspaces = value[0] == 'y';
 			return 1;
 		}
 		if (strcmp(name, "image") == 0) {

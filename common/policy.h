@@ -46,6 +46,7 @@ struct sbx_limits {
 	uint64_t artifacts;       /* files returned from /out */
 	uint64_t live_idle_ms; /* a live session with no call for this long is stopped */
 	uint64_t live_lifetime_ms; /* a live session's whole wall-clock time */
+	uint64_t workspace_bytes; /* the --workspace upper layer tmpfs; 0: no workspaces */
 };
 
 /* [network] mode; sbx_net_mode_name() is the one table of their names. */
@@ -88,6 +89,7 @@ struct sbx_policy {
 	char rw[SBX_MAX_PATHS][SBX_PATH_LEN];
 	size_t n_rw;
 	int sessions;               /* 1: sbx run --session may mount the caller's directory at /work */
+	int workspaces;             /* 1 (default): sbx run --workspace may (sbx(1) WORKSPACES) */
 	char image[SBX_NAME_MAX + 1]; /* [filesystem] image: sbx-image(8) name; "" = the host's /usr */
 	enum sbx_net_mode net;
 	struct sbx_egress egress;   /* mode = allow only */

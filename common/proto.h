@@ -176,7 +176,12 @@ enum sbx_recorder_fd {
  * itself.
  */
 #define SBX_PATH_MAX_ART 255 /* bytes of an artifact's path (the record's name) */
-enum { SBX_COLLECT_SKIPPED = 1, SBX_COLLECT_TRUNCATED = 2, SBX_COLLECT_DONE = 3 };
+/* With --workspace, before SBX_COLLECT_DONE: a byte SBX_COLLECT_CHANGESET
+ * with the changeset manifest as a sealed memfd (docs/workspace.md), or
+ * without an fd and the reason the changeset could not be computed. */
+enum { SBX_COLLECT_SKIPPED = 1, SBX_COLLECT_TRUNCATED = 2, SBX_COLLECT_DONE = 3, SBX_COLLECT_CHANGESET = 4 };
+#define SBX_CS_MAX_ENTRIES 65536 /* entries of one changeset (docs/workspace.md) */
+#define SBX_CS_MANIFEST_MAX (64u << 20) /* bytes of a changeset manifest */
 
 /* Why a file in /out is not returned: X(SYMBOL, the result's "reason",
  * the plain-mode words). */
@@ -243,6 +248,7 @@ enum sbx_sandbox_msg {
 	SBX_SANDBOX_ERROR = 5,  /* init -> supervisor: then text, why set-up failed */
 	SBX_SANDBOX_SHMDIR = 6, /* init -> supervisor: O_PATH fd of /dev/shm (SCM_RIGHTS) */
 	SBX_SANDBOX_EXEC = 7,   /* supervisor -> init: START committed: start the payload */
+	SBX_SANDBOX_WSUPPER = 9, /* init -> supervisor: O_PATH fd of --workspace's upper layer */
 	SBX_SANDBOX_JOINED = 8, /* init -> supervisor: in the run's cgroup (v1: it joined itself) */
 };
 

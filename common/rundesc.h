@@ -37,6 +37,8 @@ enum sbx_desc_flags {
 				       * policy and language are what the caller asked for */
 	SBX_DESC_POLICY_TEXT = 1u << 6, /* the policy's text is at SBX_REC_FD_POLICY, policy_bytes long */
 	SBX_DESC_LIVE = 1u << 7,     /* --live: a live session; SBX_REC_FD_STDIN is the call channel */
+	SBX_DESC_WORKSPACE = 1u << 8, /* --workspace: /work is an overlay; the collector sends the changeset */
+	SBX_DESC_APPLY = 1u << 9,    /* --apply: no run; the code fd is sbx apply's report: one APPLY record */
 };
 
 struct sbx_desc_input {
@@ -76,6 +78,7 @@ struct sbx_run_desc {
 	char image_digest[72];      /* its tree digest as the supervisor checked it, "sha256:HEX" */
 	char error[SBX_DESC_ERR_LEN]; /* with SBX_DESC_REFUSED: why, never "" */
 	uint64_t work_dev, work_ino; /* with SBX_DESC_WORK: the session directory (st_dev, st_ino) */
+	uint64_t ws_dev, ws_ino;     /* with SBX_DESC_WORKSPACE: the workspace directory (st_dev, st_ino) */
 	uint64_t unrecorded_refusals; /* the user's requests refused unrecorded since boot */
 	/* the caller's allocation (helper/cgcaller.c): bits 1ULL << SBX_LIMIT_x
 	 * of the limits its cgroups lowered below the policy's and request's

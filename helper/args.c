@@ -15,7 +15,7 @@
 enum opt_id {
 	OPT_POLICY, OPT_LANG, OPT_NAME, OPT_CODE_FD, OPT_RESULT_FD, OPT_TIMEOUT, OPT_MEMORY, OPT_PIDS,
 	OPT_SESSION, OPT_ATTEMPT, OPT_PARENT, OPT_INPUT_FD, OPT_INPUT_NAME, OPT_WORK_FD, OPT_DRY_RUN,
-	OPT_ALLOW, OPT_STDIN_FD, OPT_LIVE, OPT_IDLE, OPT_LIFETIME,
+	OPT_ALLOW, OPT_STDIN_FD, OPT_LIVE, OPT_IDLE, OPT_LIFETIME, OPT_WORKSPACE_FD, OPT_CHANGESET_FD, OPT_APPLY,
 };
 
 static const struct opt {
@@ -44,6 +44,9 @@ static const struct opt {
 	{"--live", OPT_LIVE, false, false},
 	{"--idle", OPT_IDLE, true, false},
 	{"--lifetime", OPT_LIFETIME, true, false},
+	{"--workspace-fd", OPT_WORKSPACE_FD, true, false},
+	{"--changeset-fd", OPT_CHANGESET_FD, true, false},
+	{"--apply", OPT_APPLY, false, false},
 };
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -113,6 +116,13 @@ static int take(struct run *r, enum opt_id id, const char *v, char *err, size_t 
 		return parse_fd(v, &r->work_fd) < 0;
 	case OPT_STDIN_FD:
 		return parse_fd(v, &r->stdin_fd) < 0;
+	case OPT_WORKSPACE_FD:
+		return parse_fd(v, &r->ws_fd) < 0;
+	case OPT_CHANGESET_FD:
+		return parse_fd(v, &r->cs_fd) < 0;
+	case OPT_APPLY:
+		r->apply = true;
+		return 0;
 	case OPT_TIMEOUT:
 		if (parse_range(v, 1, SBX_ARG_TIMEOUT_MAX, &u) < 0)
 			return 1;
@@ -211,7 +221,7 @@ static int take(struct run *r, enum opt_id id, const char *v, char *err, size_t 
 /* every fd named once: one fd under two names would be closed twice */
 static int fds_distinct(const struct run *r, char *err, size_t errlen)
 {
-	int fds[2 + SBX_MAX_INPUTS + 2];
+	int fds[2 + SBX_MAX_INPUTS + 4];
 	size_t n = 0;
 
 	fds[n++] = r->code_fd;
@@ -222,6 +232,10 @@ static int fds_distinct(const struct run *r, char *err, size_t errlen)
 		fds[n++] = r->work_fd;
 	if (r->stdin_fd >= 0)
 		fds[n++] = r->stdin_fd;
+	if (r->ws_fd >= 0)
+		fds[n++] = r->ws_fd;
+	if (r->cs_fd >= 0)
+		fds[n++] = r->cs_fd;
 	for (size_t a = 0; a < n; a++)
 		for (size_t b = a + 1; b < n; b++)
 			if (fds[a] == fds[b]) {
@@ -237,6 +251,7 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 
 	r->code_fd = r->result_fd = r->work_fd = r->work_tree = r->stdin_fd = -1;
 	r->image_tree = r->policy_fd = -1;
+	r->ws_fd = r->ws_tree = r->cs_fd = -1;
 	for (size_t i = 0; i < SBX_MAX_PATHS; i++)
 		r->ro_fd[i] = r->rw_fd[i] = SRC_NONE;
 	r->attempt = 1;
@@ -277,7 +292,16 @@ int parse_args(int argc, char **argv, struct run *r, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (r->code_fd < 0 || r->result_fd < 0 || r->lang_name[0] == '\0') {
+	if (r->apply && (r->lang_name[0] || r->ws_fd >= 0 || r->work_fd >= 0 || r->n_inputs > 0 || r->live ||
+			 r->dry_run || r->stdin_fd >= 0)) {
+		snprintf(err, errlen, "--apply takes only --code-fd (the report) and --result-fd");
+		return -1;
+	}
+	if ((r->ws_fd >= 0) != (r->cs_fd >= 0) || (r->ws_fd >= 0 && (r->work_fd >= 0 || r->live))) {
+		snprintf(err, errlen, "--workspace-fd needs --changeset-fd, and neither goes with --work-fd or --live");
+		return -1;
+	}
+	if (r->code_fd < 0 || r->result_fd < 0 || (r->lang_name[0] == '\0' && !r->apply)) {
 		snprintf(err, errlen, "--lang, --code-fd and --result-fd are required");
 		return -1;
 	}

@@ -203,7 +203,7 @@ static void walk_dir(struct walk *w, const char *dir, int depth, struct pending 
 	closedir(d);
 }
 
-void collector_main(const struct run *r, int outdir, int art)
+void collector_main(const struct run *r, int outdir, int wsupper, int art)
 {
 	char err[HELPER_ERR_LEN];
 	struct walk w = {.r = r, .outdir = outdir, .art = art};
@@ -212,7 +212,9 @@ void collector_main(const struct run *r, int outdir, int art)
 	if (drop_to(r->uid, r->gid, err, sizeof(err)) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		_exit(1);
 	TEST_HOOK("collector-dropped");
-	{
+	if (wsupper >= 0)
+		changeset_collect(r, wsupper, art);
+	if (outdir >= 0) {
 		struct pending todo = {0};
 		char dir[SBX_PATH_MAX_ART + 1];
 
@@ -225,7 +227,7 @@ void collector_main(const struct run *r, int outdir, int art)
 	}
 	/* /out without a free block: the newest file is the one whose write
 	 * met ENOSPC (the payload is dead; nothing changes /out any more) */
-	if (w.newest_path[0] && fstatfs(outdir, &sf) == 0 && sf.f_bavail == 0) {
+	if (outdir >= 0 && w.newest_path[0] && fstatfs(outdir, &sf) == 0 && sf.f_bavail == 0) {
 		char msg[1 + SBX_PATH_MAX_ART];
 		size_t n = strlen(w.newest_path);
 

@@ -42,6 +42,13 @@ void describe_run(const struct run *r, struct sbx_run_desc *d)
 	strlcpy(d->alloc_nested, r->alloc_nested, sizeof(d->alloc_nested));
 	if (r->policy.sessions)
 		d->flags |= SBX_DESC_SESSIONS;
+	if (r->ws_tree >= 0 || r->ws_fd >= 0) {
+		d->flags |= SBX_DESC_WORKSPACE;
+		d->ws_dev = r->ws_dev;
+		d->ws_ino = r->ws_ino;
+	}
+	if (r->apply)
+		d->flags |= SBX_DESC_APPLY;
 	if (r->live)
 		d->flags |= SBX_DESC_LIVE;
 	strlcpy(d->run_id, r->run_id, sizeof(d->run_id));

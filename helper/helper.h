@@ -88,10 +88,12 @@ struct run {
 	char code_name[SBX_TOKEN_MAX + 1];
 	int code_fd, result_fd;
 	int slot_fd;        /* this run's slot of max_runs_per_user (slots.c), never closed */
+	int ws_tree;        /* --workspace: detached read-only clone of ws_fd's mount (open_tree), or -1 */
 	uint64_t unrecorded_refusals; /* this user's requests refused unrecorded since boot (quota.c) */
 	uint64_t alloc_tightened;     /* bits 1ULL << SBX_LIMIT_x lowered by the caller's cgroups (cgcaller.c) */
 	char alloc_nested[64];        /* v1 controllers whose run cgroup is beneath the caller's */
 	uint64_t work_dev, work_ino; /* the session directory's identity (check_work), for START */
+	uint64_t ws_dev, ws_ino;     /* the workspace's (check_workspace), for START */
 	int image_tree;         /* detached clone of the policy's image mount (image.c), or -1 */
 	/* the policy's ro and rw paths, opened by the supervisor (mounts.c
 	 * open_policy_paths): an O_PATH fd, or SRC_MISSING, SRC_SYMLINK, SRC_NONE */
@@ -104,7 +106,12 @@ struct run {
 	struct run_input inputs[SBX_MAX_INPUTS];
 	size_t n_inputs;
 	int work_fd;        /* --work-fd, -1 if none; closed once work_tree is made */
+	int ws_fd;          /* --workspace-fd: the caller's directory, kept for the collector (the
+	                     * overlay's lower layer is ws_tree, its read-only clone), or -1 */
+	int cs_fd;          /* --changeset-fd: the caller's empty directory the collector writes
+	                     * the changeset into, as the caller, or -1 */
 	bool dry_run;       /* --dry-run: check and print, never run */
+	bool apply;         /* --apply: record sbx apply's report (code fd) as one APPLY record */
 	bool live;          /* --live: a live session (sbx(1) SESSIONS): the payload is the
 	                     * session's driver, its stdin the recorder's call channel, the
 	                     * wall-clock deadline live_lifetime; wall_time and cpu_time
@@ -257,9 +264,22 @@ int mount_inputs(const struct run *r, const char *dir, char *err, size_t errlen)
 /* Copy size bytes of the sealed memfd src to a new file path (mode 0444). */
 int copy_memfd(int src, uint64_t size, const char *path);
 int mount_work(const struct run *r, const char *dir, char *err, size_t errlen);
+bool session_fs(long type);
+/* workspace.c: --workspace (docs/workspace.md). check_workspace in the
+ * supervisor: the caller's directory fd checked and cloned read-only
+ * (ws_tree); mount_workspace in the sandbox child: the overlay on dir,
+ * on root's /work, the upper layer's O_PATH fd in *upper (-1 without
+ * a workspace). */
+int check_workspace(struct run *r, char *err, size_t errlen);
+int mount_workspace(const struct run *r, const char *root, int *upper, char *err, size_t errlen);
+/* changeset.c: in the collector, as the caller: the changeset of the
+ * upper layer against the lower (the caller's directory), written into
+ * the changeset directory, its manifest sent to the recorder on art. */
+extern int sandbox_ws_upper; /* the sandbox child's upper-layer fd, for the supervisor */
+void changeset_collect(const struct run *r, int upper, int art);
 /* the code, input and session fds, for keep_fds() and closing: returns how
  * many went into fds (at most RUN_EXTRA_FDS) */
-#define RUN_EXTRA_FDS (SBX_MAX_INPUTS + 3 + 2 * SBX_MAX_PATHS)
+#define RUN_EXTRA_FDS (SBX_MAX_INPUTS + 6 + 2 * SBX_MAX_PATHS)
 size_t run_extra_fds(const struct run *r, int *fds, size_t max);
 void close_run_extra_fds(struct run *r);
 
@@ -340,7 +360,8 @@ const struct sbx_bpf *seccomp_program(const struct sbx_policy *p);
 int install_seccomp(const struct sbx_policy *p, int *listener, char *err, size_t errlen);
 
 /* collector.c: runs as the caller, never returns. */
-_Noreturn void collector_main(const struct run *r, int outdir, int art);
+/* outdir or wsupper may be -1 (nothing to collect there) */
+_Noreturn void collector_main(const struct run *r, int outdir, int wsupper, int art);
 
 /* util.c */
 int write_file(const char *path, const char *data, char *err, size_t errlen);

@@ -190,7 +190,7 @@ int check_work(struct run *r, char *err, size_t errlen)
  * the sandbox child, as the caller, because statfs(2) on a FUSE mount asks
  * its daemon, which may never answer; the supervisor can kill the child.
  * Magic numbers: statfs(2), <linux/magic.h>. */
-static bool session_fs(long type)
+bool session_fs(long type)
 {
 	/* Filesystems a caller's files live on. An allow-list: a user namespace
 	 * can mount others (fsmount(2) gives a detached mount open_tree(2)
@@ -311,6 +311,14 @@ size_t run_extra_fds(const struct run *r, int *fds, size_t max)
 		fds[n++] = r->work_fd;
 	if (r->work_tree >= 0 && n < max)
 		fds[n++] = r->work_tree;
+	/* the sandbox child closes all three; the supervisor keeps ws_fd
+	 * and cs_fd for the collector (close_run_extra_fds) */
+	if (r->ws_tree >= 0 && n < max)
+		fds[n++] = r->ws_tree;
+	if (r->ws_fd >= 0 && n < max)
+		fds[n++] = r->ws_fd;
+	if (r->cs_fd >= 0 && n < max)
+		fds[n++] = r->cs_fd;
 	if (r->image_tree >= 0 && n < max)
 		fds[n++] = r->image_tree;
 	for (size_t i = 0; i < SBX_MAX_PATHS; i++) {
@@ -337,6 +345,9 @@ void close_run_extra_fds(struct run *r)
 	if (r->work_tree >= 0)
 		close(r->work_tree);
 	r->work_fd = r->work_tree = -1;
+	if (r->ws_tree >= 0)
+		close(r->ws_tree);
+	r->ws_tree = -1;
 	for (size_t i = 0; i < SBX_MAX_PATHS; i++) {
 		if (r->ro_fd[i] >= 0)
 			close(r->ro_fd[i]);

@@ -107,6 +107,7 @@ struct sup {
 	pid_t child;
 	int pipe_w[2];       /* write ends of the payload's stdout/stderr pipes, until the sandbox has them */
 	int pidfd, sync, outdir, tmpdir, shmdir; /* O_PATH fds of the sandbox's /out, /tmp, /dev/shm */
+	int wsupper;         /* O_PATH fd of --workspace's upper layer (workspace.c), or -1 */
 	struct sbx_run_end end;
 	bool have_status;
 	int status;
@@ -381,7 +382,8 @@ static _Noreturn void finish(struct sup *s, int code)
 	s->recorder = -1;
 	msg_release();
 	if (rc < 0) {
-		warnx1("audit: the END record of run %s was not written", s->r->run_id);
+		warnx1("audit: the %s record of %s %s was not written", s->r->apply ? "APPLY" : "END",
+		       s->r->apply ? "apply" : "run", s->r->run_id);
 		_exit(SBX_EXIT_AUDIT);
 	}
 	egress_reap(s->r);
@@ -525,6 +527,10 @@ static bool sandbox_msg(struct sup *s, char *errbuf, size_t errlen)
 	}
 	if (buf[0] == SBX_SANDBOX_TMPDIR && fd >= 0 && s->tmpdir < 0) {
 		s->tmpdir = fd;
+		return true;
+	}
+	if (buf[0] == SBX_SANDBOX_WSUPPER && fd >= 0 && s->wsupper < 0) {
+		s->wsupper = fd;
 		return true;
 	}
 	if (buf[0] == SBX_SANDBOX_SHMDIR && fd >= 0 && s->shmdir < 0) {
@@ -808,13 +814,15 @@ static void start_collector(struct sup *s)
 {
 	pid_t pid;
 
-	if (s->outdir < 0)
+	if (s->outdir < 0 && s->wsupper < 0)
 		return;
-	if (out_empty(s->outdir)) {
+	if (s->outdir >= 0 && out_empty(s->outdir)) {
 		close(s->outdir);
 		s->outdir = -1;
-		artifacts_complete(s);
-		return;
+		if (s->wsupper < 0) {
+			artifacts_complete(s);
+			return;
+		}
 	}
 	TEST_HOOK("supervisor-collect");
 	pid = fork();
@@ -822,10 +830,15 @@ static void start_collector(struct sup *s)
 		close(s->ctl);
 		close(s->r->result_fd);
 		close(s->r->slot_fd); /* root's lock file is no business of the caller's */
-		collector_main(s->r, s->outdir, s->art);
+		collector_main(s->r, s->outdir, s->wsupper, s->art);
 	}
-	close(s->outdir);
+	if (s->outdir >= 0)
+		close(s->outdir);
 	s->outdir = -1;
+	/* the upper layer's tmpfs is freed with its last fd */
+	if (s->wsupper >= 0)
+		close(s->wsupper);
+	s->wsupper = -1;
 	close(s->art);
 	s->art = -1;
 	if (pid < 0)
@@ -910,6 +923,16 @@ static void prepare(struct run *r, int argc, char **argv)
 	 * run records nothing, so it is not counted) */
 	if (r->slot_fd < 0 || (!r->dry_run && quota_request(r, err, sizeof(err)) < 0))
 		die("%s", err);
+	/* sbx apply's record (sbx(1) WORKSPACES): no policy, no sandbox; the
+	 * report in the code memfd is read by the recorder, never by root */
+	if (r->apply) {
+		if (check_code(r, err, sizeof(err)) < 0)
+			die("%s", err);
+		if (setgroups(0, NULL) < 0)
+			die("setgroups: %s", strerror(errno));
+		strlcpy(r->code_path, "sbx-apply", sizeof(r->code_path));
+		return;
+	}
 	/* From here on every refusal is audited: before a policy loaded as one
 	 * REFUSED record (the recorder), after it as START and END. A missing
 	 * policy and one that does not allow the caller get the same words
@@ -938,6 +961,8 @@ static void prepare(struct run *r, int argc, char **argv)
 		r->error_code = r->inputs_bytes > r->limits.input_bytes ? "input_too_large" : "setup";
 	else if (check_work(r, err, sizeof(err)) < 0)
 		r->error_code = r->policy.sessions ? "setup" : "policy_denied";
+	else if (check_workspace(r, err, sizeof(err)) < 0)
+		r->error_code = r->policy.workspaces ? "setup" : "policy_denied";
 	else if (r->live && !r->policy.sessions) {
 		snprintf(err, sizeof(err), "policy '%s' does not allow sessions (sessions = no)", r->policy.name);
 		r->error_code = "policy_denied";
@@ -1004,7 +1029,7 @@ int main(int argc, char **argv)
 	TEST_MARK("supervisor-sanitized");
 	s->r = &run;
 	egress_init(&run);
-	s->pidfd = s->sync = s->outdir = s->tmpdir = s->shmdir = s->art = s->live_ch = -1;
+	s->pidfd = s->sync = s->outdir = s->tmpdir = s->shmdir = s->art = s->live_ch = s->wsupper = -1;
 	s->pipe_w[0] = s->pipe_w[1] = -1;
 	prepare(&run, argc, argv);
 	TEST_HOOK("supervisor-prepared");
@@ -1016,6 +1041,15 @@ int main(int argc, char **argv)
 	}
 
 	block_term();
+	if (run.apply) {
+		/* one APPLY record (recorder/workspace.c), then its result */
+		s->recorder = start_recorder(s, &f.out_w, &f.err_w);
+		close(f.out_w);
+		close(f.err_w);
+		memset(&s->end, 0, sizeof(s->end));
+		s->end.limit = SBX_LIMIT_NONE;
+		finish(s, 0);
+	}
 	/* names resolved by sbx-relay (_sbxnet) before START, which lists them */
 	if (!run.refused && run.policy.net == SBX_NET_ALLOW && egress_start(&run, err, sizeof(err)) < 0) {
 		run.refused = true;

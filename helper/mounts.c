@@ -506,7 +506,8 @@ int setup_mounts(const struct run *r, char *err, size_t errlen)
 	if (r->live && tmpfs("/in", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts, err, errlen) < 0)
 		return -1;
 	if (make_code(r, err, errlen) < 0 || mount_inputs(r, NEWROOT "/in", err, errlen) < 0 ||
-	    mount_work(r, NEWROOT "/work", err, errlen) < 0)
+	    mount_work(r, NEWROOT "/work", err, errlen) < 0 ||
+	    mount_workspace(r, NEWROOT, &sandbox_ws_upper, err, errlen) < 0)
 		return -1;
 
 	if (chdir(NEWROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||

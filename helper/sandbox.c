@@ -311,6 +311,15 @@ void sandbox_main(const struct run *r, const struct sandbox_fds *f)
 		fail(f->sync, err);
 	}
 	close(outdir);
+	/* the workspace's upper layer, for the changeset (changeset.c) */
+	if (sandbox_ws_upper >= 0) {
+		if (sbx_send_fd(f->sync, &(char){SBX_SANDBOX_WSUPPER}, 1, sandbox_ws_upper, 0) < 0) {
+			snprintf(err, sizeof(err), "passing the workspace: %s", strerror(errno));
+			fail(f->sync, err);
+		}
+		close(sandbox_ws_upper);
+		sandbox_ws_upper = -1;
+	}
 	/* and /tmp's and /dev/shm's, so it can tell whether the payload
 	 * filled them (fstatfs) */
 	{

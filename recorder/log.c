@@ -78,6 +78,28 @@ void rec_log_close(struct rec_log *l)
 	free(l);
 }
 
+int rec_log_changeset_check(struct rec_log *l, const char *run, uint32_t uid, const char *sha,
+			    const char **verdict, char *err, size_t errlen)
+{
+	char got[72];
+	uint32_t ruid;
+	int rc = sbx_audit_end_changeset(l->db, run, &ruid, got, sizeof(got), err, errlen);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		*verdict = "no such run";
+	else if (ruid != uid)
+		*verdict = "another user's run";
+	else if (got[0] == '\0')
+		*verdict = "the run has no changeset";
+	else if (strcmp(got, sha) != 0)
+		*verdict = "changeset differs from the run's";
+	else
+		*verdict = "verified";
+	return 0;
+}
+
 int rec_log_parent_check(struct rec_log *l, const struct sbx_run_desc *d, const char **verdict, char *err,
 			 size_t errlen)
 {

@@ -50,4 +50,9 @@ void rec_log_close(struct rec_log *l);
 int rec_log_parent_check(struct rec_log *l, const struct sbx_run_desc *d, const char **verdict, char *err,
 			 size_t errlen);
 
+/* sbx apply's claim (recorder/workspace.c): run's END belongs to uid and
+ * signs changeset sha (hex); *verdict "verified" or why not. 0, or -1. */
+int rec_log_changeset_check(struct rec_log *l, const char *run, uint32_t uid, const char *sha,
+			    const char **verdict, char *err, size_t errlen);
+
 #endif

@@ -27,6 +27,7 @@
 #include "proto.h"
 #include "allocation.h"
 #include "recorder.h"
+#include "workspace.h"
 #include "startfacts.h"
 #include "testhook.h"
 #include "textutil.h"
@@ -460,6 +461,8 @@ static void collector_note(struct rec *c, const char *msg, size_t n)
 		clean = sbx_utf8_sanitize(path, strlen(path));
 		skip(c, clean ? clean : "?", why < SBX_ART_SKIP_N ? (enum sbx_art_skip)why : SBX_ART_SKIP_UNREADABLE);
 		free(clean);
+	} else if (n >= 1 && msg[0] == SBX_COLLECT_CHANGESET) {
+		ws_note(c, msg + 1, n - 1);
 	} else if (n == 1 && msg[0] == SBX_COLLECT_DONE) {
 		c->art_done = true;
 	} else if (n >= 2 && msg[0] == SBX_COLLECT_TRUNCATED) {
@@ -533,6 +536,10 @@ static bool collect_one(struct rec *c)
 	name[n] = '\0';
 	if (fd < 0) {
 		collector_note(c, name, (size_t)n);
+		return true;
+	}
+	if (n == 1 && name[0] == SBX_COLLECT_CHANGESET) {
+		ws_take_manifest(c, fd);
 		return true;
 	}
 	rec_take_artifact(c, name, fd);
@@ -748,6 +755,8 @@ void recorder_run(const struct sbx_run_desc *d)
 
 	if (read_code(&c, err, sizeof(err)) < 0)
 		start_failed(&c, err);
+	if (d->flags & SBX_DESC_APPLY)
+		ws_apply_run(&c, origin);
 	if (d->flags & SBX_DESC_NO_POLICY)
 		refused_run(&c, origin);
 	int lsock = -1;
@@ -815,6 +824,7 @@ void recorder_run(const struct sbx_run_desc *d)
 	    (c.skipped_arts > 0 && sbx_rec_put_u64(&end, SBX_F_ARTS_SKIPPED, c.skipped_arts, err, sizeof(err)) < 0) ||
 	    (!c.art_done && sbx_rec_put_str(&end, SBX_F_ARTS_INCOMPLETE,
 					    "the collector ended before it had walked /out", err, sizeof(err)) < 0) ||
+	    ws_end_fields(&c, &end, err, sizeof(err)) < 0 ||
 	    rec_log_append(c.log, &end, c.chain, err, sizeof(err)) < 0) {
 		rec_message(&c, "audit: END record: %s", err);
 		syslog(LOG_ERR, "run=%s END record not written: %s", d->run_id, err);

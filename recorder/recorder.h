@@ -84,6 +84,12 @@ struct rec {
 	 * and what the session is after it ("live", "died: memory_limit"...) */
 	uint64_t cell;
 	char session_state[64];
+	/* --workspace (workspace.c): the manifest's digest and entries, or
+	 * why there is none / why it is incomplete */
+	bool cs_have;
+	unsigned char cs_sha256[32];
+	uint64_t cs_entries;
+	char cs_missing[256];
 };
 
 /* recorder.c, shared with live.c: one line to the client (a MESSAGE

@@ -17,6 +17,7 @@
 #include "limitjson.h"
 #include "proto.h"
 #include "recorder.h"
+#include "workspace.h"
 #include "textutil.h"
 
 /* What the value functions get: the run and the parsed traceback. */
@@ -141,6 +142,7 @@ static json_t *k_session_state(const struct rctx *x)
 {
 	return x->c->session_state[0] ? json_string(x->c->session_state) : NULL;
 }
+static json_t *k_changeset(const struct rctx *x) { return ws_result_json(x->c); }
 static json_t *k_language(const struct rctx *x) { return json_string(x->c->d->language); }
 static json_t *k_code_sha256(const struct rctx *x) { return digest(x->c->code_sha256); }
 
@@ -265,6 +267,7 @@ static const struct {
 	{"session", k_session, false},
 	{"cell", k_cell, true},
 	{"session_state", k_session_state, true},
+	{"changeset", k_changeset, true},
 	{"language", k_language, false},
 	{"code_sha256", k_code_sha256, false},
 	{"inputs", k_inputs, false},

@@ -108,6 +108,16 @@ int start_fields(struct sbx_record *rec, struct rec *c, char *err, size_t errlen
 		if (sbx_rec_add_item(rec, SBX_F_WORKDIR, v, 2, err, errlen) < 0)
 			return -1;
 	}
+	/* --workspace: which directory, and its upper layer's cap */
+	if (d->flags & SBX_DESC_WORKSPACE) {
+		struct sbx_fval v[2] = {
+			{.type = SBX_FT_U64, .u = d->ws_dev},
+			{.type = SBX_FT_U64, .u = d->ws_ino},
+		};
+		if (sbx_rec_add_item(rec, SBX_F_WS_DIR, v, 2, err, errlen) < 0 ||
+		    sbx_rec_put_u64(rec, SBX_F_WS_LIMIT, d->limits.workspace_bytes, err, errlen) < 0)
+			return -1;
+	}
 	/* a live session: its own limits (its calls are START/END pairs with
 	 * a cell, live.c) */
 	if ((d->flags & SBX_DESC_LIVE) &&

@@ -21,7 +21,7 @@ check "make install installed the six pages" [ -z "$missing" ]
 # with the footer's ".Os sbx VERSION": mandoc prefers a bare .Os, which
 # groff (what man uses on Debian) renders as "BSD".
 (cd "$M" && mandoc -Tlint $pages) >"$T/lint" 2>&1; lrc=$?
-xr='(sbx|sbx-audit|env|timeout|sqlite3|rm|chmod|mkfs.erofs|mmdebstrap) 1|(seccomp|rename|flock|statx|sched_getaffinity) 2|(syslog) 3|(sbx.conf|sbx.policy|systemd.resource-control) 5|(cgroups|namespaces) 7|(sbx-helper|sbx-image|ausearch) 8'
+xr='(sbx|sbx-audit|env|timeout|sqlite3|rm|chmod|mkfs.erofs|mmdebstrap|diff) 1|(seccomp|rename|flock|statx|sched_getaffinity|openat2) 2|(syslog) 3|(sbx.conf|sbx.policy|systemd.resource-control) 5|(cgroups|namespaces) 7|(sbx-helper|sbx-image|ausearch|mount) 8'
 grep -E '^mandoc: man[0-9]/' "$T/lint" |
 	grep -Ev "STYLE: referenced manual not found: Xr ($xr)( \\([0-9]+ times\\))?\$" |
 	grep -Ev "STYLE: operating system explicitly specified: Os sbx \\(NetBSD\\)$" >"$T/findings"

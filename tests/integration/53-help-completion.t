@@ -17,7 +17,7 @@ M=$P/share/man
 
 # 1. --help and --version everywhere
 bad=
-for c in "" run policies session "session ls" "session rm" mcp doctor; do
+for c in "" run policies session "session ls" "session rm" changes apply mcp doctor; do
 	# shellcheck disable=SC2086
 	out=$(run_as sbxtest "$SBX" $c --help 2>&1) && echo "$out" | grep -qi '^usage: sbx' || bad="$bad [sbx $c --help]"
 	# shellcheck disable=SC2086
@@ -64,7 +64,7 @@ cmp_opts() { # NAME HELPFILE COMPFILE: a diag line when they differ
 	fi
 }
 diffs=
-for c in run policies mcp doctor "session ls"; do
+for c in run policies changes apply mcp doctor "session ls"; do
 	# shellcheck disable=SC2086
 	"$SBX" $c --help 2>&1 | options >"$T/h"
 	# shellcheck disable=SC2086

@@ -54,7 +54,7 @@ static void fill(struct sbx_record *r, int kind, int run, struct sbx_artifact *a
 	strcpy(r->policy, "default");
 	memset(r->policy_sha256, 0x11, 32);
 	r->limits = (struct sbx_limits){30000, 30000, 512u << 20, 64, 1000,
-					64u << 20, 64u << 20, 1u << 20, 64u << 20, 256, 5, 0, 0, 0, 0, 0, 0};
+					64u << 20, 64u << 20, 1u << 20, 64u << 20, 256, 5, 0, 0, 0, 0, 0, 0, 0};
 	strcpy(r->language, "python");
 	memcpy(r->argv, argv, sizeof(argv));
 	r->argv_len = sizeof(argv);
