@@ -216,14 +216,6 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	X(LIVE_LIFETIME, 163, "live lifetime", "live_lifetime_ms", SBX_FT_U64,            \
 	  SBX_KBIT(START), NULL, 0, NULL, "sessions",                                            \
 	  "a live session's START: its lifetime cap, ms (live_lifetime)")                    \
-	X(ALLOC_TIGHTENED, 200, "allocation tightened", "allocation_tightened", SBX_FT_STR,     \
-	  SBX_KBIT(START) | SBX_KBIT(END), NULL, 64, NULL, "fleet",                              \
-	  "the limits the caller's cgroups (a Slurm job, a slice) lowered below the policy's and " \
-	  "the request's, space-separated policy keys (memory pids cpus); absent when none")    \
-	X(ALLOC_NESTED, 201, "allocation nested", "allocation_nested", SBX_FT_STR,             \
-	  SBX_KBIT(START) | SBX_KBIT(END), NULL, 64, NULL, "fleet",                              \
-	  "the cgroup v1 controllers whose run cgroup was created beneath the caller's (the "    \
-	  "allocation's accounting includes the run), space-separated; absent when none")       \
 	X(WS_CHANGESET, 180, "changeset", "changeset_sha256", SBX_FT_DIGEST, SBX_KBIT(END),      \
 	  "changeset_sha256", 0, NULL, "workspace",                                              \
 	  "--workspace: SHA-256 of the changeset manifest (docs/workspace.md)")                 \
@@ -258,6 +250,14 @@ extern const struct sbx_subfield sbx_sub_net_refused[]; /* address, port, reason
 	  NULL, "workspace", "entries written (end) or to write (begin)")                       \
 	X(APPLY_BEGIN, 193, "apply begin", "apply_begin", SBX_FT_STR, SBX_KBIT(APPLY), NULL, 64, \
 	  NULL, "workspace", "end: the id of this apply's begin record")                         \
+	X(ALLOC_TIGHTENED, 200, "allocation tightened", "allocation_tightened", SBX_FT_STR,     \
+	  SBX_KBIT(START) | SBX_KBIT(END), NULL, 64, NULL, "fleet",                              \
+	  "the limits the caller's cgroups (a Slurm job, a slice) lowered below the policy's and " \
+	  "the request's, space-separated policy keys (memory pids cpus); absent when none")    \
+	X(ALLOC_NESTED, 201, "allocation nested", "allocation_nested", SBX_FT_STR,             \
+	  SBX_KBIT(START) | SBX_KBIT(END), NULL, 64, NULL, "fleet",                              \
+	  "the cgroup v1 controllers whose run cgroup was created beneath the caller's (the "    \
+	  "allocation's accounting includes the run), space-separated; absent when none")       \
 	X(UNRECORDED, 220, "unrecorded refusals", "unrecorded_refusals", SBX_FT_U64,             \
 	  SBX_KBIT(START) | SBX_KBIT(REFUSED), NULL, 0, NULL, "sec",                                                 \
 	  "requests of this user refused without a record (max_requests_per_minute) since boot") \
