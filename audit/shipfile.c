@@ -117,6 +117,11 @@ static int text(const char *w, size_t n, char **out, size_t *outlen)
 	*outlen = 0;
 	if (n == 1 && w[0] == '-')
 		return 0;
+	if (n == 0) {
+		/* an empty text (sbx run -c '') is the empty base64 word */
+		*out = strdup("");
+		return *out == NULL ? -1 : 0;
+	}
 	if (b64(w, n, &p, outlen) < 0)
 		return -1;
 	*out = (char *)p;

@@ -41,6 +41,14 @@ static void test_ship(void **state)
 	assert_memory_equal(sh.r[0].sig, sig, 64);
 	assert_null(sh.r[0].code);
 	ship_free(&sh);
+	/* an empty code text (a START of sbx run -c ''): the empty word, not
+	 * "none" (exporting the lead's test log was refused on it) */
+	snprintf(ok, sizeof(ok), SHIP_MAGIC " 1 h\nrecord 3 %s %s  -\nend 1 0\n", b, s);
+	assert_int_equal(ship_parse(ok, strlen(ok), &sh, err, sizeof(err)), 0);
+	assert_non_null(sh.r[0].code);
+	assert_int_equal(sh.r[0].code_len, 0);
+	assert_null(sh.r[0].policy);
+	ship_free(&sh);
 	/* cut short: no final newline */
 	assert_int_equal(ship_parse(ok, strlen(ok) - 1, &sh, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "cut short"));
