@@ -449,15 +449,20 @@ static void parse_value(int c, const char *v, struct run_opts *o)
 	}
 }
 
+void run_opts_init(struct run_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->work_fd = -1;
+	o->stdin_fd = -1;
+	o->ws_fd = o->cs_fd = -1;
+}
+
 int cli_parse_run(int argc, char **argv, struct run_opts *o)
 {
 	unsigned long seen = 0;
 	int c;
 
-	memset(o, 0, sizeof(*o));
-	o->work_fd = -1;
-	o->stdin_fd = -1;
-	o->ws_fd = o->cs_fd = -1;
+	run_opts_init(o);
 	prescan_json(argc, argv);
 	opterr = 0; /* our own messages, in our format */
 	optind = 1;

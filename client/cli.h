@@ -80,5 +80,8 @@ void cli_std_opts(int argc, char **argv, void (*usage)(FILE *));
  * Returns 0, or 1 when --help was given (usage already printed).
  */
 int cli_parse_run(int argc, char **argv, struct run_opts *o);
+/* No option given: every fd -1 ("none"), everything else zero. Every
+ * run_opts starts here (a zero fd is stdin, not "none"). */
+void run_opts_init(struct run_opts *o);
 
 #endif

@@ -321,8 +321,7 @@ int live_begin(const char *name, const char *policy, const char *lang, uint64_t 
 		fprintf(stderr, "sbx: session start %s: already live (sbx session stop %s first)\n", name, name);
 		return SBX_EXIT_FAILURE;
 	}
-	memset(&o, 0, sizeof(o));
-	o.stdin_fd = -1;
+	run_opts_init(&o);
 	o.policy = policy;
 	o.idle_ms = idle_ms;
 	o.lifetime_ms = lifetime_ms;

@@ -142,18 +142,21 @@ static void read_level(int dfd, const char *ctrl, bool v2, struct caps *k)
 }
 
 /* Walk from the mount of hierarchy hier down path, one directory at a
- * time without following symlinks, reading each level's limits. */
-static void walk(const char *mnt, const char *path, const char *ctrl, bool v2, struct caps *k)
+ * time without following symlinks, reading each level's limits: 0, or -1
+ * when a level below the mount is gone (renamed by a caller who owns its
+ * parent, after /proc/self/cgroup was read): the limits below it are not
+ * known, and a run capped by those above only would escape them. */
+static int walk(const char *mnt, const char *path, const char *ctrl, bool v2, struct caps *k)
 {
 	char buf[PATH_MAX], *save = NULL;
 	struct statfs sf;
 	int fd = open(mnt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
-		return;
+		return 0;
 	if (fstatfs(fd, &sf) < 0 || sf.f_type != (v2 ? CGROUP2_SUPER_MAGIC : CGROUP_SUPER_MAGIC)) {
 		close(fd);
-		return;
+		return 0;
 	}
 	read_level(fd, ctrl, v2, k);
 	strlcpy(buf, path, sizeof(buf));
@@ -162,11 +165,12 @@ static void walk(const char *mnt, const char *path, const char *ctrl, bool v2, s
 				   ? -1 : openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		if (next < 0)
-			return;
+			return -1;
 		fd = next;
 		read_level(fd, ctrl, v2, k);
 	}
 	close(fd);
+	return 0;
 }
 
 /* Where v1 hierarchies are mounted: as cgroup_leave_caller saw it. */
@@ -178,7 +182,8 @@ static const char *v1_mount(const struct sbx_config *c)
 		       ? c->cgroup_root : CG_MOUNT;
 }
 
-void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_t *tightened)
+int cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_t *tightened, char *err,
+		      size_t errlen)
 {
 	static const char *const ctrls[] = {"memory", "pids", "cpu"};
 	struct caps k = {UNLIMITED, UNLIMITED, UNLIMITED};
@@ -191,12 +196,14 @@ void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_
 	if (statfs(CG_MOUNT, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
 		path = cgroup_caller_path("", &hier, &root_only);
 		for (size_t i = 0; path != NULL && i < sizeof(ctrls) / sizeof(ctrls[0]); i++)
-			walk(CG_MOUNT, path, ctrls[i], true, &k);
+			if (walk(CG_MOUNT, path, ctrls[i], true, &k) < 0)
+				goto changed;
 	} else {
 		for (size_t i = 0; i < sizeof(ctrls) / sizeof(ctrls[0]); i++) {
 			path = cgroup_caller_path(ctrls[i], &hier, &root_only);
-			if (path != NULL && snprintf(mnt, sizeof(mnt), "%s/%s", v1_mount(c), hier) < (int)sizeof(mnt))
-				walk(mnt, path, ctrls[i], false, &k);
+			if (path != NULL && snprintf(mnt, sizeof(mnt), "%s/%s", v1_mount(c), hier) < (int)sizeof(mnt) &&
+			    walk(mnt, path, ctrls[i], false, &k) < 0)
+				goto changed;
 		}
 	}
 	if (k.memory < l->memory_bytes) {
@@ -211,6 +218,11 @@ void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_
 		l->cpus_milli = k.cpus_milli;
 		*tightened |= 1ULL << SBX_LIMIT_CPUS;
 	}
+	return 0;
+changed:
+	snprintf(err, errlen, "cgroup: the caller's cgroup changed while the run was set up (a level of its "
+		 "path renamed or removed); run not started");
+	return -1;
 }
 
 int cgroup_nest_open(const struct sbx_config *c, const char *ctrl, const char **pathp)

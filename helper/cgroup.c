@@ -23,6 +23,7 @@
 #include <linux/magic.h>
 
 #include "helper.h"
+#include "testhook.h"
 
 
 enum { C_MEMORY, C_PIDS, C_CPU, C_CPUACCT, C_FREEZER, C_N };
@@ -256,6 +257,25 @@ static bool listed(const char *list, const char *word)
 	return false;
 }
 
+/* Whether dfd is a cgroup as a fresh mkdir by root leaves it: the
+ * directory and its control files root's alone, no task in it. */
+static bool fresh_root_cgroup(int dfd)
+{
+	struct stat st;
+	char c;
+	int fd;
+	ssize_t n;
+
+	if (dfd < 0 || fstat(dfd, &st) < 0 || st.st_uid != 0 || !cgroup_files_root_only(dfd, true))
+		return false;
+	fd = openat(dfd, "cgroup.procs", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, &c, 1);
+	close(fd);
+	return n == 0;
+}
+
 static int create_v1(const struct sbx_config *c, const char *nested, struct cgroup *cg, const char *root,
 		     const char *name, const struct sbx_limits *l, char *err, size_t errlen)
 {
@@ -306,7 +326,17 @@ static int create_v1(const struct sbx_config *c, const char *nested, struct cgro
 			return -1;
 		}
 		cg->owner[i] = true;
+		if (nest)
+			TEST_HOOK("cgroup-nested-made"); /* escape 46: the caller's window */
 		lock_dir(cg, i);
+		if (nest && !fresh_root_cgroup(cg->lock[i])) {
+			/* the caller owns the parent: between our mkdirat and the
+			 * open it may have renamed ours away and made its own (whose
+			 * files it could then write) under the name */
+			snprintf(err, errlen, "cgroup: %s is not the cgroup this run created (replaced in the "
+				 "caller's cgroup); run not started", cg->dir[i]);
+			return -1;
+		}
 	}
 	snprintf(buf, sizeof(buf), "%" PRIu64, l->memory_bytes);
 	if (cg_set(cg, C_MEMORY, "memory.limit_in_bytes", buf, err, errlen) < 0)
@@ -427,10 +457,12 @@ int cgroup_join_self(const int *fds, int n, char *err, size_t errlen)
 	return 0;
 }
 
-const char *cgroup_memory_dir(const struct cgroup *cg, bool *v2)
+int cgroup_open_memory(const struct cgroup *cg, bool peak, bool *v2)
 {
 	*v2 = cg->v2;
-	return cg->v2 ? cg->dir[0] : cg->dir[C_MEMORY];
+	if (cg->v2)
+		return cg_open(cg, 0, peak ? "memory.peak" : "memory.current", O_RDONLY);
+	return cg_open(cg, C_MEMORY, peak ? "memory.max_usage_in_bytes" : "memory.usage_in_bytes", O_RDONLY);
 }
 
 int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u)
@@ -501,14 +533,15 @@ static int remove_dir(const struct cgroup *cg, int i)
 
 	if (cg->parent[i] < 0)
 		return rmdir(cg->dir[i]);
-	if (unlinkat(cg->parent[i], cg->name, AT_REMOVEDIR) == 0)
-		return 0;
-	if (errno != ENOENT)
-		return -1;
 	if (cg->lock[i] < 0 || fstat(cg->lock[i], &mine) < 0) {
 		errno = ENOENT;
 		return -1;
 	}
+	/* by name only while the name is still ours (the caller may have
+	 * renamed it and put a cgroup of its own there) */
+	if (fstatat(cg->parent[i], cg->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_ino == mine.st_ino &&
+	    st.st_dev == mine.st_dev)
+		return unlinkat(cg->parent[i], cg->name, AT_REMOVEDIR);
 	fd = dup(cg->parent[i]);
 	d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (d == NULL) {

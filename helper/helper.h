@@ -245,8 +245,11 @@ const char *cgroup_caller_path(const char *ctrl, const char **hier, bool *root_o
 bool cgroup_files_root_only(int dfd, bool dir_too);
 /* cgcaller.c: the caller's allocation (issue 21). Lower l's memory, pids
  * and cpus to the tightest limit on the caller's cgroup path; *tightened
- * gets the bit (1ULL << SBX_LIMIT_x) of every limit lowered. */
-void cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_t *tightened);
+ * gets the bit (1ULL << SBX_LIMIT_x) of every limit lowered. 0, or -1 with
+ * err set when a level of that path is gone (fail closed: the limits below
+ * it are unknown). */
+int cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_t *tightened, char *err,
+		      size_t errlen);
 /* The caller's cgroup in v1 controller ctrl, open (O_RDONLY|O_DIRECTORY),
  * when the run's cgroup goes beneath it: under one of sbx.conf's
  * cgroup_nest patterns, and every control file from the hierarchy's root
@@ -307,8 +310,11 @@ struct cgroup_usage {
 	uint64_t cpu_ms, memory_peak_bytes, oom_kills, pids_max_hits, pids_peak;
 };
 int cgroup_usage(struct cgroup *cg, struct cgroup_usage *u);
-/* The run's memory-controller directory (the path this supervisor made). */
-const char *cgroup_memory_dir(const struct cgroup *cg, bool *v2);
+/* The run's memory usage file, or with peak its high-water mark (v1
+ * memory.usage_in_bytes / max_usage_in_bytes, v2 memory.current / peak),
+ * opened read-only through the directory fd this supervisor holds, never
+ * by a path the caller could have swapped: the fd, or -1. */
+int cgroup_open_memory(const struct cgroup *cg, bool peak, bool *v2);
 void cgroup_kill(struct cgroup *cg);
 int cgroup_destroy(struct cgroup *cg);
 

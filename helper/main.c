@@ -397,18 +397,13 @@ static void send_live_cgroup(struct sup *s)
 {
 	struct sbx_live_cgroup g;
 	bool v2;
-	const char *dir = cgroup_memory_dir(s->cg, &v2);
-	char path[PATH_MAX + 32], cbuf[CMSG_SPACE(2 * sizeof(int))];
-	int fds[2];
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	int fds[2] = {cgroup_open_memory(s->cg, false, &v2), cgroup_open_memory(s->cg, true, &v2)};
 	struct iovec iov = {.iov_base = &g, .iov_len = sizeof(g)};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 
 	sbx_msg_hdr_init(&g.hdr, SBX_REC_MSG_CGROUP, sizeof(g));
 	g.v2 = v2;
-	snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.current" : "memory.usage_in_bytes");
-	fds[0] = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.peak" : "memory.max_usage_in_bytes");
-	fds[1] = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fds[0] >= 0 && fds[1] >= 0) {
 		memset(cbuf, 0, sizeof(cbuf));
 		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
@@ -850,11 +845,13 @@ static void start_collector(struct sup *s)
 }
 
 /* At most what the caller's cgroups allow, once the request is within the
- * policy (cgcaller.c): the limits START records are the ones enforced.
- * Never fails: no allocation found is no allocation. */
-static int cap_by_allocation(struct run *r)
+ * policy (cgcaller.c): the limits START records are the ones enforced. No
+ * allocation found is no allocation; a level of the caller's cgroup path
+ * gone since it was read refuses the run (err). */
+static int cap_by_allocation(struct run *r, char *err, size_t errlen)
 {
-	cgroup_caller_cap(&r->conf, &r->limits, &r->alloc_tightened);
+	if (cgroup_caller_cap(&r->conf, &r->limits, &r->alloc_tightened, err, errlen) < 0)
+		return -1;
 	cgroup_nest_names(&r->conf, r->alloc_nested, sizeof(r->alloc_nested));
 	return 0;
 }
@@ -953,7 +950,7 @@ static void prepare(struct run *r, int argc, char **argv)
 	else if (sbx_limits_tighten(&r->limits, &r->request, r->policy_name, err, sizeof(err)) < 0 ||
 		 check_attempt(r, err, sizeof(err)) < 0)
 		r->error_code = "limit_above_policy";
-	else if (cap_by_allocation(r) < 0 || check_code(r, err, sizeof(err)) < 0 ||
+	else if (cap_by_allocation(r, err, sizeof(err)) < 0 || check_code(r, err, sizeof(err)) < 0 ||
 		 image_open(r, err, sizeof(err)) < 0 || open_policy_paths(r, err, sizeof(err)) < 0)
 		r->error_code = "setup"; /* an image missing, modified or not mounted, a policy path another
 					  * user could swap: the administrator's to fix */

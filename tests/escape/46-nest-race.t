@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# Escape class 45, the race (found by the review of issue 21's change):
+# under sbx.conf's cgroup_nest the run's cgroup v1 is made beneath the
+# caller's, whose directory is the caller's own (Slurm chowns a step's).
+# Between root's mkdirat(2) of sbx-run-ID and its open of that directory,
+# the caller renames root's directory away and makes its own cgroup under
+# the name: a cgroup the caller creates has files the caller owns, so it
+# could lift the memory, pids and cpu limits root then writes there. The
+# hooked helper pauses in that window (TEST_HOOK "cgroup-nested-made",
+# helper/cgroup.c create_v1); the caller does the swap there.
+#
+# Defence checked by removing it: fresh_root_cgroup() in create_v1 (the
+# opened directory must be root's, its files root's alone, no task in it):
+# the run went ahead in the caller's cgroup (outcome ok, nested memory):
+# tests 2-3 failed. The removal of root's renamed cgroup by its inode
+# (remove_dir) is checked by test 4.
+. "$(dirname "$0")/lib.sh"
+if [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] || [ ! -d /sys/fs/cgroup/memory ]; then
+	echo "1..0 # SKIP needs the cgroup v1 memory hierarchy"; exit 0
+fi
+plan 5
+CONF=$P/etc/sbx/sbx.conf
+cp "$CONF" "$T/sbx.conf.orig"
+A=/sys/fs/cgroup/memory/sbx-e46-$$
+cleanup() {
+	cp "$T/sbx.conf.orig" "$CONF"
+	find "$A" -depth -type d -exec rmdir {} + 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+mkdir "$A" "$A/step"
+echo 200M > "$A/memory.limit_in_bytes"
+chown sbxtest:sbxtest "$A/step" # Slurm's shape: the directory only
+awk -v nest="cgroup_nest = /sbx-e46-$$" '{print} /^\[sbx\]/{print nest}' "$T/sbx.conf.orig" > "$CONF"
+cp "$SBX_SRCDIR/tests/escape/hookrun.py" "$T/hookrun.py"
+chmod 0755 "$T/hookrun.py"
+# the swap, as the caller: root's new directory away, one of its own in its place
+cat > "$T/swap.sh" <<SWAP
+for d in "$A/step"/sbx-run-*; do
+	[ -d "\$d" ] || continue
+	mv "\$d" "$A/step/renamed-by-caller" && mkdir "\$d" && exit 0
+done
+exit 1
+SWAP
+chmod 0755 "$T/swap.sh"
+(
+	echo 0 > "$A/step/cgroup.procs" || exit 99
+	run_as sbxtest /usr/bin/python3 "$T/hookrun.py" "$HOOKED" cgroup-nested-made "sh $T/swap.sh" -- \
+		run --lang python --code-fd 3 --result-fd 4 > "$T/hook.json" 2>"$T/hook.err"
+)
+field() { python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d = d.get(k) if isinstance(d, dict) else None
+print(d)' "$T/hook.json" "$1" 2>/dev/null; }
+diag "phases: $(field phases) acted: $(field acted) outcome: $(field result.outcome)"
+diag "error: $(field result.error.message)"
+check "the caller swapped its own cgroup in under the run's name (the attack ran)" [ "$(field acted)" = 0 ]
+check "the run is refused: not the cgroup this run created" \
+	sh -c '[ "$1" = sandbox_error ] && echo "$2" | grep -q "is not the cgroup this run created"' _ \
+	"$(field result.outcome)" "$(field result.error.message)"
+check "nothing ran in the caller's cgroup (no task ever in it)" [ -z "$(cat "$A/step"/sbx-run-*/tasks 2>/dev/null)" ]
+check "root's own cgroup, renamed by the caller, was removed (by its inode)" [ ! -d "$A/step/renamed-by-caller" ]
+id=$(field result.id)
+check "the refusal is recorded (START and END)" audited "$id" sandbox_error
+cp "$T/sbx.conf.orig" "$CONF"
+finish
