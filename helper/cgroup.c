@@ -332,7 +332,13 @@ static int create_v1(const struct sbx_config *c, const char *nested, struct cgro
 		if (nest && !fresh_root_cgroup(cg->lock[i])) {
 			/* the caller owns the parent: between our mkdirat and the
 			 * open it may have renamed ours away and made its own (whose
-			 * files it could then write) under the name */
+			 * files it could then write) under the name. Neither is
+			 * touched: the fd is the caller's cgroup, and ours is under a
+			 * name we cannot tell (empty, it holds nothing) */
+			if (cg->lock[i] >= 0)
+				close(cg->lock[i]);
+			cg->lock[i] = -1;
+			cg->owner[i] = false;
 			snprintf(err, errlen, "cgroup: %s is not the cgroup this run created (replaced in the "
 				 "caller's cgroup); run not started", cg->dir[i]);
 			return -1;

@@ -12,9 +12,10 @@
 #
 # Defence checked by removing it: fresh_root_cgroup() in create_v1 (the
 # opened directory must be root's, its files root's alone, no task in it):
-# the run went ahead in the caller's cgroup (outcome ok, nested memory):
-# tests 2-3 failed. The removal of root's renamed cgroup by its inode
-# (remove_dir) is checked by test 4.
+# the run went ahead in the caller's cgroup (outcome ok, the limits written
+# into the caller's cgroup): tests 2-5 failed. Root's own empty cgroup,
+# renamed by the caller, is left where the caller put it (a residual:
+# nothing tells it apart).
 . "$(dirname "$0")/lib.sh"
 if [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] || [ ! -d /sys/fs/cgroup/memory ]; then
 	echo "1..0 # SKIP needs the cgroup v1 memory hierarchy"; exit 0
@@ -55,13 +56,16 @@ for k in sys.argv[2].split("."):
     d = d.get(k) if isinstance(d, dict) else None
 print(d)' "$T/hook.json" "$1" 2>/dev/null; }
 diag "phases: $(field phases) acted: $(field acted) outcome: $(field result.outcome)"
-diag "error: $(field result.error.message)"
+diag "error: $(field result.error)"
 check "the caller swapped its own cgroup in under the run's name (the attack ran)" [ "$(field acted)" = 0 ]
 check "the run is refused: not the cgroup this run created" \
 	sh -c '[ "$1" = sandbox_error ] && echo "$2" | grep -q "is not the cgroup this run created"' _ \
-	"$(field result.outcome)" "$(field result.error.message)"
-check "nothing ran in the caller's cgroup (no task ever in it)" [ -z "$(cat "$A/step"/sbx-run-*/tasks 2>/dev/null)" ]
-check "root's own cgroup, renamed by the caller, was removed (by its inode)" [ ! -d "$A/step/renamed-by-caller" ]
+	"$(field result.outcome)" "$(field result.error)"
+check "no sandbox was started (no phase after the refusal but the recorder's end)" \
+	sh -c 'case "$1" in *sandbox-cloned*|*supervisor-cgroup*) exit 1 ;; esac' _ "$(field phases)"
+decoy=$(ls -d "$A/step"/sbx-run-* 2>/dev/null | head -1)
+check "root wrote no limit into the caller's cgroup, nor removed it" \
+	sh -c '[ -n "$1" ] && [ "$(cat "$1/memory.limit_in_bytes")" = "$(cat "$2/memory.limit_in_bytes")" ]' _ "$decoy" "$A/step/renamed-by-caller"
 id=$(field result.id)
 check "the refusal is recorded (START and END)" audited "$id" sandbox_error
 cp "$T/sbx.conf.orig" "$CONF"
