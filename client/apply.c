@@ -43,6 +43,7 @@
 #include <jansson.h>
 #include <sodium.h>
 
+#include "textutil.h"
 #include "cli.h"
 #include "fail.h"
 #include "fdio.h"
@@ -77,16 +78,6 @@ static int parent_of(int ws, const char *path, const char **name)
 
 /* ---- the record, through sbx-helper ------------------------------------ */
 
-static void put_path(FILE *f, const char *p)
-{
-	for (; *p; p++) {
-		unsigned char ch = (unsigned char)*p;
-		if (ch <= ' ' || ch > '~' || ch == '%')
-			fprintf(f, "%%%02X", ch);
-		else
-			fputc(ch, f);
-	}
-}
 
 /* One APPLY record (recorder/workspace.c); returns the result JSON (the
  * caller decrefs) or dies when the audit log did not take it. */
@@ -107,7 +98,7 @@ static json_t *record(const struct ws_changeset *cs, const char *phase, const ch
 		fprintf(f, "begin %s\n", begin);
 	for (size_t i = 0; i < n; i++) {
 		fputs("path ", f);
-		put_path(f, paths[i]);
+		sbx_put_pctpath(f, paths[i]);
 		fputc('\n', f);
 	}
 	if (fclose(f) != 0 || fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)

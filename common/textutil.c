@@ -2,6 +2,7 @@
 #include "textutil.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -99,4 +100,16 @@ const char *sbx_media_type(const char *name, const unsigned char *h, size_t n)
 	if (suffix(name, ".txt") || suffix(name, ".log"))
 		return "text/plain";
 	return "application/octet-stream";
+}
+
+void sbx_put_pctpath(FILE *f, const char *p)
+{
+	for (; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+
+		if (ch <= ' ' || ch > '~' || ch == '%')
+			fprintf(f, "%%%02X", ch);
+		else
+			fputc(ch, f);
+	}
 }

@@ -3,6 +3,7 @@
 #ifndef SBX_TEXTUTIL_H
 #define SBX_TEXTUTIL_H
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
@@ -27,5 +28,12 @@ char *sbx_utf8_sanitize(const char *in, size_t len);
  * Returns a static string.
  */
 const char *sbx_media_type(const char *name, const unsigned char *head, size_t n);
+
+/*
+ * A path as a changeset manifest writes it (docs/workspace.md): every byte
+ * outside '!'..'~', and '%' itself, as %XX (upper-case hex), the rest as
+ * it is, so a path is one word of a line whatever its bytes.
+ */
+void sbx_put_pctpath(FILE *f, const char *p);
 
 #endif

@@ -38,6 +38,7 @@
 #include <bsd/string.h>
 #include <sha2.h> /* libmd: the helper links no libsodium */
 
+#include "textutil.h"
 #include "helper.h"
 
 #define CS_DEPTH_MAX 64
@@ -490,17 +491,6 @@ static int by_path(const void *a, const void *b)
 	return strcmp(((const struct cs_entry *)a)->path, ((const struct cs_entry *)b)->path);
 }
 
-/* A path in the manifest: bytes outside '!'..'~' and '%' as %XX */
-static void put_path(FILE *f, const char *p)
-{
-	for (; *p; p++) {
-		unsigned char ch = (unsigned char)*p;
-		if (ch <= ' ' || ch > '~' || ch == '%')
-			fprintf(f, "%%%02X", ch);
-		else
-			fputc(ch, f);
-	}
-}
 
 static int manifest(struct cs *c, int m)
 {
@@ -520,14 +510,14 @@ static int manifest(struct cs *c, int m)
 			fprintf(f, "%ld ", e->file);
 		else
 			fputs("- ", f);
-		put_path(f, e->path);
+		sbx_put_pctpath(f, e->path);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < c->n_skips; i++) {
 		char *sp = strchr(c->skips[i], ' ');
 		*sp = '\0';
 		fprintf(f, "skip %s ", c->skips[i]);
-		put_path(f, sp + 1);
+		sbx_put_pctpath(f, sp + 1);
 		fputc('\n', f);
 	}
 	if (c->incomplete)
