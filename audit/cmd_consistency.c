@@ -140,29 +140,18 @@ static int load_proof(const char *path, unsigned char (*proof)[32], size_t *n)
 /* Leaves 1..n of the log, or NULL after saying why. */
 static unsigned char (*log_leaves(struct sbx_audit *a, uint64_t n))[32]
 {
-	unsigned char (*l)[32] = out_need(malloc((n ? n : 1) * 32));
-	sqlite3_stmt *st;
-	uint64_t k = 0;
+	unsigned char (*l)[32];
+	uint64_t k;
 
-	if (sqlite3_prepare_v2(sbx_audit_db(a), "SELECT seq, leaf FROM records WHERE seq <= ?1 ORDER BY seq",
-			       -1, &st, NULL) != SQLITE_OK) {
+	if (sbx_audit_leaves(sbx_audit_db(a), n, &l, &k) == 0)
+		return l;
+	if (k == n)
 		cli_err("%s: %s", sbx_audit_path(a), sqlite3_errmsg(sbx_audit_db(a)));
-		free(l);
-		return NULL;
-	}
-	sqlite3_bind_int64(st, 1, (int64_t)n);
-	while (k < n && sqlite3_step(st) == SQLITE_ROW && (uint64_t)sqlite3_column_int64(st, 0) == k + 1 &&
-	       sqlite3_column_bytes(st, 1) == 32)
-		memcpy(l[k++], sqlite3_column_blob(st, 1), 32);
-	sqlite3_finalize(st);
-	if (k != n) {
+	else
 		cli_err("consistency: %s: record %" PRIu64 " is missing (a rotated log lacks its first "
 			"records: use the central archive, or the log and its rotation archives together)",
 			sbx_audit_path(a), k + 1);
-		free(l);
-		return NULL;
-	}
-	return l;
+	return NULL;
 }
 
 static int produce(const struct cli *c, const struct sbx_checkpoint *o, const struct sbx_checkpoint *nw)

@@ -74,27 +74,10 @@ static void hex8(char *out, const unsigned char *h)
 /* Leaves 1..n of the archive, in order (malloc'd), or NULL. */
 static unsigned char (*leaves(struct imp *im, uint64_t n))[32]
 {
-	unsigned char (*l)[32] = malloc((n ? n : 1) * 32);
-	sqlite3_stmt *st;
-	uint64_t k = 0;
+	unsigned char (*l)[32];
+	uint64_t got;
 
-	if (l == NULL || sqlite3_prepare_v2(im->db, "SELECT seq, leaf FROM records WHERE seq <= ?1 ORDER BY seq",
-					    -1, &st, NULL) != SQLITE_OK) {
-		free(l);
-		return NULL;
-	}
-	sqlite3_bind_int64(st, 1, (int64_t)n);
-	while (sqlite3_step(st) == SQLITE_ROW && k < n) {
-		if ((uint64_t)sqlite3_column_int64(st, 0) != k + 1 || sqlite3_column_bytes(st, 1) != 32)
-			break;
-		memcpy(l[k++], sqlite3_column_blob(st, 1), 32);
-	}
-	sqlite3_finalize(st);
-	if (k != n) {
-		free(l);
-		return NULL;
-	}
-	return l;
+	return sbx_audit_leaves(im->db, n, &l, &got) == 0 ? l : NULL;
 }
 
 /* What the archive holds: head, tree, newest checkpoint. */

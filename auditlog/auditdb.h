@@ -106,6 +106,15 @@ json_t *sbx_fval_json(const struct sbx_fval *v);
  * the log and its archive) in schema "main" or "arc". Returns 0 or -1. */
 int sbx_ckpt_table_create(sqlite3 *db, const char *schema);
 
+/*
+ * The leaf hashes of records 1..n of the log or archive db, in order, into
+ * *out (malloc'd, n * 32 bytes; the caller frees it). 0, or -1 with *got
+ * the number of leading records found (n when a read error stopped it
+ * before: sqlite3_errmsg(db) says why) and *out NULL. A rotated log lacks
+ * its first records: -1 with *got 0.
+ */
+int sbx_audit_leaves(sqlite3 *db, uint64_t n, unsigned char (**out)[32], uint64_t *got);
+
 /* sbx_audit_append inside the caller's write transaction (BEGIN
  * IMMEDIATE already taken, COMMIT the caller's): for a record that must
  * commit with other changes (rotation's ROTATE record). */

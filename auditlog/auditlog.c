@@ -1113,3 +1113,31 @@ int sbx_audit_insert_signed(struct sbx_audit *a, struct sbx_record *rec, const u
 		return -1;
 	return 0;
 }
+
+int sbx_audit_leaves(sqlite3 *db, uint64_t n, unsigned char (**out)[32], uint64_t *got)
+{
+	unsigned char (*l)[32] = malloc((n ? n : 1) * 32);
+	sqlite3_stmt *st;
+	uint64_t k = 0;
+
+	*out = NULL;
+	*got = n;
+	if (l == NULL ||
+	    sqlite3_prepare_v2(db, "SELECT seq, leaf FROM records WHERE seq <= ?1 ORDER BY seq", -1, &st, NULL) !=
+		    SQLITE_OK) {
+		free(l);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, (int64_t)n);
+	while (k < n && sqlite3_step(st) == SQLITE_ROW && (uint64_t)sqlite3_column_int64(st, 0) == k + 1 &&
+	       sqlite3_column_bytes(st, 1) == 32)
+		memcpy(l[k++], sqlite3_column_blob(st, 1), 32);
+	sqlite3_finalize(st);
+	*got = k;
+	if (k != n) {
+		free(l);
+		return -1;
+	}
+	*out = l;
+	return 0;
+}
