@@ -304,6 +304,17 @@ static void usage(FILE *out)
 	      out);
 }
 
+/* Print j as one compact line and release it. */
+static void put_json(json_t *j)
+{
+	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	if (t != NULL)
+		printf("%s\n", t);
+	free(t);
+	json_decref(j);
+}
+
 int apply_main(int argc, char **argv)
 {
 	struct ws_changeset cs;
@@ -392,14 +403,17 @@ int apply_main(int argc, char **argv)
 	if (n_conf > 0) {
 		json_t *r = record(&cs, "end", "conflict", n_only > 0, NULL, conf, n_conf);
 		if (json)
-			printf("%s\n", json_dumps(json_pack("{s:s, s:s, s:o, s:O}", "changeset", id, "result", "conflict",
-							    "conflicts", jconf, "record", r),
-						  JSON_COMPACT));
-		else
+			put_json(json_pack("{s:s, s:s, s:o, s:O}", "changeset", id, "result", "conflict", "conflicts",
+					   jconf, "record", r));
+		else {
 			fprintf(stderr, "sbx: apply: changeset %s: %zu conflict(s): nothing applied\n", id, n_conf);
+			json_decref(jconf);
+		}
+		json_decref(r);
 		free(conf);
 		free(todo);
 		free(done);
+		ws_free(&cs);
 		return EXIT_CONFLICT;
 	}
 	if (n_todo == 0) {
@@ -408,9 +422,11 @@ int apply_main(int argc, char **argv)
 			       n_already == 1 ? "y" : "ies");
 		else
 			printf("{\"changeset\":\"%s\",\"result\":\"applied\",\"applied\":0,\"already\":%zu}\n", id, n_already);
+		json_decref(jconf);
 		free(conf);
 		free(todo);
 		free(done);
+		ws_free(&cs);
 		return 0;
 	}
 	{
@@ -427,6 +443,7 @@ int apply_main(int argc, char **argv)
 		char begin_id[SBX_ID_LEN + 1];
 		const char *bid = json_string_value(json_object_get(b, "id"));
 		strlcpy(begin_id, bid != NULL ? bid : "", sizeof(begin_id));
+		json_decref(b);
 		free(names);
 		/* deletions deepest first, then creations and changes parents first */
 		struct ws_entry **del = calloc(n_todo, sizeof(struct ws_entry *));
@@ -454,10 +471,10 @@ int apply_main(int argc, char **argv)
 		}
 		json_t *r = record(&cs, "end", failed ? "partial" : "applied", n_only > 0, begin_id, done, n_done);
 		if (json)
-			printf("%s\n", json_dumps(json_pack("{s:s, s:s, s:I, s:I, s:s?, s:O}", "changeset", id, "result",
-							    failed ? "partial" : "applied", "applied", (json_int_t)n_done,
-							    "already", (json_int_t)n_already, "failed", failed, "record", r),
-						  JSON_COMPACT));
+			put_json(json_pack("{s:s, s:s, s:I, s:I, s:s?, s:O}", "changeset", id, "result",
+					   failed ? "partial" : "applied", "applied", (json_int_t)n_done, "already",
+					   (json_int_t)n_already, "failed", failed, "record", r));
+		json_decref(r);
 		if (failed) {
 			fprintf(stderr, "sbx: apply: %s: %s: %s; %zu of %zu entries applied, the rest not (recorded as partial)\n",
 				failed, what, ferr == EBADMSG ? "stored content does not match the changeset" : strerror(ferr),
@@ -467,6 +484,8 @@ int apply_main(int argc, char **argv)
 			free(conf);
 			free(todo);
 			free(done);
+			json_decref(jconf);
+			ws_free(&cs);
 			return EXIT_CONFLICT;
 		}
 		if (!json)
@@ -474,8 +493,10 @@ int apply_main(int argc, char **argv)
 		free(del);
 		free(add);
 	}
+	json_decref(jconf);
 	free(conf);
 	free(todo);
 	free(done);
+	ws_free(&cs);
 	return 0;
 }

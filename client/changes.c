@@ -123,9 +123,13 @@ int changes_main(int argc, char **argv)
 		cli_die_usage("changes", "no changeset id (usage: sbx changes ID [--json])");
 	ws_load(id, &cs);
 	if (json) {
-		char *t = json_dumps(entries_json(&cs), JSON_INDENT(2));
-		puts(t);
+		json_t *j = entries_json(&cs);
+		char *t = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+		if (t != NULL)
+			puts(t);
 		free(t);
+		json_decref(j);
+		ws_free(&cs);
 		return 0;
 	}
 	printf("changeset %s: %zu change(s) to %s%s%s\n", cs.id, cs.n, cs.workspace,
@@ -163,5 +167,10 @@ int changes_main(int argc, char **argv)
 		if (newfd >= 0)
 			close(newfd);
 	}
+	if (files >= 0)
+		close(files);
+	if (ws >= 0)
+		close(ws);
+	ws_free(&cs);
 	return 0;
 }

@@ -339,3 +339,19 @@ void ws_state_now(int wsfd, const char *path, char *out, size_t outlen)
 		snprintf(out, outlen, "?");
 	close(pfd);
 }
+
+void ws_free(struct ws_changeset *cs)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		free(cs->e[i].path);
+	for (size_t i = 0; i < cs->n_skips; i++)
+		free(cs->skips[i]);
+	free(cs->e);
+	free(cs->skips);
+	if (cs->dirfd >= 0)
+		close(cs->dirfd);
+	cs->e = NULL;
+	cs->skips = NULL;
+	cs->n = cs->n_skips = 0;
+	cs->dirfd = -1;
+}

@@ -51,6 +51,8 @@ struct ws_changeset {
 /* Load changeset id (dies with one line: unknown id, not the caller's,
  * malformed manifest, a path that is not beneath the workspace). */
 void ws_load(const char *id, struct ws_changeset *cs);
+/* What ws_load allocated and opened, released. */
+void ws_free(struct ws_changeset *cs);
 /* "added", "modified" or "deleted" */
 const char *ws_action(const struct ws_entry *e);
 /* The state of path in the workspace (dirfd) now, in the manifest's
