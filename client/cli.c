@@ -24,7 +24,7 @@ void cli_usage(FILE *out)
 	      "       sbx session ls [--json] | rm NAME | start NAME | stop NAME | restart NAME\n"
 	      "       sbx changes ID [--json]\n"
 	      "       sbx apply ID [--only PATH]... [--json]\n"
-	      "       sbx mcp [--keep-artifacts SIZE] [--max-text SIZE]\n"
+	      "       sbx mcp [--keep-artifacts SIZE] [--max-text SIZE] [--workspace DIR]\n"
 	      "       sbx doctor [--json]\n"
 	      "       sbx --help | --version\n"
 	      "\n"
@@ -75,7 +75,7 @@ void cli_std_opts(int argc, char **argv, void (*usage)(FILE *))
 
 void cli_usage_mcp(FILE *out)
 {
-	fputs("Usage: sbx mcp [--keep-artifacts SIZE] [--max-text SIZE]\n"
+	fputs("Usage: sbx mcp [--keep-artifacts SIZE] [--max-text SIZE] [--workspace DIR]\n"
 	      "\n"
 	      "Serve the Model Context Protocol (revisions 2024-11-05, 2025-03-26,\n"
 	      "2025-06-18 and 2025-11-25: the client's, else the newest) on\n"
@@ -108,6 +108,12 @@ void cli_usage_mcp(FILE *out)
 	      "  --max-text SIZE  bytes of stdout and of stderr in a result's text and\n"
 	      "                 structuredContent: past it the first and last part and\n"
 	      "                 a link to the whole as a resource (default 32K)\n"
+	      "  --workspace DIR  every execute_code call without a session sees DIR\n"
+	      "                 at /work copy-on-write (as sbx run --workspace): the\n"
+	      "                 result carries its changeset (entries and diff, within\n"
+	      "                 --max-text), and the tool apply_changes applies one of\n"
+	      "                 this server's changesets to DIR (recorded; put it behind\n"
+	      "                 the client's human approval)\n"
 	      "  -h, --help     show this help\n"
 	      "\n"
 	      "Ends when standard input ends and every call is answered (exit 0), or on\n"

@@ -40,17 +40,19 @@ static void ensure_std_fds(void)
 	}
 }
 
-/* `sbx mcp [--keep-artifacts SIZE] [--max-text SIZE] [--help]`: the
- * artifact store's size in bytes (returned) and the bound of each text
- * block (mcp_set_max_text); --help prints the usage and exits 0. */
+/* `sbx mcp [--keep-artifacts SIZE] [--max-text SIZE] [--workspace DIR]
+ * [--help]`: the artifact store's size in bytes (returned), the bound of
+ * each text block (mcp_set_max_text) and the workspace of execute_code's
+ * runs (mcp_set_workspace); --help prints the usage and exits 0. */
 static uint64_t mcp_options(int argc, char **argv)
 {
+	static const char *const opts[] = {"--keep-artifacts", "--max-text", "--workspace"};
+	static const char *const examples[] = {"256M, 0", "32K, 1M", "~/project"};
 	uint64_t keep = MCP_STORE_DEFAULT, text;
 
 	for (int i = 1; i < argc; i++) {
-		static const char *const opts[] = {"--keep-artifacts", "--max-text"};
 		const char *v = NULL;
-		size_t k;
+		size_t k, n = 0;
 
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			cli_usage_mcp(stdout);
@@ -58,27 +60,27 @@ static uint64_t mcp_options(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--version") == 0)
 			cli_version();
-		size_t n = 0;
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < 3; k++) {
 			n = strlen(opts[k]);
 			if (strncmp(argv[i], opts[k], n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
 				break;
 		}
-		if (k == 2)
+		if (k == 3)
 			cli_die_usage("mcp", "unexpected argument '%s' (see sbx mcp --help)", argv[i]);
 		if (argv[i][n] == '=')
 			v = argv[i] + n + 1;
 		else if (i + 1 < argc)
 			v = argv[++i];
 		else
-			cli_die_usage(k ? "mcp --max-text" : "mcp --keep-artifacts", "needs a size (examples: %s)",
-				k ? "32K, 1M" : "256M, 0");
+			cli_die_usage(opts[k], "needs a %s (examples: %s)", k == 2 ? "directory" : "size", examples[k]);
 		if (k == 0 && sbx_parse_size(v, &keep) < 0)
 			cli_die_usage("mcp --keep-artifacts", "'%s' is not a size (examples: 256M, 1G, 0)", v);
 		if (k == 1 && (sbx_parse_size(v, &text) < 0 || text < 256 || text > (64u << 20)))
 			cli_die_usage("mcp --max-text", "'%s' is not a size from 256 bytes to 64M (examples: 32K, 1M)", v);
 		if (k == 1)
 			mcp_set_max_text((size_t)text);
+		if (k == 2)
+			mcp_set_workspace(v); /* dies with one line when it is not a directory */
 	}
 	return keep;
 }

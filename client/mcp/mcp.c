@@ -81,7 +81,7 @@ static void tools_call(json_t *req, json_t *id, json_t *params)
 			return;
 		}
 		c->ch.pid = -1;
-		c->ch.out_fd = c->ch.out_dirfd = -1;
+		c->ch.out_fd = c->ch.out_dirfd = c->ch.err_fd = -1;
 		c->req = json_incref(req);
 		c->id = json_incref(id);
 		c->tool = json_string_value(name);
@@ -92,7 +92,8 @@ static void tools_call(json_t *req, json_t *id, json_t *params)
 		mcp_calls_start();
 		return;
 	}
-	if (strcmp(json_string_value(name), "execute_code") != 0) {
+	if (strcmp(json_string_value(name), "execute_code") != 0 &&
+	    (strcmp(json_string_value(name), "apply_changes") != 0 || mcp_workspace() == NULL)) {
 		snprintf(err, sizeof(err), "Unknown tool: %.200s", json_string_value(name));
 		mcp_send_error(id, RPC_PARAMS, err);
 		return;
@@ -115,9 +116,11 @@ static void tools_call(json_t *req, json_t *id, json_t *params)
 		return;
 	}
 	c->ch.pid = -1;
-	c->ch.out_fd = c->ch.out_dirfd = -1;
+	c->ch.out_fd = c->ch.out_dirfd = c->ch.err_fd = -1;
 	none = json_object();
-	if (mcp_args_parse(args ? args : none, &c->a, err, sizeof(err)) < 0) {
+	if (strcmp(json_string_value(name), "apply_changes") == 0
+		    ? mcp_ws_apply_check(c, args ? args : none, err, sizeof(err)) < 0
+		    : mcp_args_parse(args ? args : none, &c->a, err, sizeof(err)) < 0) {
 		/* 2025-11-25 (SEP-1303): bad arguments are a tool error the model
 		 * can read and correct; 2025-06-18 calls them a protocol error. */
 		if (!mcp_srv.rev->arg_tool_errors)
@@ -220,6 +223,7 @@ static void on_request(json_t *req)
 	} else if (strcmp(method, "tools/list") == 0) {
 		json_t *tools = json_pack("[o]", mcp_tool_def(mcp_srv.rev));
 		mcp_session_tool_defs(tools);
+		mcp_ws_tool_defs(tools, mcp_srv.rev);
 		mcp_send_result(id, json_pack("{s:o}", "tools", tools));
 	} else if (strcmp(method, "tools/call") == 0) {
 		tools_call(req, id, params);

@@ -110,6 +110,12 @@ json_t *mcp_tool_result(json_t *result, int dirfd);
 /* Set that bound (at least 256 bytes). */
 void mcp_set_max_text(size_t bytes);
 
+/* sbx mcp --workspace DIR: execute_code's runs get --workspace DIR (the
+ * absolute path; dies with one line when DIR is not a directory), and
+ * apply_changes is offered. mcp_workspace(): that path, or NULL. */
+void mcp_set_workspace(const char *dir);
+const char *mcp_workspace(void);
+
 /* A CallToolResult with isError and one text block. New reference. */
 json_t *mcp_tool_error(const char *msg);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* `sbx mcp`: execute_code calls, from waiting through their child
- * `sbx run --jsonl` and its progress to the answer. */
+/* `sbx mcp`: execute_code and apply_changes calls, from waiting through
+ * their child (`sbx run --jsonl`, then for a workspace run `sbx changes`;
+ * `sbx apply`) and its progress to the answer. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@ static void call_free(struct call *c)
 	json_decref(c->req);
 	json_decref(c->result);
 	free(c->lb.buf);
+	free(c->raw);
 	free(c);
 }
 
@@ -80,8 +82,9 @@ static void start_call(struct call *c)
 
 	c->running = true;
 	c->start = c->last_note = sbx_mono_ms();
-	mcp_session_first_use(&c->a);
-	if (mcp_child_start(&c->a, &c->ch, err, sizeof(err)) < 0) {
+	if (c->kind == CALL_RUN)
+		mcp_session_first_use(&c->a);
+	if ((c->kind == CALL_APPLY ? mcp_ws_apply_start(c, err, sizeof(err)) : mcp_child_start(&c->a, &c->ch, err, sizeof(err))) < 0) {
 		c->ch.pid = -1;
 		mcp_send_result(c->id, mcp_tool_error(err));
 		c->running = false;
@@ -168,7 +171,13 @@ static void finish_call(struct call *c)
 		;
 	if (c->cancelled) {
 		/* a cancelled request gets no response (MCP: cancellation) */
+	} else if (c->kind == CALL_APPLY) {
+		mcp_send_result(c->id, mcp_ws_apply_result(c, status));
+	} else if (c->kind == CALL_RUN && c->result != NULL && mcp_ws_changes_start(c)) {
+		return; /* the call goes on with its changeset's review */
 	} else if (c->result != NULL) {
+		if (c->kind == CALL_CHANGES)
+			mcp_ws_changes_merge(c, status);
 		res = mcp_tool_result(c->result, c->ch.out_dirfd);
 		c->result = NULL;
 		mcp_send_result(c->id, res);
@@ -182,6 +191,34 @@ static void finish_call(struct call *c)
 	mcp_child_cleanup(&c->ch);
 	unlink_call(c);
 	call_free(c);
+}
+
+/* A tool child's stdout: one JSON document, kept whole up to RAW_MAX
+ * bytes (past it the rest is read and dropped, and the document is
+ * then unreadable: the answer says the child gave no result). */
+static void keep_raw(struct call *c, const char *buf, size_t n)
+{
+	char *nb;
+
+	if (c->raw_len + n > RAW_MAX) {
+		free(c->raw);
+		c->raw = NULL;
+		c->raw_len = RAW_MAX + 1;
+		return;
+	}
+	if (c->raw_len > RAW_MAX)
+		return;
+	nb = realloc(c->raw, c->raw_len + n + 1);
+	if (nb == NULL) {
+		free(c->raw);
+		c->raw = NULL;
+		c->raw_len = RAW_MAX + 1;
+		return;
+	}
+	c->raw = nb;
+	memcpy(c->raw + c->raw_len, buf, n);
+	c->raw_len += n;
+	c->raw[c->raw_len] = '\0';
 }
 
 /* At most 16 reads (1 MiB) per wake-up, so that a program writing
@@ -201,7 +238,10 @@ void mcp_call_read(struct call *c)
 			finish_call(c);
 			return;
 		}
-		mcp_feed_lines(&c->lb, buf, (size_t)n, EVENT_MAX_BYTES, event_line, c);
+		if (c->kind == CALL_RUN)
+			mcp_feed_lines(&c->lb, buf, (size_t)n, EVENT_MAX_BYTES, event_line, c);
+		else
+			keep_raw(c, buf, (size_t)n);
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bsd/unistd.h>
@@ -49,6 +50,9 @@ static void remove_dir(int parent, const char *name)
 
 void mcp_child_cleanup(struct mcp_child *c)
 {
+	if (c->err_fd >= 0)
+		close(c->err_fd);
+	c->err_fd = -1;
 	if (c->out_fd >= 0)
 		close(c->out_fd);
 	if (c->out_dirfd >= 0)
@@ -74,7 +78,7 @@ static int child_fail(struct mcp_child *c, char *err, size_t errlen, const char 
 	return -1;
 }
 
-static void exec_child(int code_fd, int out_fd, char **argv)
+static void exec_child(int code_fd, int out_fd, int err_fd, char *const *argv)
 {
 	sigset_t none;
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
@@ -84,7 +88,7 @@ static void exec_child(int code_fd, int out_fd, char **argv)
 		signal(sigs[i], SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (dup2(code_fd, 0) < 0 || dup2(out_fd, 1) < 0)
+	if (dup2(code_fd, 0) < 0 || dup2(out_fd, 1) < 0 || (err_fd >= 0 && dup2(err_fd, 2) < 0))
 		_exit(127);
 	closefrom(3);
 	cli_stack_restore();
@@ -107,7 +111,7 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 	size_t i;
 
 	c->pid = -1;
-	c->out_fd = c->out_dirfd = -1;
+	c->out_fd = c->out_dirfd = c->err_fd = -1;
 	/* The directory is ours alone (0700), so its name need not be secret. */
 	snprintf(c->dir, sizeof(c->dir), "%s/sbx-mcp.XXXXXX", tmp);
 	if (mkdtemp(c->dir) == NULL) {
@@ -168,6 +172,10 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 	if (a->session != NULL) {
 		argv[n++] = "--session";
 		argv[n++] = sbx_unconst(a->session);
+	} else if (mcp_workspace() != NULL) {
+		/* a session has its own /work (sbx run refuses both) */
+		argv[n++] = "--workspace";
+		argv[n++] = sbx_unconst(mcp_workspace());
 	}
 	for (i = 0; i < a->nfiles; i++) {
 		snprintf(inputs[i], sizeof(inputs[i]), "%s/in/%s", c->dir, a->files[i].name);
@@ -179,13 +187,42 @@ int mcp_child_start(const struct mcp_args *a, struct mcp_child *c, char *err, si
 
 	c->pid = fork();
 	if (c->pid == 0)
-		exec_child(code_fd, p[1], argv);
+		exec_child(code_fd, p[1], -1, argv);
 	close(code_fd);
 	close(p[1]);
 	free(inputs);
 	if (c->pid < 0) {
 		close(p[0]);
 		return child_fail(c, err, errlen, "fork");
+	}
+	c->out_fd = p[0];
+	fcntl(c->out_fd, F_SETFL, fcntl(c->out_fd, F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+int mcp_child_spawn(char *const *argv, struct mcp_child *c, char *err, size_t errlen)
+{
+	int p[2] = {-1, -1}, null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	c->err_fd = memfd_create("sbx-mcp-stderr", MFD_CLOEXEC);
+	if (null < 0 || c->err_fd < 0 || pipe2(p, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "sbx mcp: %s: %s", argv[1], strerror(errno));
+		if (null >= 0)
+			close(null);
+		if (c->err_fd >= 0)
+			close(c->err_fd);
+		c->err_fd = -1;
+		return -1;
+	}
+	c->pid = fork();
+	if (c->pid == 0)
+		exec_child(null, p[1], c->err_fd, argv);
+	close(null);
+	close(p[1]);
+	if (c->pid < 0) {
+		snprintf(err, errlen, "sbx mcp: fork: %s", strerror(errno));
+		close(p[0]);
+		return -1;
 	}
 	c->out_fd = p[0];
 	fcntl(c->out_fd, F_SETFL, fcntl(c->out_fd, F_GETFL) | O_NONBLOCK);

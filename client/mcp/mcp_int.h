@@ -26,7 +26,14 @@ struct linebuf {
 	bool skipping; /* an over-long line: drop bytes up to its newline */
 };
 
-/* One tools/call of execute_code: waiting, then running as a child. */
+enum call_kind {
+	CALL_RUN,     /* execute_code's sbx run --jsonl */
+	CALL_CHANGES, /* then, for a run that left a changeset, its sbx changes --json --diff */
+	CALL_APPLY,   /* apply_changes: sbx apply --json */
+};
+
+/* One tools/call of execute_code or apply_changes: waiting, then running
+ * as a child. */
 struct call {
 	struct call *next;
 	json_t *id;        /* request id */
@@ -42,7 +49,13 @@ struct call {
 	double progress;
 	char recent[160];  /* the end of the latest output, for the note */
 	bool note_due;
+	enum call_kind kind;
+	char cs_id[65];    /* CALL_CHANGES, CALL_APPLY: the changeset */
+	json_t *only;      /* CALL_APPLY: the paths (borrowed from req), or NULL */
+	char *raw;         /* CALL_CHANGES, CALL_APPLY: the child's stdout, at most RAW_MAX bytes */
+	size_t raw_len;
 };
+#define RAW_MAX (64u << 20)
 
 struct mcp_server {
 	struct call *calls;
@@ -94,6 +107,25 @@ unsigned char *mcp_read_artifact(int dirfd, const char *name, size_t max, size_t
  * is a text type and d (n bytes, room for a NUL after) is UTF-8, else
  * base64. New reference, NULL when out of memory. */
 json_t *mcp_resource_contents(const char *uri, const char *mime, unsigned char *d, size_t n);
+
+/* mcp_workspace.c (sbx mcp --workspace) */
+/* After c's run: when its result names a changeset, remember it (for
+ * apply_changes) and start `sbx changes ID --json --diff` as c's child
+ * (c->kind becomes CALL_CHANGES): true; false when there is none or it
+ * did not start (the result's changeset then says why). */
+bool mcp_ws_changes_start(struct call *c);
+/* The entries (the first 100) and the diff from c->raw into c->result's
+ * changeset; or review_error with why (the child's stderr). */
+void mcp_ws_changes_merge(struct call *c, int status);
+/* apply_changes in tools (only with a workspace) */
+void mcp_ws_tool_defs(json_t *tools, const struct mcp_revision *rev);
+/* apply_changes's arguments into c (kind CALL_APPLY): 0, or -1 with one
+ * line in err (no workspace, an id this server did not propose, bad only) */
+int mcp_ws_apply_check(struct call *c, json_t *args, char *err, size_t errlen);
+int mcp_ws_apply_start(struct call *c, char *err, size_t errlen);
+/* The CallToolResult of c's finished sbx apply; isError unless applied */
+json_t *mcp_ws_apply_result(struct call *c, int status);
+size_t mcp_max_text(void); /* mcp_result.c: --max-text */
 
 /* mcp_call.c */
 size_t mcp_calls_count(bool running); /* children running, or calls waiting */

@@ -50,6 +50,11 @@ void mcp_set_max_text(size_t bytes)
 	max_text = bytes < 256 ? 256 : bytes;
 }
 
+size_t mcp_max_text(void)
+{
+	return max_text;
+}
+
 /* n bytes of s, or fewer, ending on a UTF-8 character boundary */
 static size_t utf8_head(const char *s, size_t n)
 {
@@ -195,6 +200,53 @@ static void add_summary(json_t *content, json_t *r)
 	if (id != NULL && id[0] != '\0')
 		snprintf(line + n, sizeof(line) - (size_t)n, "; run %s", id);
 	add_text(content, line);
+}
+
+/* A workspace run's changeset (sbx mcp --workspace): what it proposes,
+ * then the diff (already bounded by sbx changes --max-bytes). */
+static void add_changeset(json_t *content, json_t *r)
+{
+	json_t *cs = json_object_get(r, "changeset"), *files = json_object_get(cs, "files"), *e;
+	const char *id = str(cs, "id"), *miss = str(cs, "missing"), *rerr = str(cs, "review_error");
+	const char *diff = str(cs, "diff");
+	json_int_t omitted = json_integer_value(json_object_get(cs, "files_omitted"));
+	json_int_t diff_omitted = json_integer_value(json_object_get(cs, "diff_omitted_bytes"));
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (!json_is_object(cs))
+		return;
+	f = open_memstream(&text, &len);
+	if (f == NULL)
+		return;
+	if (id != NULL)
+		fprintf(f, "changeset %s: %" JSON_INTEGER_FORMAT " change(s) proposed for the workspace; nothing on "
+			"disk has changed (apply_changes applies them)", id, json_integer_value(json_object_get(cs, "entries")));
+	else
+		fprintf(f, "changeset: none (%s)", miss ? miss : "the run left none");
+	if (miss != NULL && id != NULL)
+		fprintf(f, "\n%s", miss);
+	json_array_foreach(files, i, e)
+		fprintf(f, "\n  %-8s %s", str(e, "action") ? str(e, "action") : "?", str(e, "path") ? str(e, "path") : "?");
+	if (omitted > 0)
+		fprintf(f, "\n  ... and %" JSON_INTEGER_FORMAT " more (sbx changes %s lists all)", omitted, id ? id : "");
+	if (rerr != NULL)
+		fprintf(f, "\nno diff: %s", rerr);
+	if (fclose(f) != 0) {
+		free(text);
+		return;
+	}
+	add_text(content, text);
+	free(text);
+	if (diff != NULL && diff[0] != '\0')
+		add_text(content, diff);
+	if (diff_omitted > 0) {
+		char note[200];
+		snprintf(note, sizeof(note), "[sbx mcp: %" JSON_INTEGER_FORMAT " bytes of the diff not shown (--max-text); "
+			 "sbx changes %s shows all]", diff_omitted, id ? id : "");
+		add_text(content, note);
+	}
 }
 
 static bool is_png(const unsigned char *d, size_t n)
@@ -432,6 +484,7 @@ json_t *mcp_tool_result(json_t *r, int dirfd)
 		free(tmp);
 	}
 	add_summary(content, r);
+	add_changeset(content, r);
 	json_array_foreach(arts, i, a)
 		add_artifact(content, id ? id : "unknown", a, dirfd, &budget);
 	if (!revision()->structured) {

@@ -27,8 +27,12 @@ static char *tool_description(void)
 		"is recorded in a signed audit log. Files the program writes to /out come "
 		"back as artifacts (PNG and JPEG as images); `files` are readable under /in. "
 		"The result has the outcome (%s), stdout, stderr and the "
-		"parsed traceback; anything but ok is a tool error.";
-	static char buf[sizeof(fmt) + 256];
+		"parsed traceback; anything but ok is a tool error.%s";
+	static const char ws[] =
+		" Without a session, /work is a copy-on-write view of the user's workspace: what the "
+		"code changes there comes back as a changeset (result.changeset: its files and diff); "
+		"nothing on disk changes unless apply_changes applies it.";
+	static char buf[sizeof(fmt) + sizeof(ws) + 256];
 	char names[256], *p;
 
 	snprintf(names, sizeof(names), "%s", sbx_outcome_names(false));
@@ -36,7 +40,7 @@ static char *tool_description(void)
 		memmove(p + 1, p, strlen(p) + 1);
 		*p = ',';
 	}
-	snprintf(buf, sizeof(buf), fmt, names);
+	snprintf(buf, sizeof(buf), fmt, names, mcp_workspace() != NULL ? ws : "");
 	return buf;
 }
 

@@ -279,30 +279,11 @@ check "sbx mcp with an argument: usage error 2" [ "$?" = 2 ]
 # --- the official TypeScript SDK as the client ---
 names="initialize tools/list call_ok call_error image_artifact bounded_text progress ping_during_a_run timeout_outcome malformed_call bad_arguments"
 nnames=11
-src="$SBX_SRCDIR/tests/mcp"
-why=
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	why="node or npm not installed (tools/install-deps installs them)"
-else
-	key=$(cat "$src/package-lock.json" | sha256sum | cut -c1-16)
-	cache=${SBX_NPM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/sbx-mcp-test}/$key
-	if [ ! -d "$cache/node_modules/@modelcontextprotocol/sdk" ]; then
-		rm -rf "$cache" && mkdir -p "$cache" && cp "$src/package.json" "$src/package-lock.json" "$cache/"
-		if ! (cd "$cache" && npm ci --no-audit --no-fund >"$T/npm.log" 2>&1); then
-			if (cd "$cache" && timeout 30 npm ping >/dev/null 2>&1); then
-				diag "npm ci failed with the registry reachable:" "$(tail -5 "$T/npm.log")"
-			else
-				why="npm cannot reach its registry"
-			fi
-			rm -rf "$cache"
-		fi
-	fi
-fi
+mcp_sdk
 if [ -n "$why" ]; then
 	i=0; while [ $i -lt $((nnames + 2)) ]; do skip "$why"; i=$((i + 1)); done
 	finish
 fi
-cp "$src/client.mjs" "$cache/client.mjs"
 flags="--with-files --with-session"
 (cd "$T" && timeout 300 node "$cache/client.mjs" $flags -- setpriv --reuid=sbxtest --regid=sbxtest --init-groups \
 	env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR="$T/tmp" XDG_DATA_HOME="$T/xdg" "$SBX" mcp) >"$T/sdk.out" 2>"$T/sdk.err"

@@ -63,28 +63,11 @@ run_as sbxtest env XDG_DATA_HOME="$T/xdg" "$SBX" session ls >"$T/ls" 2>&1
 diag "$(cat $T/ls)"
 check "the server's own session m2 was stopped at its exit" grep -Eq '^m2 .* stopped$' "$T/ls"
 # --- the official MCP TypeScript SDK as the client (as 19-mcp.t) --------
-src="$SBX_SRCDIR/tests/mcp"
-why=
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	why="node or npm not installed (tools/install-deps installs them)"
-else
-	key=$(sha256sum <"$src/package-lock.json" | cut -c1-16)
-	cache=${SBX_NPM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/sbx-mcp-test}/$key
-	if [ ! -d "$cache/node_modules/@modelcontextprotocol/sdk" ]; then
-		rm -rf "$cache" && mkdir -p "$cache" && cp "$src/package.json" "$src/package-lock.json" "$cache/"
-		if ! (cd "$cache" && npm ci --no-audit --no-fund >"$T/npm.log" 2>&1); then
-			(cd "$cache" && timeout 30 npm ping >/dev/null 2>&1) &&
-				diag "npm ci failed with the registry reachable:" "$(tail -5 "$T/npm.log")" ||
-				why="npm cannot reach its registry"
-			rm -rf "$cache"
-		fi
-	fi
-fi
+mcp_sdk
 if [ -n "$why" ]; then
 	n=$((n + 1)); echo "ok $n # SKIP $why"
 	finish
 fi
-cp "$src/client.mjs" "$cache/client.mjs"
 (cd "$T" && timeout 300 node "$cache/client.mjs" --with-live -- setpriv --reuid=sbxtest --regid=sbxtest --init-groups \
 	env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR="$T/tmp" XDG_DATA_HOME="$T/xdg" "$SBX" mcp) >"$T/sdk.out" 2>"$T/sdk.err"
 grep -q FAIL "$T/sdk.out" && diag "$(grep FAIL "$T/sdk.out")"

@@ -103,4 +103,33 @@ no_cgroups_left() {
 	esac
 }
 
+# The official MCP TypeScript SDK for tests/mcp/client.mjs (a client
+# nobody here wrote), installed once per package-lock.json into a cache:
+# sets cache (that directory, client.mjs copied into it) or why (the
+# reason to skip: node or npm missing, or npm cannot reach its registry;
+# an npm failure with the registry reachable is a diag and a failure of
+# the caller's SDK check).
+mcp_sdk() {
+	src="$SBX_SRCDIR/tests/mcp"
+	why=
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+		why="node or npm not installed (tools/install-deps installs them)"
+		return
+	fi
+	key=$(sha256sum <"$src/package-lock.json" | cut -c1-16)
+	cache=${SBX_NPM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/sbx-mcp-test}/$key
+	if [ ! -d "$cache/node_modules/@modelcontextprotocol/sdk" ]; then
+		rm -rf "$cache" && mkdir -p "$cache" && cp "$src/package.json" "$src/package-lock.json" "$cache/"
+		if ! (cd "$cache" && npm ci --no-audit --no-fund >"$T/npm.log" 2>&1); then
+			if (cd "$cache" && timeout 30 npm ping >/dev/null 2>&1); then
+				diag "npm ci failed with the registry reachable:" "$(tail -5 "$T/npm.log")"
+			else
+				why="npm cannot reach its registry"
+			fi
+			rm -rf "$cache"
+		fi
+	fi
+	[ -n "$why" ] || cp "$src/client.mjs" "$cache/client.mjs"
+}
+
 finish() { [ "$fails" = 0 ]; exit $?; }

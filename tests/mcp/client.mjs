@@ -3,7 +3,8 @@
 // here wrote) and prints one line per check: "PASS NAME" or
 // "FAIL NAME: why". tests/integration/19-mcp.t turns them into TAP.
 //
-// usage: node client.mjs [--with-files] [--with-session] [--with-live] -- CMD ARG...
+// usage: node client.mjs [--with-files] [--with-session] [--with-live] [--with-workspace] -- CMD ARG...
+//   --with-workspace: the server has --workspace $SBX_TEST_WORKSPACE (93-workspace-mcp.t)
 //   CMD ARG... starts the server (the test runs it as sbxtest).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -217,6 +218,38 @@ if (flags.has('--with-live')) {
     if (st.session_state !== 'stopped') return `stop: ${JSON.stringify(st)}`;
     const again = await client.callTool({ name: 'sbx_session_stop', arguments: { name: 'mcp-live-1' } });
     if (again.isError !== true) return `second stop: ${JSON.stringify(again)}`;
+  });
+}
+
+if (flags.has('--with-workspace')) {
+  await check('workspace changeset and apply_changes', async () => {
+    // execute_code's /work is the workspace copy-on-write: the result
+    // (validated by the SDK against outputSchema) carries the changeset
+    // and its diff, the disk is unchanged; apply_changes writes it
+    const fs = await import('node:fs');
+    const ws = process.env.SBX_TEST_WORKSPACE;
+    const { tools } = await client.listTools();
+    const ap = tools.find((x) => x.name === 'apply_changes');
+    if (!ap || ap.annotations?.destructiveHint !== true || !ap.inputSchema?.required?.includes('changeset'))
+      return `apply_changes in tools/list: ${JSON.stringify(ap)}`;
+    const r = await client.callTool({ name: 'execute_code',
+      arguments: { code: 'open("/work/sdk.txt", "w").write("SDK\\n")' } });
+    const cs = r.structuredContent?.changeset;
+    if (r.isError || !cs?.id || cs.entries !== 1 || cs.files?.[0]?.path !== 'sdk.txt' || !cs.diff.includes('+SDK'))
+      return `execute_code: ${JSON.stringify(r.structuredContent)}`;
+    if (!texts(r).some((t) => t.startsWith(`changeset ${cs.id}: 1 change(s)`))) return `content ${JSON.stringify(r.content)}`;
+    if (fs.existsSync(`${ws}/sdk.txt`)) return 'the run wrote the workspace';
+    const a = await client.callTool({ name: 'apply_changes', arguments: { changeset: cs.id } });
+    if (a.isError || a.structuredContent?.result !== 'applied') return `apply_changes: ${JSON.stringify(a)}`;
+    if (fs.readFileSync(`${ws}/sdk.txt`, 'utf8') !== 'SDK\n') return 'not applied on disk';
+    // a bad argument: a tool error from 2025-11-25, a protocol error before
+    let refused;
+    try {
+      refused = (await client.callTool({ name: 'apply_changes', arguments: { changeset: 'abc123' } })).isError === true;
+    } catch (e) {
+      refused = e instanceof McpError;
+    }
+    if (!refused) return 'an id no call proposed was not refused';
   });
 }
 
