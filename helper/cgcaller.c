@@ -13,8 +13,9 @@
  *     of that path (a delegated subtree) and write its limit files: a
  *     minimum can only fall, so what the caller wrote can tighten the run,
  *     never loosen it. A file that does not read as the kernel writes it
- *     is skipped, and so is every level below a cgroup that cannot be
- *     opened (renamed meanwhile): both leave the limits above in force.
+ *     is skipped (the limits of the other files and levels stay in
+ *     force); a level that cannot be opened (renamed meanwhile) refuses
+ *     the run, since the limits below it are unknown (escape 47).
  *   - nested (cgroup v1 only): where the caller's cgroup lies under one
  *     of sbx.conf's cgroup_nest patterns (default "/slurm /slurm_*",
  *     Slurm's task/cgroup layouts) and every control file from the
@@ -50,6 +51,7 @@
 #include <linux/magic.h>
 
 #include "helper.h"
+#include "testhook.h"
 
 #define CG_MOUNT "/sys/fs/cgroup"
 #define UNLIMITED UINT64_MAX
@@ -159,6 +161,8 @@ static int walk(const char *mnt, const char *path, const char *ctrl, bool v2, st
 		return 0;
 	}
 	read_level(fd, ctrl, v2, k);
+	/* escape 47: the window between /proc/self/cgroup and the walk */
+	TEST_HOOK("cgroup-caller-walk");
 	strlcpy(buf, path, sizeof(buf));
 	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		int next = strcmp(c, ".") == 0 || strcmp(c, "..") == 0
