@@ -34,8 +34,6 @@ mkdir "$A" "$A/step"
 echo 200M > "$A/memory.limit_in_bytes"
 chown sbxtest:sbxtest "$A/step" # Slurm's shape: the directory only
 awk -v nest="cgroup_nest = /sbx-e46-$$" '{print} /^\[sbx\]/{print nest}' "$T/sbx.conf.orig" > "$CONF"
-cp "$SBX_SRCDIR/tests/escape/hookrun.py" "$T/hookrun.py"
-chmod 0755 "$T/hookrun.py"
 # the swap, as the caller: root's new directory away, one of its own in its place
 cat > "$T/swap.sh" <<SWAP
 for d in "$A/step"/sbx-run-*; do
@@ -47,26 +45,20 @@ SWAP
 chmod 0755 "$T/swap.sh"
 (
 	echo 0 > "$A/step/cgroup.procs" || exit 99
-	run_as sbxtest /usr/bin/python3 "$T/hookrun.py" "$HOOKED" cgroup-nested-made "sh $T/swap.sh" -- \
-		run --lang python --code-fd 3 --result-fd 4 > "$T/hook.json" 2>"$T/hook.err"
+	hook_run cgroup-nested-made "sh $T/swap.sh"
 )
-field() { python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    d = d.get(k) if isinstance(d, dict) else None
-print(d)' "$T/hook.json" "$1" 2>/dev/null; }
-diag "phases: $(field phases) acted: $(field acted) outcome: $(field result.outcome)"
-diag "error: $(field result.error)"
-check "the caller swapped its own cgroup in under the run's name (the attack ran)" [ "$(field acted)" = 0 ]
+diag "phases: $(hook_field phases) acted: $(hook_field acted) outcome: $(hook_field result.outcome)"
+diag "error: $(hook_field result.error)"
+check "the caller swapped its own cgroup in under the run's name (the attack ran)" [ "$(hook_field acted)" = 0 ]
 check "the run is refused: not the cgroup this run created" \
 	sh -c '[ "$1" = sandbox_error ] && echo "$2" | grep -q "is not the cgroup this run created"' _ \
-	"$(field result.outcome)" "$(field result.error)"
+	"$(hook_field result.outcome)" "$(hook_field result.error)"
 check "no sandbox was started (no phase after the refusal but the recorder's end)" \
-	sh -c 'case "$1" in *sandbox-cloned*|*supervisor-cgroup*) exit 1 ;; esac' _ "$(field phases)"
+	sh -c 'case "$1" in *sandbox-cloned*|*supervisor-cgroup*) exit 1 ;; esac' _ "$(hook_field phases)"
 decoy=$(ls -d "$A/step"/sbx-run-* 2>/dev/null | head -1)
 check "root wrote no limit into the caller's cgroup, nor removed it" \
 	sh -c '[ -n "$1" ] && [ "$(cat "$1/memory.limit_in_bytes")" = "$(cat "$2/memory.limit_in_bytes")" ]' _ "$decoy" "$A/step/renamed-by-caller"
-id=$(field result.id)
+id=$(hook_field result.id)
 check "the refusal is recorded (START and END)" audited "$id" sandbox_error
 cp "$T/sbx.conf.orig" "$CONF"
 finish

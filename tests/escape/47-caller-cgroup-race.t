@@ -32,26 +32,18 @@ echo 300M > "$A/memory.limit_in_bytes"
 echo 200M > "$A/job/memory.limit_in_bytes"
 echo 100M > "$A/job/step/memory.limit_in_bytes"
 chown sbxtest:sbxtest "$A/job" "$A/job/step" # Slurm's shape: the directories only
-cp "$SBX_SRCDIR/tests/escape/hookrun.py" "$T/hookrun.py"
-chmod 0755 "$T/hookrun.py"
 (
 	echo 0 > "$A/job/step/cgroup.procs" || exit 99
-	run_as sbxtest /usr/bin/python3 "$T/hookrun.py" "$HOOKED" cgroup-caller-walk "mv $A/job/step $A/job/step-moved" -- \
-		run --lang python --code-fd 3 --result-fd 4 > "$T/hook.json" 2>"$T/hook.err"
+	hook_run cgroup-caller-walk "mv $A/job/step $A/job/step-moved"
 )
-field() { python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."):
-    d = d.get(k) if isinstance(d, dict) else None
-print(d)' "$T/hook.json" "$1" 2>/dev/null; }
-diag "phases: $(field phases) acted: $(field acted) outcome: $(field result.outcome)"
-diag "error: $(field result.error) limits.memory_bytes: $(field result.limits.memory_bytes)"
-check "the caller renamed its step's cgroup in the window (the attack ran)" [ "$(field acted)" = 0 ]
+diag "phases: $(hook_field phases) acted: $(hook_field acted) outcome: $(hook_field result.outcome)"
+diag "error: $(hook_field result.error) limits.memory_bytes: $(hook_field result.limits.memory_bytes)"
+check "the caller renamed its step's cgroup in the window (the attack ran)" [ "$(hook_field acted)" = 0 ]
 check "the run is refused: the caller's cgroup changed while the run was set up" \
 	sh -c '[ "$1" = sandbox_error ] && echo "$2" | grep -q "the caller.s cgroup changed"' _ \
-	"$(field result.outcome)" "$(field result.error)"
+	"$(hook_field result.outcome)" "$(hook_field result.error)"
 check "no sandbox was started" \
-	sh -c 'case "$1" in *sandbox-cloned*|*supervisor-cgroup*) exit 1 ;; esac' _ "$(field phases)"
-id=$(field result.id)
+	sh -c 'case "$1" in *sandbox-cloned*|*supervisor-cgroup*) exit 1 ;; esac' _ "$(hook_field phases)"
+id=$(hook_field result.id)
 check "the refusal is recorded (START and END)" audited "$id" sandbox_error
 finish

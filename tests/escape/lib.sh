@@ -36,6 +36,21 @@ audited() {
 	grep -q "^START .* run $1" "$T/audit.show" && grep -q "^END .* run $1" "$T/audit.show" || return 1
 	[ -z "${2:-}" ] || grep -Eq "^  outcome +$2 " "$T/audit.show"
 }
+# hook_run PHASE ACTION: the hooked helper run as sbxtest (a Python
+# print), ACTION (a shell command, as sbxtest) done at its pause point
+# PHASE (tests/escape/hookrun.py); its JSON in $T/hook.json.
+# hook_field KEY[.KEY...]: a member of that JSON, or None.
+hook_run() {
+	cp "$ESC/hookrun.py" "$T/hookrun.py"
+	chmod 0755 "$T/hookrun.py"
+	run_as sbxtest /usr/bin/python3 "$T/hookrun.py" "$HOOKED" "$1" "$2" -- \
+		run --lang python --code-fd 3 --result-fd 4 > "$T/hook.json" 2>"$T/hook.err"
+}
+hook_field() { python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d = d.get(k) if isinstance(d, dict) else None
+print(d)' "$T/hook.json" "$1" 2>/dev/null; }
 # procs [N]: while a run of this prefix's helper is going on, print its
 # process tree as JSON (tests/escape/procs.py)
 procs() { python3 "$ESC/procs.py" "$P/libexec/sbx/sbx-helper" "${1:-2}"; }

@@ -93,23 +93,7 @@ check "sbx mcp as a caller outside group sbx: refuses at start (77), says which 
 	sh -c '[ "$1" = 77 ] && [ -z "$2" ] && grep -q "not in group sbx.*usermod -a -G sbx sbxout, then log in again" "$3"' _ "$rc" "$out" "$T/e"
 
 # the real older SDKs and the Inspector
-src="$SBX_SRCDIR/tests/mcp-versions"
-why=
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	why="node or npm not installed (tools/install-deps test installs them)"
-else
-	key=$(sha256sum <"$src/package-lock.json" | cut -c1-16)
-	cache=${SBX_NPM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/sbx-mcp-test}/versions-$key
-	if [ ! -d "$cache/node_modules/sdk-2025-03-26" ]; then
-		rm -rf "$cache" && mkdir -p "$cache" && cp "$src/package.json" "$src/package-lock.json" "$cache/"
-		(cd "$cache" && npm ci --no-audit --no-fund --ignore-scripts >"$T/npm.log" 2>&1) || {
-			diag "$(tail -5 "$T/npm.log")"
-			why="npm ci failed"
-			rm -rf "$cache"
-		}
-	fi
-	[ -n "$why" ] || cp "$src/client.mjs" "$cache/"
-fi
+npm_cache tests/mcp-versions sdk-2025-03-26 versions- --ignore-scripts
 # node runs as root, the server it starts as sbxtest
 AS_SBXTEST="setpriv --reuid=sbxtest --regid=sbxtest --init-groups env -i PATH=/usr/bin:/bin HOME=/nonexistent TMPDIR=$T"
 for v in 2024-11-05 2025-03-26; do

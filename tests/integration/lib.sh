@@ -103,24 +103,27 @@ no_cgroups_left() {
 	esac
 }
 
-# The official MCP TypeScript SDK for tests/mcp/client.mjs (a client
-# nobody here wrote), installed once per package-lock.json into a cache:
-# sets cache (that directory, client.mjs copied into it) or why (the
+# npm_cache DIR MARKER NAME [NPM-CI-ARGS]: the packages of DIR's
+# package-lock.json (tests/mcp: the official MCP TypeScript SDK, a client
+# nobody here wrote; tests/mcp-versions: its older releases and the
+# Inspector) installed once per lock file into a cache, and DIR's
+# client.mjs copied there: sets cache (that directory, NAME-HASH; MARKER
+# is the path under node_modules that says it is complete) or why (the
 # reason to skip: node or npm missing, or npm cannot reach its registry;
-# an npm failure with the registry reachable is a diag and a failure of
-# the caller's SDK check).
-mcp_sdk() {
-	src="$SBX_SRCDIR/tests/mcp"
+# an npm failure with the registry reachable is a diag, and the caller's
+# SDK checks then fail).
+npm_cache() {
+	src="$SBX_SRCDIR/$1"
 	why=
 	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 		why="node or npm not installed (tools/install-deps installs them)"
 		return
 	fi
 	key=$(sha256sum <"$src/package-lock.json" | cut -c1-16)
-	cache=${SBX_NPM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/sbx-mcp-test}/$key
-	if [ ! -d "$cache/node_modules/@modelcontextprotocol/sdk" ]; then
+	cache=${SBX_NPM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/sbx-mcp-test}/$3$key
+	if [ ! -d "$cache/node_modules/$2" ]; then
 		rm -rf "$cache" && mkdir -p "$cache" && cp "$src/package.json" "$src/package-lock.json" "$cache/"
-		if ! (cd "$cache" && npm ci --no-audit --no-fund >"$T/npm.log" 2>&1); then
+		if ! (cd "$cache" && shift 3 && npm ci --no-audit --no-fund "$@" >"$T/npm.log" 2>&1); then
 			if (cd "$cache" && timeout 30 npm ping >/dev/null 2>&1); then
 				diag "npm ci failed with the registry reachable:" "$(tail -5 "$T/npm.log")"
 			else
@@ -131,5 +134,6 @@ mcp_sdk() {
 	fi
 	[ -n "$why" ] || cp "$src/client.mjs" "$cache/client.mjs"
 }
+mcp_sdk() { npm_cache tests/mcp @modelcontextprotocol/sdk ""; }
 
 finish() { [ "$fails" = 0 ]; exit $?; }
