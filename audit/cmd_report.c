@@ -32,6 +32,7 @@ static void help(void)
 	printf("usage: " PROG " report [--since WHEN] [--until WHEN] [--summary] [--no-verify]\n"
 	       "         [--by user|policy|outcome|language|day|hour] [--failed] [--limit N]\n"
 	       "         [--limits] [--top-code [N]] [--sessions] [--network] [--environments]\n"
+	       "         [--applies]\n"
 	       "         [--format text|csv|json]\n"
 	       "         [--html FILE] [--hosts DIR [--keyring FILE]]\n"
 	       "\n"
@@ -48,8 +49,8 @@ static void help(void)
 	       "                  or list keys with commas\n"
 	       "  --failed        runs whose outcome is not ok, newest --limit N, oldest\n"
 	       "                  first\n"
-	       "  --limit N       rows of --failed, --sessions and the --network\n"
-	       "                  destinations (default %d; 0: all)\n"
+	       "  --limit N       rows of --failed, --sessions, --applies and the\n"
+	       "                  --network destinations (default %d; 0: all)\n"
 	       "  --limits        which limit fired how often, and for which users\n"
 	       "  --top-code [N]  the N (default %d) most repeated code digests, with\n"
 	       "                  runs, distinct users, user names and ok runs\n"
@@ -66,6 +67,11 @@ static void help(void)
 	       "                  ran in more than one environment with more than one\n"
 	       "                  outcome: same code, different environment, different\n"
 	       "                  outcome\n"
+	       "  --applies       sbx apply: each changeset applied or refused (dated by\n"
+	       "                  its end record), who applied it, the run, full (all) or\n"
+	       "                  subset (only), files, result, and whether the digest\n"
+	       "                  applied is the one the run's END signed (matches_run:\n"
+	       "                  yes, or NO and why); then the applies per result\n"
 	       "  --format FMT    text (default), csv (RFC 4180; several tables are\n"
 	       "                  separated by an empty line) or json (one object)\n"
 	       "  --no-verify     do not verify the log first (the report's header says\n"
@@ -269,8 +275,8 @@ static int run(const struct cli *c, struct sbx_audit *a, struct ropts *o, const 
 
 static void all_sections(struct ropts *o)
 {
-	o->sections |= RS_SUMMARY | RS_LIMITS | RS_TOPCODE | RS_SESSIONS | RS_NETWORK | RS_ENVIRONMENTS | RS_FAILED |
-		       RS_DAYCHART;
+	o->sections |= RS_SUMMARY | RS_LIMITS | RS_TOPCODE | RS_SESSIONS | RS_NETWORK | RS_ENVIRONMENTS | RS_APPLIES |
+		       RS_FAILED | RS_DAYCHART;
 	o->by |= 1u << BY_USER | 1u << BY_POLICY | 1u << BY_LANGUAGE | 1u << BY_DAY;
 }
 
@@ -389,7 +395,7 @@ static int top_arg(int argc, char **argv, int64_t *n)
 int cmd_report(struct cli *c, int argc, char **argv)
 {
 	enum { O_SINCE = OPT_FIRST_CMD, O_UNTIL, O_SUMMARY, O_BY, O_FAILED, O_LIMIT, O_LIMITS,
-	       O_TOP, O_SESSIONS, O_NETWORK, O_ENVIRONMENTS, O_FORMAT, O_HTML, O_NOVERIFY, O_HOSTS,
+	       O_TOP, O_SESSIONS, O_NETWORK, O_ENVIRONMENTS, O_APPLIES, O_FORMAT, O_HTML, O_NOVERIFY, O_HOSTS,
 	       O_KEYRING };
 	static const struct option opts[] = {
 		{"since", required_argument, NULL, O_SINCE},
@@ -403,6 +409,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		{"sessions", no_argument, NULL, O_SESSIONS},
 		{"network", no_argument, NULL, O_NETWORK},
 		{"environments", no_argument, NULL, O_ENVIRONMENTS},
+		{"applies", no_argument, NULL, O_APPLIES},
 		{"format", required_argument, NULL, O_FORMAT},
 		{"html", required_argument, NULL, O_HTML},
 		{"no-verify", no_argument, NULL, O_NOVERIFY},
@@ -467,6 +474,9 @@ int cmd_report(struct cli *c, int argc, char **argv)
 			break;
 		case O_ENVIRONMENTS:
 			o.sections |= RS_ENVIRONMENTS;
+			break;
+		case O_APPLIES:
+			o.sections |= RS_APPLIES;
 			break;
 		case O_FORMAT:
 			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "csv") != 0 &&

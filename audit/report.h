@@ -29,6 +29,9 @@ struct rtable {
 	const char *name;   /* JSON key, HTML id: "by_user" */
 	const char *title;  /* heading: "Runs by user" */
 	int single;         /* one row shown as "name: value" lines / a JSON object */
+	const char *alert;  /* a column, or NULL: a row whose cell there is not "yes" is
+			     * flagged (HTML: class alert), e.g. an applied changeset
+			     * that is not the one its run's END signed */
 	size_t ncols;
 	char **cols;        /* column names, from the SQL */
 	size_t nrows, cap;
@@ -48,6 +51,7 @@ enum rsect {
 	RS_DAYCHART = 1 << 6, /* runs per day by outcome, for the HTML chart */
 	RS_NETWORK = 1 << 7,  /* [network] mode = allow: totals and destinations */
 	RS_ENVIRONMENTS = 1 << 8, /* runs per environment; code whose outcome changed with it */
+	RS_APPLIES = 1 << 9,  /* sbx apply: each applied changeset, its run, the digest check */
 };
 
 enum rby { BY_USER, BY_POLICY, BY_OUTCOME, BY_LANGUAGE, BY_DAY, BY_HOUR, BY_N };
@@ -110,6 +114,8 @@ int report_html(FILE *f, const struct report *r, const struct ropts *o);
 
 /* A table by name, or NULL. */
 const struct rtable *report_find(const struct report *r, const char *name);
+/* Whether row r is flagged by the table's alert column (1), or not (0). */
+int rtable_flagged(const struct rtable *t, size_t r);
 /* The cell as text: integers in decimal, NULL as "" (static buffer for
  * integers, valid until the next call). */
 const char *rcell_text(const struct rcell *c, size_t *n);

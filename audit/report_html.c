@@ -190,7 +190,7 @@ static void table(FILE *f, const struct rtable *t, const char *idp)
 	}
 	fputs("</tr></thead>\n<tbody>\n", f);
 	for (r = 0; r < t->nrows; r++) {
-		fputs("<tr>", f);
+		fputs(rtable_flagged(t, r) ? "<tr class=\"alert\">" : "<tr>", f);
 		for (c = 0; c < t->ncols; c++) {
 			fputs(RT_CELL(t, r, c)->type == RC_INT ? "<td class=\"n\">" : "<td>", f);
 			html_cell(f, RT_CELL(t, r, c));
@@ -209,7 +209,9 @@ static const char css[] =
 	"thead th{background:#eee}td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	"table.kv th{background:#f6f6f6}.ax{font-size:11px;fill:#444}"
 	".legend span{margin-right:1em}.legend i{display:inline-block;width:.9em;height:.9em;"
-	"margin-right:.3em;vertical-align:middle}p.meta{color:#555}";
+	"margin-right:.3em;vertical-align:middle}p.meta{color:#555}"
+	"tr.alert td{background:#fde7e9;color:#8e0012;font-weight:600}"
+	"td.bad{color:#8e0012;font-weight:600}";
 
 /* "CET, UTC+01:00": the zone that days and hours are counted in (its
  * offset now; the tables follow the zone's rules across DST changes). */
@@ -249,7 +251,7 @@ static void page_head(FILE *f, const struct ropts *o)
 	local_zone(zone, sizeof(zone));
 	html_str(f, zone);
 	fputs("). Counts come from the log's columns, which verify checks against the "
-	      "signed records.</p>\n", f);
+	      "signed records (the applies from the signed records themselves).</p>\n", f);
 }
 
 static void page_body(FILE *f, const struct report *r, const char *idp)

@@ -32,6 +32,21 @@ const char *rcell_text(const struct rcell *c, size_t *n)
 	}
 }
 
+int rtable_flagged(const struct rtable *t, size_t r)
+{
+	const struct rcell *x;
+	size_t c;
+
+	if (t->alert == NULL)
+		return 0;
+	for (c = 0; c < t->ncols; c++)
+		if (strcmp(t->cols[c], t->alert) == 0) {
+			x = RT_CELL(t, r, c);
+			return x->type != RC_TEXT || strcmp(x->s, "yes") != 0;
+		}
+	return 0;
+}
+
 /* Escaped text of a cell (malloc'd); NULL shows as "-" in text. */
 static char *cell_esc(const struct rcell *c, const char *null)
 {
@@ -60,10 +75,15 @@ static void text_table(FILE *f, const struct rtable *t)
 				w[c] = strlen(s);
 		}
 	fprintf(f, "%s\n", t->title);
+	/* a flagged row starts with "!", in a column of its own */
+	if (t->alert != NULL)
+		fputs("  ", f);
 	for (c = 0; c < t->ncols; c++)
 		fprintf(f, "%s%-*s", c ? "  " : "", c + 1 < t->ncols ? (int)w[c] : 0, t->cols[c]);
 	fputc('\n', f);
 	for (r = 0; r < t->nrows; r++) {
+		if (t->alert != NULL)
+			fputs(rtable_flagged(t, r) ? "! " : "  ", f);
 		for (c = 0; c < t->ncols; c++) {
 			const char *s = e[r * t->ncols + c];
 			int num = RT_CELL(t, r, c)->type == RC_INT;

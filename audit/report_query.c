@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /*
  * The report's SQL. Every aggregate runs in SQLite over the derived
- * columns (never the blobs), with the window and limits as bound
- * parameters; only fixed identifiers from this file are pasted into SQL.
+ * columns, with the window and limits as bound parameters; only fixed
+ * identifiers from this file are pasted into SQL. The one exception is
+ * --applies, which reads the few APPLY records' fields from their blobs
+ * (applies(), below).
  *
  * A run is its END record (which repeats the START's user, policy,
  * language, code digest, session and attempt), or its START when it has no
@@ -21,6 +23,7 @@
  */
 #include "cli.h"
 #include "report.h"
+#include "sqlfield.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -445,6 +448,74 @@ static int environments(struct q *q)
 		     drift, -2) < 0 ? -1 : 0;
 }
 
+/*
+ * sbx apply (docs/workspace.md "The apply report"): one row per apply,
+ * with the run it applied and whether the digest applied is the one the
+ * run's END signed. The APPLY fields and the END's changeset fields are
+ * read from the signed blobs (sbx_field, sqlfield.c: the writer projects
+ * only applied_run and apply_result): a log from before sbx apply has
+ * none to report, and one whose columns no newer writer added still
+ * reports them.
+ *
+ * An apply is its end record (applied, partial, conflict), dated by it,
+ * with its begin (apply_begin names it) however long before; or a record
+ * no end names: a refused begin, a malformed report (refused), or a begin
+ * whose end never came (begun: killed, or still going). ap holds the
+ * APPLY records from ?1 on (an end after ?2 claims its begin for a later
+ * window), and the older begins of the window's ends. The run's END is
+ * its first, the one the recorder checked (sbx_audit_end_changeset).
+ */
+#define APPLY_COLS                                                                          \
+	" SELECT seq, run_id AS id, realtime_ns AS t, uid, user,"                           \
+	" sbx_field(blob, 'apply_phase') AS phase, sbx_field(blob, 'applied_run') AS run,"  \
+	" sbx_field(blob, 'applied_changeset_sha256') AS cs,"                               \
+	" sbx_field(blob, 'apply_subset') AS subset, sbx_field(blob, 'apply_result') AS result," \
+	" sbx_field(blob, 'apply_check') AS chk, sbx_field(blob, 'apply_files') AS files,"  \
+	" sbx_field(blob, 'apply_begin') AS begin FROM records WHERE kind = 'apply'"
+#define APPLIES_CTE                                                                         \
+	"WITH w AS MATERIALIZED (" APPLY_COLS " AND realtime_ns >= ?1),"                \
+	" ap AS MATERIALIZED (SELECT * FROM w UNION ALL" APPLY_COLS                     \
+	"  AND realtime_ns < ?1 AND run_id IN (SELECT begin FROM w WHERE phase = 'end'"     \
+	"  AND t < ?2)),"                                                                   \
+	" one AS (SELECT a.t, a.seq, coalesce(b.id, a.id) AS apply, a.uid, a.user, a.run,"  \
+	"  a.cs, b.cs AS bcs, a.subset, a.files, a.result, coalesce(b.chk, a.chk) AS chk"   \
+	"  FROM ap a LEFT JOIN ap b ON b.id = a.begin AND b.phase = 'begin'"                \
+	"  WHERE a.phase = 'end' AND a.t < ?2"                                              \
+	" UNION ALL SELECT t, seq, id, uid, user, run, cs, NULL, subset, files, result, chk"  \
+	"  FROM ap WHERE phase IS NOT 'end' AND t >= ?1 AND t < ?2 AND id NOT IN"           \
+	"  (SELECT begin FROM ap WHERE phase = 'end' AND begin IS NOT NULL)),"             \
+	" apps AS (SELECT o.*, e.seq AS eseq, e.user AS run_user, e.code_sha256 AS code,"   \
+	"  sbx_field(e.blob, 'changeset_sha256') AS rcs,"                                   \
+	"  sbx_field(e.blob, 'changeset_entries') AS entries FROM one o"                    \
+	"  LEFT JOIN records e ON e.seq = (SELECT min(seq) FROM records"                    \
+	"  WHERE run_id = o.run AND kind = 'end')),"                                        \
+	" rows AS (SELECT *, CASE WHEN eseq IS NULL THEN 'NO: no such run'"                 \
+	"  WHEN rcs IS NULL THEN 'NO: the run has no changeset'"                            \
+	"  WHEN cs IS rcs AND (bcs IS NULL OR bcs IS rcs) THEN 'yes'"                       \
+	"  ELSE 'NO: not the run''s changeset' END AS matches_run FROM apps) "
+
+static int applies(struct q *q)
+{
+	static const char list[] = APPLIES_CTE
+		"SELECT time, apply, user, uid, run, run_user, result, subset, files, entries,"
+		" matches_run, \"check\", changeset, code_sha256 FROM (SELECT " ISO("t") " AS time,"
+		" apply, user, uid, run, run_user, result, subset, files, entries, matches_run,"
+		" chk AS \"check\", cs AS changeset, code AS code_sha256, t, seq FROM rows"
+		" ORDER BY t DESC, seq DESC LIMIT ?4) ORDER BY t, seq";
+	static const char by_result[] = APPLIES_CTE
+		"SELECT result, count(*) AS applies, count(DISTINCT user) AS users,"
+		" count(DISTINCT run) AS runs, sum(subset = 'only') AS subsets,"
+		" sum(matches_run <> 'yes') AS not_the_runs_changeset"
+		" FROM rows GROUP BY 1 ORDER BY applies DESC, 1";
+
+	if (sqlfield_register(q->db) < 0)
+		return fail(q, "sbx_field");
+	if (table(q, "applies", "Changesets applied (sbx apply)", 0, list, q->o->failed_max) < 0)
+		return -1;
+	q->r->t[q->r->n - 1].alert = "matches_run";
+	return table(q, "applies_by_result", "Applies by result", 0, by_result, -2);
+}
+
 /* Runs per day and outcome, for the HTML chart. */
 static int days(struct q *q)
 {
@@ -480,6 +551,8 @@ static int build(struct q *q)
 	if ((o->sections & RS_DAYCHART) && days(q) < 0)
 		return -1;
 	if ((o->sections & RS_ENVIRONMENTS) && environments(q) < 0)
+		return -1;
+	if ((o->sections & RS_APPLIES) && applies(q) < 0)
 		return -1;
 	return 0;
 }
