@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -52,6 +53,22 @@
 #include "workspace.h"
 
 #define EXIT_CONFLICT 1
+
+/* The caller's umask, applied to the modes the run left (as cp(1) and a
+ * non-root tar(1) do): a payload that made a file 0666 or 0777 in /work
+ * cannot make the caller's own file writable by others. */
+static mode_t caller_umask = 022;
+
+/* A path as JSON holds it: invalid UTF-8 replaced (U+FFFD), so that one
+ * odd name cannot drop an entry from the report. */
+static json_t *jpath(const char *p)
+{
+	char *t = sbx_utf8_sanitize(p, strlen(p));
+	json_t *j = json_string(t != NULL ? t : "?");
+
+	free(t);
+	return j;
+}
 
 static int open_dir_beneath(int dfd, const char *path)
 {
@@ -192,7 +209,7 @@ static int write_temp(int files, long n, const char *want, unsigned mode, int pf
 	crypto_hash_sha256_final(&h, d);
 	sbx_hex(d, 32, hex);
 	close(in);
-	if (k != 0 || strcmp(hex, want + 2) != 0 || fchmod(out, mode & 0777) < 0 || fsync(out) < 0) {
+	if (k != 0 || strcmp(hex, want + 2) != 0 || fchmod(out, mode & 0777 & ~caller_umask) < 0 || fsync(out) < 0) {
 		int e = k != 0 ? errno : strcmp(hex, want + 2) != 0 ? EBADMSG : errno;
 		close(out);
 		unlinkat(pfd, tmp, 0);
@@ -351,6 +368,20 @@ int apply_main(int argc, char **argv)
 	if ((uint64_t)st.st_dev != cs.dev || (uint64_t)st.st_ino != cs.ino)
 		cli_die(id, "the workspace %s is not the directory the run saw (moved or replaced): not applied",
 			cs.workspace);
+	/* One apply at a time per workspace, the conflict check inside the
+	 * lock: two changesets from one state applied at once would both pass
+	 * the check and the second would overwrite the first unseen. flock(2)
+	 * on the directory: advisory, between sbx apply processes. */
+	if (flock(ws, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			cli_die(id, "the workspace %s: lock: %s: not applied", cs.workspace, strerror(errno));
+		if (!json)
+			fprintf(stderr, "sbx: apply: waiting for another sbx apply to %s\n", cs.workspace);
+		if (flock(ws, LOCK_EX) < 0)
+			cli_die(id, "the workspace %s: lock: %s: not applied", cs.workspace, strerror(errno));
+	}
+	caller_umask = umask(0);
+	umask(caller_umask);
 	files = openat(cs.dirfd, "files", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (files < 0)
 		cli_die(id, "%s/files: %s", cs.dir, strerror(errno));
@@ -395,7 +426,7 @@ int apply_main(int argc, char **argv)
 					  : now[0] == '-'      ? "deleted on disk since the run"
 							       : "changed on disk since the run";
 			conf[n_conf++] = e->path;
-			json_array_append_new(jconf, json_pack("{s:s, s:s}", "path", e->path, "why", why));
+			json_array_append_new(jconf, json_pack("{s:o, s:s}", "path", jpath(e->path), "why", why));
 			if (!json)
 				fprintf(stderr, "sbx: apply: conflict: %s: %s\n", e->path, why);
 		}
@@ -460,7 +491,13 @@ int apply_main(int argc, char **argv)
 		qsort(add, na, sizeof(struct ws_entry *), by_path_asc);
 		const char *failed = NULL, *what = NULL;
 		int ferr = 0;
-		signal(SIGINT, SIG_IGN); /* a ^C between begin and end would leave the end unrecorded */
+		/* a ^C, a SIGTERM (an MCP server stopping, a closed terminal)
+		 * between begin and end would leave the end unrecorded and the
+		 * workspace half-applied; the work is bounded (the changeset's
+		 * files), SIGKILL still stops it, and sbx apply again finishes */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
 		for (size_t i = 0; i < nd + na && failed == NULL; i++) {
 			struct ws_entry *e = i < nd ? del[i] : add[i - nd];
 			if (apply_one(ws, files, e, &what) < 0) {
@@ -471,9 +508,9 @@ int apply_main(int argc, char **argv)
 		}
 		json_t *r = record(&cs, "end", failed ? "partial" : "applied", n_only > 0, begin_id, done, n_done);
 		if (json)
-			put_json(json_pack("{s:s, s:s, s:I, s:I, s:s?, s:O}", "changeset", id, "result",
+			put_json(json_pack("{s:s, s:s, s:I, s:I, s:o?, s:O}", "changeset", id, "result",
 					   failed ? "partial" : "applied", "applied", (json_int_t)n_done, "already",
-					   (json_int_t)n_already, "failed", failed, "record", r));
+					   (json_int_t)n_already, "failed", failed ? jpath(failed) : NULL, "record", r));
 		json_decref(r);
 		if (failed) {
 			fprintf(stderr, "sbx: apply: %s: %s: %s; %zu of %zu entries applied, the rest not (recorded as partial)\n",

@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "fail.h"
 #include "textutil.h"
+#include "ttysafe.h"
 #include "units.h"
 #include "workspace.h"
 
@@ -34,7 +35,8 @@ struct sink {
 	bool to_buf;
 	char *buf;
 	size_t len, max;
-	uint64_t omitted;
+	uint64_t omitted;       /* bytes cut */
+	uint64_t files_omitted; /* entries not diffed once the buffer was full */
 };
 
 static void sink_put(struct sink *s, const char *d, size_t n)
@@ -61,7 +63,7 @@ static void sink_put(struct sink *s, const char *d, size_t n)
 static void sink_printf(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sink_printf(struct sink *s, const char *fmt, ...)
 {
-	char line[4400];
+	char line[4 * 4096 + 256];
 	va_list ap;
 	int n;
 
@@ -104,6 +106,16 @@ static json_t *entries_json(const struct ws_changeset *cs)
 			 cs->incomplete[0] ? cs->incomplete : NULL, "files", a, "skipped", sk);
 }
 
+/* A path as a line of text shows it (ttysafe_name); dies when out of memory. */
+static char *shown(const char *path)
+{
+	char *t = ttysafe_name(path);
+
+	if (t == NULL)
+		cli_die("changes", "out of memory");
+	return t;
+}
+
 /* has a NUL in its first 8 KiB: shown as a binary change */
 static bool binary(int fd)
 {
@@ -126,7 +138,7 @@ static int open_beneath(int dfd, const char *path)
 /* diff -u of two fds (-1: /dev/null), labelled a/PATH and b/PATH, into s */
 static void diff(struct sink *s, int oldfd, int newfd, const char *path)
 {
-	char a[4200], b[4200], o[64], n[64], buf[8192];
+	char a[4 * 4096 + 8], b[4 * 4096 + 8], o[64], n[64], buf[8192];
 	int p[2] = {-1, -1};
 	ssize_t got;
 	pid_t pid;
@@ -178,8 +190,31 @@ static void usage(FILE *out)
 	      out);
 }
 
-/* The diff of every text file the changeset changes, then a line per
- * binary change, into s. */
+/* A symbolic link the run left: its target is what apply will create,
+ * never followed, so the reviewer must see it ("symlink a/PATH ->
+ * TARGET", both shown as ttysafe_name shows names). */
+static void link_line(struct sink *s, int files, const struct ws_entry *e)
+{
+	char name[32], target[4097], *p, *t;
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(name, sizeof(name), "%ld", e->file);
+	fd = files >= 0 ? openat(files, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		n = read(fd, target, sizeof(target) - 1);
+		close(fd);
+	}
+	target[n > 0 ? n : 0] = '\0';
+	p = shown(e->path);
+	t = shown(n > 0 ? target : "?");
+	sink_printf(s, "symlink a/%s -> %s\n", p, t);
+	free(p);
+	free(t);
+}
+
+/* The diff of every text file the changeset changes, a line per binary
+ * change and one per symbolic link, into s. */
 static void write_diffs(struct sink *s, const struct ws_changeset *cs)
 {
 	int ws = open(cs->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -190,15 +225,28 @@ static void write_diffs(struct sink *s, const struct ws_changeset *cs)
 		char now[68], name[32];
 		int oldfd = -1, newfd = -1;
 
+		char *path;
+
+		if (e->after[0] == 'l') {
+			link_line(s, files, e);
+			continue;
+		}
 		if (e->before[0] != 'f' && e->after[0] != 'f')
 			continue;
+		/* past the bound nothing more is shown: count, do not diff */
+		if (s->to_buf && s->len >= s->max) {
+			s->files_omitted++;
+			continue;
+		}
+		path = shown(e->path);
 		if (e->before[0] == 'f' && ws >= 0) {
 			ws_state_now(ws, e->path, now, sizeof(now));
 			if (strcmp(now, e->before) == 0)
 				oldfd = open_beneath(ws, e->path);
 			else {
 				sink_printf(s, "--- a/%s: changed on disk since the run; its before content is not kept\n",
-					    e->path);
+					    path);
+				free(path);
 				continue;
 			}
 		}
@@ -206,7 +254,8 @@ static void write_diffs(struct sink *s, const struct ws_changeset *cs)
 			snprintf(name, sizeof(name), "%ld", e->file);
 			newfd = openat(files, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		}
-		diff(s, oldfd, newfd, e->path);
+		diff(s, oldfd, newfd, path);
+		free(path);
 		if (oldfd >= 0)
 			close(oldfd);
 		if (newfd >= 0)
@@ -232,8 +281,16 @@ static void print_json(const struct ws_changeset *cs, bool with_diff, uint64_t m
 		text = sbx_utf8_sanitize(s.buf ? s.buf : "", s.len);
 		if (text == NULL)
 			cli_die("changes", "out of memory");
+		/* each invalid byte became three (U+FFFD): bound it again, on a
+		 * character boundary */
+		size_t tl = strlen(text), cut = tl > s.max ? s.max : tl;
+		while (cut > 0 && cut < tl && ((unsigned char)text[cut] & 0xc0) == 0x80)
+			cut--;
+		s.omitted += tl - cut;
+		text[cut] = '\0';
 		json_object_set_new(j, "diff", json_string(text));
 		json_object_set_new(j, "diff_omitted_bytes", json_integer((json_int_t)s.omitted));
+		json_object_set_new(j, "diff_omitted_files", json_integer((json_int_t)s.files_omitted));
 		free(text);
 		free(s.buf);
 	}
@@ -280,11 +337,20 @@ int changes_main(int argc, char **argv)
 	}
 	printf("changeset %s: %zu change(s) to %s%s%s\n", cs.id, cs.n, cs.workspace,
 	       cs.incomplete[0] ? ", INCOMPLETE: " : "", cs.incomplete);
-	for (size_t i = 0; i < cs.n; i++)
-		printf("  %-8s %s%s\n", ws_action(&cs.e[i]), cs.e[i].path,
-		       cs.e[i].after[0] == 'd' ? "/" : cs.e[i].after[0] == 'l' ? " (symlink)" : "");
-	for (size_t i = 0; i < cs.n_skips; i++)
-		printf("  skipped  %s\n", cs.skips[i]);
+	for (size_t i = 0; i < cs.n; i++) {
+		char *p = shown(cs.e[i].path);
+		if (cs.e[i].after[0] == 'f')
+			printf("  %-8s %s (mode %04o)\n", ws_action(&cs.e[i]), p, cs.e[i].mode & 07777);
+		else
+			printf("  %-8s %s%s\n", ws_action(&cs.e[i]), p,
+			       cs.e[i].after[0] == 'd' ? "/" : cs.e[i].after[0] == 'l' ? " (symlink)" : "");
+		free(p);
+	}
+	for (size_t i = 0; i < cs.n_skips; i++) {
+		char *p = shown(cs.skips[i]);
+		printf("  skipped  %s\n", p);
+		free(p);
+	}
 	write_diffs(&out, &cs);
 	ws_free(&cs);
 	return 0;

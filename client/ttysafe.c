@@ -2,6 +2,8 @@
 #include "ttysafe.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static size_t put_c1(unsigned char c, char *out)
 {
@@ -42,4 +44,31 @@ size_t ttysafe_finish(struct ttysafe *s, char *out)
 	s->lead_c2 = false;
 	out[0] = (char)0xc2;
 	return 1;
+}
+
+char *ttysafe_name(const char *name)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = strlen(name), o = 0;
+	char *out = malloc(n * 4 + 1);
+
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c == '\\') {
+			out[o++] = '\\';
+			out[o++] = '\\';
+		} else if (c < 0x20 || c == 0x7f) {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+	return out;
 }

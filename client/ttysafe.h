@@ -31,4 +31,13 @@ size_t ttysafe_escape(struct ttysafe *s, const char *in, size_t n, char *out);
 /* End of stream: what a held-back 0xC2 becomes (into out, 1 byte max). */
 size_t ttysafe_finish(struct ttysafe *s, char *out);
 
+/*
+ * A file name the payload chose, for one line of a listing or a diff
+ * label: every C0 control (newline, carriage return and tab too, since
+ * each would start or shape a line of its own), DEL and backslash as \xHH
+ * (backslash as \\), the rest as it is, so a name cannot forge the lines
+ * around it nor command a terminal. malloc'ed; NULL when out of memory.
+ */
+char *ttysafe_name(const char *name);
+
 #endif

@@ -116,6 +116,16 @@ bool mcp_session_pending(const struct call *before, const char *name, bool any)
 	return false;
 }
 
+/* Applies run one at a time, in the order they came (sbx apply also
+ * locks the workspace: this keeps a second one from waiting in a slot). */
+static bool apply_running(void)
+{
+	for (const struct call *e = mcp_srv.calls; e != NULL; e = e->next)
+		if (e->running && e->kind == CALL_APPLY)
+			return true;
+	return false;
+}
+
 void mcp_calls_start(void)
 {
 	struct call *c, *next;
@@ -123,7 +133,8 @@ void mcp_calls_start(void)
 	for (c = mcp_srv.calls; c != NULL && mcp_calls_count(true) < MCP_MAX_RUNNING; c = next) {
 		next = c->next;
 		if (c->running || c->cancelled || mcp_srv.out_broken || mcp_stop_signal ||
-		    mcp_session_pending(c, c->a.session, c->tool != NULL && c->a.session == NULL))
+		    mcp_session_pending(c, c->a.session, c->tool != NULL && c->a.session == NULL) ||
+		    (c->kind == CALL_APPLY && apply_running()))
 			continue;
 		if (c->tool != NULL) {
 			/* a session tool whose session's earlier calls are done */
@@ -247,11 +258,14 @@ void mcp_call_read(struct call *c)
 
 /* Stop a run nobody waits for: SIGTERM to sbx run (passed on to the
  * program), SIGKILL after a grace period (its helper then kills the
- * sandbox when the result socket closes). */
+ * sandbox when the result socket closes); an apply is not stopped. */
 void mcp_call_kill(struct call *c)
 {
 	c->cancelled = true;
-	if (!c->running || c->ch.pid <= 0 || c->killed)
+	/* an apply that has begun is let finish (it ignores SIGTERM between
+	 * its begin and end records anyway): stopped, it would leave the
+	 * workspace half-applied; its answer is dropped */
+	if (!c->running || c->ch.pid <= 0 || c->killed || c->kind == CALL_APPLY)
 		return;
 	kill(c->ch.pid, SIGTERM);
 	c->killed = true;

@@ -50,8 +50,14 @@ void mcp_send_error(json_t *id, int code, const char *msg)
 	free(clean);
 }
 
+/* A result that could not be built (out of memory, text that is not
+ * UTF-8) is still an answer: the request must not wait for ever. */
 void mcp_send_result(json_t *id, json_t *result)
 {
+	if (result == NULL) {
+		mcp_send_error(id, -32603, "internal error: the result could not be built");
+		return;
+	}
 	mcp_send(json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", result));
 }
 

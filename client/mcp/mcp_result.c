@@ -23,6 +23,7 @@
 #include "fdio.h"
 #include "mcp.h"
 #include "mcp_int.h"
+#include "ttysafe.h"
 #include "mcp_store.h"
 #include "textutil.h"
 
@@ -227,10 +228,22 @@ static void add_changeset(json_t *content, json_t *r)
 		fprintf(f, "changeset: none (%s)", miss ? miss : "the run left none");
 	if (miss != NULL && id != NULL)
 		fprintf(f, "\n%s", miss);
-	json_array_foreach(files, i, e)
-		fprintf(f, "\n  %-8s %s", str(e, "action") ? str(e, "action") : "?", str(e, "path") ? str(e, "path") : "?");
+	json_array_foreach(files, i, e) {
+		/* a name is the payload's: it must not forge the lines around it */
+		char *p = ttysafe_name(str(e, "path") ? str(e, "path") : "?");
+		const char *type = str(e, "type") ? str(e, "type") : "";
+		fprintf(f, "\n  %-8s %s", str(e, "action") ? str(e, "action") : "?", p ? p : "?");
+		if (strcmp(type, "file") == 0 && str(e, "action") && strcmp(str(e, "action"), "deleted") != 0)
+			fprintf(f, " (mode %04llo)", (unsigned long long)json_integer_value(json_object_get(e, "mode")));
+		else if (strcmp(type, "symlink") == 0 || strcmp(type, "directory") == 0)
+			fprintf(f, " (%s)", type);
+		free(p);
+	}
 	if (omitted > 0)
 		fprintf(f, "\n  ... and %" JSON_INTEGER_FORMAT " more (sbx changes %s lists all)", omitted, id ? id : "");
+	if (id != NULL && !json_is_true(json_object_get(cs, "shown_whole")))
+		fprintf(f, "\nnot shown whole here: apply_changes refuses it (review it with sbx changes %s, apply it "
+			"with sbx apply %s)", id, id);
 	if (rerr != NULL)
 		fprintf(f, "\nno diff: %s", rerr);
 	if (fclose(f) != 0) {
@@ -241,10 +254,12 @@ static void add_changeset(json_t *content, json_t *r)
 	free(text);
 	if (diff != NULL && diff[0] != '\0')
 		add_text(content, diff);
-	if (diff_omitted > 0) {
-		char note[200];
-		snprintf(note, sizeof(note), "[sbx mcp: %" JSON_INTEGER_FORMAT " bytes of the diff not shown (--max-text); "
-			 "sbx changes %s shows all]", diff_omitted, id ? id : "");
+	json_int_t files_left = json_integer_value(json_object_get(cs, "diff_omitted_files"));
+	if (diff_omitted > 0 || files_left > 0) {
+		char note[256];
+		snprintf(note, sizeof(note), "[sbx mcp: %" JSON_INTEGER_FORMAT " bytes and %" JSON_INTEGER_FORMAT
+			 " more files of the diff not shown (--max-text); sbx changes %s shows all]", diff_omitted,
+			 files_left, id ? id : "");
 		add_text(content, note);
 	}
 }
@@ -503,7 +518,13 @@ json_t *mcp_tool_result(json_t *r, int dirfd)
 			 outcome == NULL || strcmp(outcome, "ok") != 0);
 }
 
+/* msg may hold a child's words cut at a byte count: made UTF-8 first */
 json_t *mcp_tool_error(const char *msg)
 {
-	return json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text", msg, "isError", 1);
+	char *clean = sbx_utf8_sanitize(msg, strlen(msg));
+	json_t *r = json_pack("{s:[{s:s,s:s}],s:b}", "content", "type", "text", "text",
+			      clean ? clean : "error (out of memory)", "isError", 1);
+
+	free(clean);
+	return r;
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fail.h"
+#include "textutil.h"
 #include "mcp_int.h"
 #include "unconst.h"
 
@@ -30,7 +31,12 @@
 #define ERR_SHOWN 2048      /* bytes of a child's stderr in a tool error */
 
 static char workspace[PATH_MAX];
-static char proposed[PROPOSED_MAX][65];
+/* the changesets this server's calls proposed and showed; whole: every
+ * entry and all of its diff were in the result */
+static struct {
+	char id[65];
+	bool whole;
+} proposed[PROPOSED_MAX];
 static size_t n_proposed, next_proposed;
 
 void mcp_set_workspace(const char *dir)
@@ -59,20 +65,23 @@ static bool hex_id(const char *id)
 	return n > 0 && n <= 64 && strspn(id, "0123456789abcdef") == n;
 }
 
-static void remember(const char *id)
+static void remember(const char *id, bool whole)
 {
-	snprintf(proposed[next_proposed], sizeof(proposed[0]), "%s", id);
+	snprintf(proposed[next_proposed].id, sizeof(proposed[0].id), "%s", id);
+	proposed[next_proposed].whole = whole;
 	next_proposed = (next_proposed + 1) % PROPOSED_MAX;
 	if (n_proposed < PROPOSED_MAX)
 		n_proposed++;
 }
 
-static bool was_proposed(const char *id)
+/* 1 proposed and shown whole, 0 proposed but not shown whole, -1 not
+ * proposed by this server */
+static int was_proposed(const char *id)
 {
 	for (size_t i = 0; i < n_proposed; i++)
-		if (strcmp(proposed[i], id) == 0)
-			return true;
-	return false;
+		if (strcmp(proposed[i].id, id) == 0)
+			return proposed[i].whole;
+	return -1;
 }
 
 /* A child's stderr (its memfd), at most ERR_SHOWN bytes, trailing
@@ -99,7 +108,6 @@ bool mcp_ws_changes_start(struct call *c)
 
 	if (!hex_id(id))
 		return false;
-	remember(id);
 	snprintf(c->cs_id, sizeof(c->cs_id), "%s", id);
 	snprintf(max, sizeof(max), "%zu", mcp_max_text());
 	close(c->ch.out_fd);
@@ -126,21 +134,32 @@ void mcp_ws_changes_merge(struct call *c, int status)
 		if (why[0] == '\0')
 			snprintf(why, sizeof(why), "sbx changes %s ended with status %d and no changeset", c->cs_id,
 				 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-		json_object_set_new(cs, "review_error", json_string(why));
+		char *clean = sbx_utf8_sanitize(why, strlen(why));
+		json_object_set_new(cs, "review_error", json_string(clean ? clean : "?"));
+		free(clean);
 		json_decref(shown);
 		json_decref(j);
-		return;
+		return; /* not remembered: what was not shown cannot be applied here */
 	}
 	json_array_foreach(files, i, e) {
 		if (i == FILES_SHOWN)
 			break;
-		json_array_append_new(shown, json_pack("{s:O, s:O, s:O}", "path", json_object_get(e, "path"), "action",
-						       json_object_get(e, "action"), "type", json_object_get(e, "type")));
+		json_array_append_new(shown, json_pack("{s:O, s:O, s:O, s:O}", "path", json_object_get(e, "path"),
+						       "action", json_object_get(e, "action"), "type",
+						       json_object_get(e, "type"), "mode", json_object_get(e, "mode")));
 	}
 	json_object_set_new(cs, "files", shown);
 	json_object_set_new(cs, "files_omitted", json_integer((json_int_t)(json_array_size(files) - json_array_size(shown))));
 	json_object_set(cs, "diff", json_object_get(j, "diff"));
 	json_object_set(cs, "diff_omitted_bytes", json_object_get(j, "diff_omitted_bytes"));
+	json_object_set(cs, "diff_omitted_files", json_object_get(j, "diff_omitted_files"));
+	/* what apply_changes may apply: only what the result showed whole */
+	bool whole = json_array_size(shown) == json_array_size(files) &&
+		     json_integer_value(json_object_get(j, "diff_omitted_bytes")) == 0 &&
+		     json_integer_value(json_object_get(j, "diff_omitted_files")) == 0 &&
+		     json_is_true(json_object_get(j, "complete"));
+	json_object_set_new(cs, "shown_whole", json_boolean(whole));
+	remember(c->cs_id, whole);
 	json_decref(j);
 }
 
@@ -153,16 +172,17 @@ void mcp_ws_tool_defs(json_t *tools, const struct mcp_revision *rev)
 	if (mcp_workspace() == NULL)
 		return;
 	t = json_pack(
-		"{s:s, s:s, s:{s:s, s:{s:{s:s,s:s,s:s}, s:{s:s,s:i,s:{s:s,s:i,s:i},s:s}}, s:[s], s:b}}", "name",
+		"{s:s, s:s, s:{s:s, s:{s:{s:s,s:s,s:s}, s:{s:s,s:i,s:i,s:{s:s,s:i,s:i},s:s}}, s:[s], s:b}}", "name",
 		"apply_changes", "description",
-		"Apply a changeset that an execute_code call of this server proposed to the workspace "
-		"(sbx mcp --workspace): exactly the files the call's result listed, or only those under "
-		"the paths given. Refused, with nothing written, when a file changed on disk since the "
-		"run. Recorded in the signed audit log (who applied which changeset of which run). It "
-		"writes the user's files: ask the user before calling it.",
+		"Apply to the workspace (sbx mcp --workspace) a changeset that an execute_code call of "
+		"this server proposed and showed whole (result.changeset.shown_whole: every entry and "
+		"all of its diff in the result): all of its entries, or only those at or under the paths "
+		"given. Refused, with nothing written, when a file changed on disk since the run. "
+		"Recorded in the signed audit log (who applied which changeset of which run). It writes "
+		"the user's files: ask the user before calling it.",
 		"inputSchema", "type", "object", "properties", "changeset", "type", "string", "pattern",
 		"^[0-9a-f]{1,64}$", "description", "The changeset's id (the run's id: result.changeset.id).", "only",
-		"type", "array", "maxItems", ONLY_MAX, "items", "type", "string", "minLength", 1, "maxLength", 4095,
+		"type", "array", "minItems", 1, "maxItems", ONLY_MAX, "items", "type", "string", "minLength", 1, "maxLength", 4095,
 		"description",
 		"Apply only the entries at or under these paths (relative to the workspace); default: all.",
 		"required", "changeset", "additionalProperties", 0);
@@ -199,14 +219,25 @@ int mcp_ws_apply_check(struct call *c, json_t *args, char *err, size_t errlen)
 		snprintf(err, errlen, "changeset: missing or not a changeset id (lower-case hex, result.changeset.id)");
 		return -1;
 	}
-	if (!was_proposed(id)) {
+	switch (was_proposed(id)) {
+	case -1:
 		snprintf(err, errlen,
-			 "changeset %s: not one that an execute_code call of this server proposed "
+			 "changeset %s: not one that an execute_code call of this server proposed and showed "
 			 "(apply others with sbx apply on the command line)", id);
 		return -1;
+	case 0:
+		snprintf(err, errlen,
+			 "changeset %s: its result did not show it whole (entries or diff left out): review it "
+			 "with sbx changes %s and apply it with sbx apply %s on the command line", id, id, id);
+		return -1;
+	default:
+		break;
 	}
-	if (c->only != NULL && (!json_is_array(c->only) || json_array_size(c->only) > ONLY_MAX)) {
-		snprintf(err, errlen, "only: not an array of at most %d paths", ONLY_MAX);
+	/* an empty list would read as "nothing" in an approval prompt and
+	 * apply everything: refused */
+	if (c->only != NULL && (!json_is_array(c->only) || json_array_size(c->only) == 0 ||
+				json_array_size(c->only) > ONLY_MAX)) {
+		snprintf(err, errlen, "only: not an array of 1 to %d paths", ONLY_MAX);
 		return -1;
 	}
 	json_array_foreach(c->only, i, v) {

@@ -9,7 +9,7 @@
 # --applied); the diff and the entries are bounded; without --workspace
 # there is no apply_changes; the official SDK validates the result.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 25
 X=$T/state
 W=$T/ws
 mkdir -p "$X" "$W" "$T/tmp"
@@ -90,10 +90,55 @@ drive '
 r = call("execute_code", {"code": "for i in range(150): open(\"/work/f%03d\" % i, \"w\").write(\"x\" * 100 + \"\\n\")"})
 cs = sc(r)["changeset"]
 check("bounds", cs["entries"] == 150 and len(cs["files"]) == 100 and cs["files_omitted"] == 50 and
-      len(cs["diff"].encode()) <= 1024 and cs["diff_omitted_bytes"] > 10000 and
-      any("bytes of the diff not shown" in t for t in texts(r)) and any("and 50 more" in t for t in texts(r)), cs)
+      len(cs["diff"].encode()) <= 1024 and cs["diff_omitted_files"] > 100 and cs["shown_whole"] is False and
+      any("of the diff not shown" in t for t in texts(r)) and any("and 50 more" in t for t in texts(r)), cs)
+a = call("apply_changes", {"changeset": cs["id"]})
+check("partial refused", a.get("isError") and "did not show it whole" in texts(a)[0], a)
 ' --max-text 1K
 check "--max-text 1K: the diff within 1 KiB, the rest counted; 100 entries listed, 50 counted" passed bounds
+check "apply_changes of a changeset not shown whole: refused (the review found one applied unseen)" passed "partial refused"
+
+# the review of this change: modes, symlink targets, forged names, only [],
+# two applies at once, a message that is not UTF-8
+printf 'c\n' > "$W/c.txt"
+chown sbxtest:sbxtest "$W/c.txt"
+drive '
+import os
+ws = os.environ["WS"]
+um = os.umask(0); os.umask(um)
+r = call("execute_code", {"code": "import os\nos.chmod(\"/work/c.txt\", 0o666)\nopen(\"/work/x.sh\", \"w\").write(\"x\")\nos.chmod(\"/work/x.sh\", 0o777)\nos.symlink(\"/etc/passwd\", \"/work/notes.md\")\nopen(\"/work/evil\\n  modified README.md\", \"w\").write(\"e\")"})
+cs = sc(r)["changeset"]
+modes = {f["path"]: f["mode"] for f in cs["files"]}
+listing = texts(r)[[i for i, t in enumerate(texts(r)) if t.startswith("changeset ")][0]]
+check("modes shown", modes.get("c.txt") == 0o666 and modes.get("x.sh") == 0o777 and
+      "c.txt (mode 0666)" in listing and "x.sh (mode 0777)" in listing, (modes, listing))
+check("symlink target shown", "symlink a/notes.md -> /etc/passwd" in cs["diff"], cs["diff"])
+check("names cannot forge lines", "  modified README.md" not in listing.split("\n") and
+      "evil\\x0a  modified README.md" in listing, listing)
+a = call("apply_changes", {"changeset": cs["id"], "only": []})
+check("only empty refused", a.get("isError") and "only: not an array of 1 to" in texts(a)[0], a)
+a = call("apply_changes", {"changeset": cs["id"], "only": ["\u00e9" * 1000]})
+check("utf8 answer", a.get("isError") is True and len(texts(a)) == 1, a)
+a = call("apply_changes", {"changeset": cs["id"]})
+st = os.stat(ws + "/x.sh").st_mode & 0o7777
+check("umask applied", not a["isError"] and os.stat(ws + "/c.txt").st_mode & 0o777 == 0o666 & ~um and
+      st == 0o777 & ~um and os.readlink(ws + "/notes.md") == "/etc/passwd", (a, oct(st), oct(um)))
+r1 = call("execute_code", {"code": "open(\"/work/c.txt\", \"w\").write(\"X\\n\")"})
+r2 = call("execute_code", {"code": "open(\"/work/c.txt\", \"w\").write(\"Y\\n\")"})
+i1 = send("apply_changes", {"changeset": sc(r1)["changeset"]["id"]})
+i2 = send("apply_changes", {"changeset": sc(r2)["changeset"]["id"]})
+a1, a2 = answer(i1), answer(i2)
+check("one apply at a time", sorted([sc(a1).get("result"), sc(a2).get("result")]) == ["applied", "conflict"] and
+      open(ws + "/c.txt").read() == "X\n", (a1, a2))
+'
+check "the result lists each file's mode (a mode-only change is visible)" passed "modes shown"
+check "the diff shows a symbolic link's target" passed "symlink target shown"
+check "a file name with a newline cannot forge a line of the listing" passed "names cannot forge lines"
+check "apply_changes with only [] is refused (it would apply everything)" passed "only empty refused"
+check "apply_changes whose error is cut mid-character still gets an answer" passed "utf8 answer"
+check "apply_changes applies modes less the caller's umask (no world-writable file)" passed "umask applied"
+check "two apply_changes of changesets from one state at once: the first applied, the second a conflict" \
+	passed "one apply at a time"
 
 # no --workspace: no apply_changes
 printf '%s\n' 'r = call("apply_changes", {"changeset": "ab"})

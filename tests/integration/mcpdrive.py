@@ -4,7 +4,9 @@
 usage: python3 mcpdrive.py SCRIPT -- CMD ARG...
 SCRIPT is Python run with these names: call(tool, args) sends a tools/call
 and returns its result (or {"rpc_error": ...}) once answered, request(method,
-params) any request, sc(result) its structuredContent, texts(result) its text
+params) any request; send(tool, args) sends a tools/call and returns its id
+without waiting, answer(id) waits for that id's answer (answers that come
+first are kept); sc(result) its structuredContent, texts(result) its text
 blocks, check(name, cond, detail) prints "PASS name" or "FAIL name: detail".
 The server is initialized (2025-11-25) first and its stdin closed at the end.
 """
@@ -18,17 +20,33 @@ proc = subprocess.Popen(sys.argv[sep + 1:], stdin=subprocess.PIPE, stdout=subpro
 next_id = [0]
 
 
-def request(method, params):
+answers = {}
+
+
+def send_request(method, params):
     next_id[0] += 1
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": next_id[0], "method": method, "params": params}) + "\n")
     proc.stdin.flush()
-    while True:
+    return next_id[0]
+
+
+def answer(i):
+    while i not in answers:
         line = proc.stdout.readline()
         if not line:
-            raise SystemExit("FAIL the server ended before answering %s" % method)
+            raise SystemExit("FAIL the server ended before answering request %d" % i)
         m = json.loads(line)
-        if m.get("id") == next_id[0]:
-            return m["result"] if "result" in m else {"rpc_error": m["error"]}
+        if "id" in m and ("result" in m or "error" in m):
+            answers[m["id"]] = m["result"] if "result" in m else {"rpc_error": m["error"]}
+    return answers.pop(i)
+
+
+def request(method, params):
+    return answer(send_request(method, params))
+
+
+def send(tool, args):
+    return send_request("tools/call", {"name": tool, "arguments": args})
 
 
 def call(tool, args):
