@@ -9,12 +9,12 @@
 # partial with the entries written; a moved workspace is refused; another
 # user's changeset is not theirs to apply; workspace_size caps the changes
 # and workspaces = no refuses --workspace; sparse files (holes cost the
-# upper tmpfs nothing) do not make the collector write past workspace_size
-# to the caller's disk: the changeset is incomplete, says why, is signed so
+# upper tmpfs nothing) and hard links do not make the collector write past
+# workspace_size to the caller's disk: the changeset is incomplete, says why, is signed so
 # and refused; END's changeset_entries is the manifest's entry lines
 # exactly, whatever lines straddle the recorder's reads.
 . "$(dirname "$0")/lib.sh"
-plan 26
+plan 27
 POL=$P/etc/sbx/policies.d
 X=$T/state
 W=$T/ws
@@ -170,6 +170,16 @@ check "sparse: sbx apply refuses it, nothing written" \
 check "sparse: END signs changeset_missing with the reason" python3 -c 'import json,sys
 ends = [r for r in json.load(open(sys.argv[1]))["records"] if r.get("kind") == "end"]
 sys.exit(not (len(ends) == 1 and "exceed workspace_size" in (ends[0].get("changeset_missing") or "")))' "$T/show"
+rm -rf "$CS"
+# hard links: one inode of 30 MiB under three names, each stored as a file
+wrun run --json --workspace "$W" -c 'import os
+open("/work/h0", "wb").write(b"h" * (30 << 20))
+os.link("/work/h0", "/work/h1")
+os.link("/work/h0", "/work/h2")'
+CS=$X/sbx/changesets/$(jget id)
+check "hard links: three names of a 30 MiB file exceed workspace_size 64M: incomplete, du < 80 MiB" \
+	sh -c 'printf "%s\n" "$1" | grep -q "exceed workspace_size (64M): sparse files or hard links" &&
+		[ "$(du -sk "$2" | cut -f1)" -lt 81920 ]' _ "$(jget changeset.missing)" "$CS"
 rm -rf "$CS"
 
 # 10. END's entry count: 16000 added directories, lines of 24 bytes after
