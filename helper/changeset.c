@@ -21,6 +21,18 @@
  * same bytes as "manifest" in the changeset directory together with the
  * after-content of every entry as "files/N" (N its entry number), all
  * written as the caller through the changeset directory's fd.
+ *
+ * What it reads from the upper layer and writes to the caller's disk is
+ * bounded by the policy's workspace_size (r->limits.workspace_bytes), the
+ * size of the upper tmpfs: the apparent sizes of the upper layer's files
+ * (and links' targets) are summed before each is read, and past that size
+ * the walk stops and the changeset ends incomplete. A tmpfs cannot hold
+ * more than its size, except as holes (a sparse file costs it nothing) or
+ * as hard links (one inode under many names, each a file of its own here):
+ * without the bound, a payload's 16384 sparse files of 64 MiB (the inodes
+ * of a 64M upper layer) could make the collector write 1 TiB to the
+ * caller's disk. st_blocks would tell a sparse file, not a hard link; the
+ * sum bounds both, and a run without either never meets it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -39,6 +51,7 @@
 #include <sha2.h> /* libmd: the helper links no libsodium */
 
 #include "textutil.h"
+#include "units.h"
 #include "helper.h"
 
 #define CS_DEPTH_MAX 64
@@ -60,8 +73,10 @@ struct cs {
 	char **skips;       /* "REASON PATH" lines */
 	size_t n_skips;
 	long next_file;
-	uint64_t bytes;
+	uint64_t bytes;     /* of the upper layer's files and links read so far */
+	uint64_t budget;    /* workspace_size: what the upper layer can hold */
 	const char *incomplete; /* why the changeset is not whole, or NULL */
+	char why[128];      /* incomplete's text when it names the budget */
 };
 
 /* "f:HEX" of fd's content from offset 0; -1 on a read error */
@@ -254,7 +269,26 @@ static void deleted_tree(struct cs *c, int ldfd, const char *path, int depth) //
 	closedir(d);
 }
 
-/* Copy fd (size bytes) to files/N; the entry's file number, or -1. */
+/* size more bytes of the upper layer to read and store: false (the
+ * changeset incomplete) when they would pass workspace_size */
+static bool charge(struct cs *c, uint64_t size)
+{
+	char lim[32];
+
+	if (size <= c->budget - c->bytes) {
+		c->bytes += size;
+		return true;
+	}
+	sbx_format_size(c->budget, lim, sizeof(lim));
+	snprintf(c->why, sizeof(c->why),
+		 "the sizes of the files the run wrote exceed workspace_size (%s): sparse files or hard links", lim);
+	c->incomplete = c->why;
+	return false;
+}
+
+/* files/N: data (len bytes), or the first len bytes of fd (what charge()
+ * allowed: never more, whatever the file holds); the entry's file number,
+ * or -1. */
 static long store(struct cs *c, int fd, const char *data, size_t len)
 {
 	char name[32];
@@ -274,7 +308,8 @@ static long store(struct cs *c, int fd, const char *data, size_t len)
 		char buf[65536];
 		off_t off = 0;
 		ssize_t k;
-		while ((k = pread(fd, buf, sizeof(buf), off)) != 0) {
+		while ((size_t)off < len &&
+		       (k = pread(fd, buf, len - (size_t)off < sizeof(buf) ? len - (size_t)off : sizeof(buf), off)) != 0) {
 			if (k < 0 && errno == EINTR)
 				continue;
 			if (k < 0 || sbx_write_all(out, buf, (size_t)k) < 0) {
@@ -423,6 +458,10 @@ static void one(struct cs *c, int udfd, int ldfd, const char *path, const char *
 			free(p);
 			return;
 		}
+		if (!charge(c, (uint64_t)n)) {
+			free(p);
+			return;
+		}
 		hash_link(target, (size_t)n, after, sizeof(after));
 		if (strcmp(before, after) == 0) {
 			free(p);
@@ -438,6 +477,11 @@ static void one(struct cs *c, int udfd, int ldfd, const char *path, const char *
 	if (!S_ISREG(st.st_mode)) {
 		skip(c, S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" : S_ISFIFO(st.st_mode) ? "fifo" : "socket",
 		     p);
+		free(p);
+		return;
+	}
+	/* before it is read: a copied-up file left unchanged is read too */
+	if (!charge(c, (uint64_t)st.st_size)) {
 		free(p);
 		return;
 	}
@@ -461,8 +505,7 @@ static void one(struct cs *c, int udfd, int ldfd, const char *path, const char *
 	if (ldir)
 		deleted_dir_children(c, ldfd, name, p, depth);
 	e = add(c, p, before, after, (unsigned)(st.st_mode & 07777));
-	c->bytes += (uint64_t)st.st_size;
-	if (e != NULL && (e->file = store(c, fd, NULL, 0)) < 0)
+	if (e != NULL && (e->file = store(c, fd, NULL, (size_t)st.st_size)) < 0)
 		c->incomplete = "the changeset directory could not be written";
 	close(fd);
 }
@@ -539,7 +582,7 @@ static void note(int art, const char *why)
 
 void changeset_collect(const struct run *r, int upper, int art)
 {
-	struct cs c = {.r = r, .csdir = r->cs_fd, .files = -1};
+	struct cs c = {.r = r, .csdir = r->cs_fd, .files = -1, .budget = r->limits.workspace_bytes};
 	int ud, m, out;
 	struct stat st;
 	char buf[65536];

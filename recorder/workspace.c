@@ -25,15 +25,54 @@
 #include "recorder.h"
 #include "workspace.h"
 
+/* The current line is whole: classify it by its first bytes. */
+static void scan_line(struct ws_scan *s)
+{
+	if (s->head_len >= 6 && memcmp(s->head, "entry ", 6) == 0)
+		s->entries++;
+	else if (s->head_len >= 15 && memcmp(s->head, "end incomplete ", 15) == 0) {
+		s->incomplete = true;
+		snprintf(s->reason, sizeof(s->reason), "%.*s", (int)(s->head_len - 15), s->head + 15);
+	}
+	s->head_len = 0;
+}
+
+void ws_scan_feed(struct ws_scan *s, const char *buf, size_t n)
+{
+	while (n > 0) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t k = nl != NULL ? (size_t)(nl - buf) : n;
+		size_t room = sizeof(s->head) - s->head_len;
+
+		/* a line is classified by its head only, which is carried over
+		 * to the next read when the line does not end in this one */
+		memcpy(s->head + s->head_len, buf, k < room ? k : room);
+		s->head_len += k < room ? k : room;
+		if (nl == NULL)
+			return;
+		scan_line(s);
+		buf += k + 1;
+		n -= k + 1;
+	}
+}
+
+void ws_scan_end(struct ws_scan *s)
+{
+	/* a last line without its newline is a line for sbx apply's loader
+	 * (client/workspace.c) too */
+	if (s->head_len > 0)
+		scan_line(s);
+}
+
 void ws_take_manifest(struct rec *c, int fd)
 {
 	const unsigned int seals = F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
 	crypto_hash_sha256_state h;
+	struct ws_scan scan = {0};
 	char buf[65536];
 	struct stat st;
 	off_t off = 0;
 	ssize_t n;
-	bool bol = true;
 
 	if (c->cs_have || fstat(fd, &st) < 0 || (uint64_t)st.st_size > SBX_CS_MANIFEST_MAX ||
 	    (fcntl(fd, F_GET_SEALS) & (int)seals) != (int)seals) {
@@ -44,16 +83,7 @@ void ws_take_manifest(struct rec *c, int fd)
 	crypto_hash_sha256_init(&h);
 	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
 		crypto_hash_sha256_update(&h, (const unsigned char *)buf, (unsigned long long)n);
-		/* count the entries: lines that start "entry " */
-		for (ssize_t i = 0; i < n; i++) {
-			if (bol && (size_t)(n - i) >= 6 && memcmp(buf + i, "entry ", 6) == 0)
-				c->cs_entries++;
-			if (bol && (size_t)(n - i) >= 15 && memcmp(buf + i, "end incomplete ", 15) == 0)
-				snprintf(c->cs_missing, sizeof(c->cs_missing), "incomplete: %.*s",
-					 (int)strcspn(buf + i + 15, "\n") > 180 ? 180 : (int)strcspn(buf + i + 15, "\n"),
-					 buf + i + 15);
-			bol = buf[i] == '\n';
-		}
+		ws_scan_feed(&scan, buf, (size_t)n);
 		off += n;
 	}
 	close(fd);
@@ -62,6 +92,10 @@ void ws_take_manifest(struct rec *c, int fd)
 		c->cs_entries = 0;
 		return;
 	}
+	ws_scan_end(&scan);
+	c->cs_entries = scan.entries;
+	if (scan.incomplete)
+		snprintf(c->cs_missing, sizeof(c->cs_missing), "incomplete: %s", scan.reason);
 	crypto_hash_sha256_final(&h, c->cs_sha256);
 	c->cs_have = true;
 }

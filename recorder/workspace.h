@@ -2,10 +2,30 @@
 /* recorder/workspace.c: --workspace's changeset and sbx apply's records. */
 #ifndef SBX_RECORDER_WORKSPACE_H
 #define SBX_RECORDER_WORKSPACE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <jansson.h>
 
 #include "record.h"
 #include "recorder.h"
+
+/*
+ * The manifest's entry lines and its "end incomplete REASON" line
+ * (docs/workspace.md "manifest"), counted over reads of any size: a line
+ * that straddles two reads counts once (the count END signs as
+ * changeset_entries must be the manifest's, whatever the boundaries).
+ * Zero the struct, feed every byte in order, then ws_scan_end.
+ */
+struct ws_scan {
+	uint64_t entries;
+	bool incomplete;
+	char reason[181];   /* REASON, cut at 180 bytes */
+	char head[15 + 180]; /* the current line's first bytes: the word and REASON */
+	size_t head_len;
+};
+void ws_scan_feed(struct ws_scan *s, const char *buf, size_t n);
+void ws_scan_end(struct ws_scan *s);
 
 /* The collector's manifest (a sealed memfd, which this takes): hashed,
  * its entries counted; or the collector's reason there is none. */

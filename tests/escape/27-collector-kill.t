@@ -11,13 +11,21 @@
 # a list without it incomplete: a skipped entry "." with reason
 # "incomplete", skipped_reasons.incomplete, and the END record's
 # artifacts_incomplete and artifacts_skipped.
+# A collector the caller stops (SIGSTOP) instead, in a --workspace run,
+# would never finish: the supervisor's 30 s wait for it ends in SIGKILL
+# (helper/util.c wait_timeout), the run has no changeset (the result's
+# changeset.missing, END's changeset_missing) and no changeset directory
+# is left behind (tests 8-11).
 #
-# Defence checked by removing it: the "incomplete" skip at the artifact
-# channel's EOF in collect_one (recorder/recorder.c): the killed run said
-# ok with a part of the 1000 artifacts, "skipped": [] and no
-# artifacts_incomplete in END: tests 2-4 failed.
+# Defences checked by removing them:
+# - the "incomplete" skip at the artifact channel's EOF in collect_one
+#   (recorder/recorder.c): the killed run said ok with a part of the 1000
+#   artifacts, "skipped": [] and no artifacts_incomplete in END: tests 2-4
+#   failed.
+# - the SIGKILL in wait_timeout (helper/util.c): the stopped collector
+#   outlived its run, holding the upper layer's tmpfs: test 8 failed.
 . "$(dirname "$0")/lib.sh"
-plan 7
+plan 11
 
 cp "$ESC/collector_kill.py" "$T/collector_kill.py"
 chmod 0644 "$T/collector_kill.py"
@@ -51,4 +59,30 @@ check "/out empty (no collector forked): complete, nothing skipped" \
 	[ "$(jget outcome) $(jget artifacts_skipped) $(pj "$T/out" 'd["skipped"]')" = "ok 0 []" ]
 audited_unchanged() { audited "$id" ok && host_unchanged; }
 check "the killed run is audited (ok), the host unchanged" audited_unchanged
+# a stopped collector of a --workspace run: killed at the supervisor's 30 s
+X=$T/state
+W=$T/ws
+mkdir -p "$X" "$W"
+chown -R sbxtest:sbxtest "$X" "$W"
+chmod 0700 "$X"
+code='for i in range(1000):
+    open("/work/f%04d.bin" % i, "wb").write(b"x" * 32768)'
+stopped=
+for try in 1 2 3 4 5; do
+	t0=$(date +%s)
+	run_as sbxtest env XDG_STATE_HOME="$X" python3 "$T/collector_kill.py" --stop "$SBX" "$T/out" "$code" \
+		--workspace "$W" > "$T/kill" 2>&1
+	keep_results "$T/out"
+	grep -q '^STOPPED' "$T/kill" && { stopped=1; break; }
+done
+id=$(jget id)
+diag "try $try: $(cat "$T/kill") after $(($(date +%s) - t0)) s; changeset $(jget changeset)"
+check "the stopped collector was killed by the supervisor (gone after its run)" grep -q '^STOPPED [0-9]* GONE$' "$T/kill"
+grep -q '^STOPPED [0-9]* ALIVE$' "$T/kill" && kill -KILL "$(cut -d' ' -f2 "$T/kill")"
+check "the result has no changeset, and says why" \
+	[ "$(jget changeset.sha256) $(jget changeset.missing)" = "null no changeset: the collector ended before it sent one" ]
+check "no changeset directory is left behind" sh -c '[ -z "$(ls -A "$1/sbx/changesets")" ]' _ "$X"
+"$AUDIT" show --json "$id" > "$T/show" 2>&1
+check "END says the changeset is missing, and why" \
+	[ "$(pj "$T/show" '[r.get("changeset_missing") for r in d["records"] if r.get("kind") == "end"]')" = "['no changeset: the collector ended before it sent one']" ]
 finish

@@ -8,9 +8,13 @@
 # recorded; a tampered stored file stops the apply part-way, recorded as
 # partial with the entries written; a moved workspace is refused; another
 # user's changeset is not theirs to apply; workspace_size caps the changes
-# and workspaces = no refuses --workspace.
+# and workspaces = no refuses --workspace; sparse files (holes cost the
+# upper tmpfs nothing) and hard links do not make the collector write past
+# workspace_size to the caller's disk: the changeset is incomplete, says why, is signed so
+# and refused; END's changeset_entries is the manifest's entry lines
+# exactly, whatever lines straddle the recorder's reads.
 . "$(dirname "$0")/lib.sh"
-plan 19
+plan 27
 POL=$P/etc/sbx/policies.d
 X=$T/state
 W=$T/ws
@@ -144,4 +148,57 @@ check "workspaces = no: no changeset directory left behind" sh -c '! ls -a "$1/s
 wrun run --json --workspace "$T/nonexistent" -c 'pass'
 check "a workspace that does not exist: one line naming it (125)" \
 	sh -c '[ "$1" = 125 ] && grep -q "nonexistent" "$2"' _ "$rc" "$T/out"
+
+# 9. sparse files: 40 of 60 MiB each cost the 64M upper tmpfs nothing; the
+# collector used to copy every apparent byte (2.4 GB) into files/N
+wrun run --json --workspace "$W" -c 'for i in range(40):
+    with open("/work/s%d" % i, "wb") as f:
+        f.truncate(60 << 20)
+print("made")'
+ID=$(jget id)
+CS=$X/sbx/changesets/$ID
+diag "sparse: rc $rc, changeset $(jget changeset), $(du -sk "$CS" 2>&1)"
+check "sparse: the run's changeset is incomplete and says why" \
+	sh -c 'printf "%s\n" "$1" | grep -q "^incomplete: the sizes of the files the run wrote exceed workspace_size (64M): sparse files or hard links"' _ "$(jget changeset.missing)"
+check "sparse: the changeset directory holds at most about workspace_size (du < 80 MiB)" \
+	sh -c '[ -f "$1/manifest" ] && [ "$(du -sk "$1" | cut -f1)" -lt 81920 ]' _ "$CS"
+wrun apply "$ID"
+check "sparse: sbx apply refuses it, nothing written" \
+	sh -c '[ "$1" != 0 ] && grep -q "the changeset is incomplete (the sizes of the files the run wrote exceed workspace_size" "$2" && [ ! -e "$3/s0" ]' \
+	_ "$rc" "$T/err" "$W"
+"$AUDIT" show --json "$ID" > "$T/show"
+check "sparse: END signs changeset_missing with the reason" python3 -c 'import json,sys
+ends = [r for r in json.load(open(sys.argv[1]))["records"] if r.get("kind") == "end"]
+sys.exit(not (len(ends) == 1 and "exceed workspace_size" in (ends[0].get("changeset_missing") or "")))' "$T/show"
+rm -rf "$CS"
+# hard links: one inode of 30 MiB under three names, each stored as a file
+wrun run --json --workspace "$W" -c 'import os
+open("/work/h0", "wb").write(b"h" * (30 << 20))
+os.link("/work/h0", "/work/h1")
+os.link("/work/h0", "/work/h2")'
+CS=$X/sbx/changesets/$(jget id)
+check "hard links: three names of a 30 MiB file exceed workspace_size 64M: incomplete, du < 80 MiB" \
+	sh -c 'printf "%s\n" "$1" | grep -q "exceed workspace_size (64M): sparse files or hard links" &&
+		[ "$(du -sk "$2" | cut -f1)" -lt 81920 ]' _ "$(jget changeset.missing)" "$CS"
+rm -rf "$CS"
+
+# 10. END's entry count: 16000 added directories, lines of 24 bytes after
+# a 53-byte header, so that lines begin 3 bytes before the recorder's 2nd
+# and 5th 64 KiB read boundary (the count per read missed both)
+wrun run --json --workspace "$W" -c 'import os
+os.umask(0o022)
+for i in range(16000):
+    os.mkdir("/work/d%05d" % i, 0o755)'
+ID=$(jget id)
+CS=$X/sbx/changesets/$ID
+ne=$(grep -c '^entry ' "$CS/manifest")
+diag "entries: result $(jget changeset.entries), manifest $ne, END $(audit_field "$ID" records.1.changeset_entries)"
+check "entries: the manifest has the 16000 directories, complete" \
+	sh -c '[ "$1" = 16000 ] && tail -n1 "$2" | grep -qx "end complete"' _ "$ne" "$CS/manifest"
+check "entries: the result's changeset.entries is the manifest's entry lines" [ "$(jget changeset.entries)" = "$ne" ]
+"$AUDIT" show --json "$ID" > "$T/show"
+check "entries: END's changeset_entries is the manifest's entry lines" python3 -c 'import json,sys
+ends = [r for r in json.load(open(sys.argv[1]))["records"] if r.get("kind") == "end"]
+sys.exit(not (len(ends) == 1 and ends[0].get("changeset_entries") == int(sys.argv[2])))' "$T/show" "$ne"
+rm -rf "$CS"
 finish

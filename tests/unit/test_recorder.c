@@ -4,7 +4,9 @@
  * check (common/rundesc.c: what a recorder or client accepts) and the
  * frame queue (recorder/outq.c), which must never block on a client that
  * does not read, keep frames whole and in order, and drop what a stalled
- * client has not taken by its deadline.
+ * client has not taken by its deadline; and the changeset manifest's
+ * entry count and incomplete flag (recorder/workspace.c), which END signs:
+ * exact whatever the read boundaries.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,8 @@
 #include "rundesc.h"
 #include "clock.h"
 #include "ckptwitness.h"
+#include "recorder.h"
+#include "workspace.h"
 
 static void good_desc(struct sbx_run_desc *d)
 {
@@ -300,6 +305,147 @@ static void test_witness_command(void **state)
 	}
 }
 
+/* ---- the changeset manifest (docs/workspace.md "manifest") ------------ */
+
+#define MF_READ 65536 /* ws_take_manifest's read size */
+
+struct mf {
+	char *buf;
+	size_t len, cap;
+	uint64_t entries;
+};
+
+static void mf_put(struct mf *m, const char *s, size_t n)
+{
+	if (m->len + n + 1 > m->cap) {
+		m->cap = (m->len + n + 1) * 2;
+		m->buf = realloc(m->buf, m->cap);
+		assert_non_null(m->buf);
+	}
+	memcpy(m->buf + m->len, s, n);
+	m->len += n;
+	m->buf[m->len] = '\0';
+}
+
+/* One entry line of exactly len bytes (newline included, len >= 90) */
+static void mf_entry(struct mf *m, size_t len)
+{
+	char line[8192];
+	size_t head;
+
+	head = (size_t)snprintf(line, sizeof(line), "entry - f:%064x 0644 %" PRIu64 " ", 0, m->entries);
+	assert_true(len > head + 1 && len < sizeof(line));
+	memset(line + head, 'p', len - head - 1);
+	line[len - 1] = '\n';
+	mf_put(m, line, len);
+	m->entries++;
+}
+
+/* Entries until the next line starts at `at`, so that a read of MF_READ
+ * bytes ends inside that line's first word. */
+static void mf_fill_to(struct mf *m, size_t at)
+{
+	while (at - m->len > 300)
+		mf_entry(m, 100 + m->entries % 97);
+	mf_entry(m, at - m->len);
+}
+
+/*
+ * A manifest whose "entry " and "end incomplete " words straddle the
+ * recorder's 64 KiB reads at every offset that matters (review finding:
+ * END said 16377 where the manifest had 16379): each one counted, the
+ * incomplete line's reason whole.
+ */
+static const char mf_end[] =
+	"end incomplete the sizes of the files the run wrote exceed workspace_size (64M): sparse files or hard links\n";
+
+static void mf_build(struct mf *m)
+{
+	size_t k;
+
+	memset(m, 0, sizeof(*m));
+	mf_put(m, "sbx-changeset 1\nrun 0123456789abcdef0123456789abcdef\n", 53);
+	for (k = 1; k <= 6; k++) {
+		mf_fill_to(m, k * MF_READ - k);
+		mf_entry(m, 120);
+	}
+	mf_put(m, "skip fifo a%20fifo\n", 19);
+	/* the word "end incomplete " cut after "end inc", its reason in the next read */
+	mf_fill_to(m, 8 * MF_READ - 7);
+	mf_put(m, mf_end, sizeof(mf_end) - 1);
+}
+
+static void test_manifest_count_straddling(void **state)
+{
+	static struct rec c;
+	struct mf m;
+	int fd;
+
+	(void)state;
+	mf_build(&m);
+	fd = memfd_create("test-manifest", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	assert_true(fd >= 0);
+	assert_int_equal(sbx_write_all(fd, m.buf, m.len), 0);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL), 0);
+	memset(&c, 0, sizeof(c));
+	ws_take_manifest(&c, fd);
+	assert_true(c.cs_have);
+	assert_int_equal(c.cs_entries, m.entries);
+	assert_string_equal(c.cs_missing, "incomplete: the sizes of the files the run wrote exceed workspace_size (64M): sparse files or hard links");
+	free(m.buf);
+}
+
+#define SCAN_LIT(s, lit) ws_scan_feed((s), (lit), sizeof(lit) - 1)
+
+/* The same manifest in reads of every awkward size: one count, one reason;
+ * a last line without its newline still counts (as sbx apply reads it),
+ * and a reason longer than 180 bytes is cut, not run past. */
+static void test_manifest_scan_chunks(void **state)
+{
+	static const size_t sizes[] = {1, 2, 3, 5, 6, 7, 13, 14, 15, 16, 4095, 65535, 65536, 65537, 1 << 20};
+	struct ws_scan s;
+	struct mf m;
+	char longer[400];
+
+	(void)state;
+	mf_build(&m);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		memset(&s, 0, sizeof(s));
+		for (size_t off = 0; off < m.len; off += sizes[i])
+			ws_scan_feed(&s, m.buf + off, m.len - off < sizes[i] ? m.len - off : sizes[i]);
+		ws_scan_end(&s);
+		assert_int_equal(s.entries, m.entries);
+		assert_true(s.incomplete);
+		assert_string_equal(s.reason, "the sizes of the files the run wrote exceed workspace_size (64M): sparse files or hard links");
+	}
+	free(m.buf);
+
+	memset(&s, 0, sizeof(s));
+	SCAN_LIT(&s, "sbx-changeset 1\nentry - d 0755 - a\nentr");
+	SCAN_LIT(&s, "y - d 0755 - b\nentry - d 0755 - c");
+	assert_int_equal(s.entries, 2);
+	ws_scan_end(&s);
+	assert_int_equal(s.entries, 3);
+	assert_false(s.incomplete);
+
+	/* not a word at the start of its line: no count */
+	memset(&s, 0, sizeof(s));
+	SCAN_LIT(&s, "skip fifo entry%20x\nskip fifo end incomplete x\n");
+	ws_scan_end(&s);
+	assert_int_equal(s.entries, 0);
+	assert_false(s.incomplete);
+
+	memset(longer, 'r', sizeof(longer));
+	memcpy(longer, "end incomplete ", 15);
+	longer[sizeof(longer) - 1] = '\n';
+	memset(&s, 0, sizeof(s));
+	ws_scan_feed(&s, longer, 200);
+	ws_scan_feed(&s, longer + 200, sizeof(longer) - 200);
+	ws_scan_end(&s);
+	assert_true(s.incomplete);
+	assert_int_equal(strlen(s.reason), 180);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +457,8 @@ int main(void)
 		cmocka_unit_test(test_outq_order_and_merge),
 		cmocka_unit_test(test_outq_stalled_client),
 		cmocka_unit_test(test_outq_client_gone),
+		cmocka_unit_test(test_manifest_count_straddling),
+		cmocka_unit_test(test_manifest_scan_chunks),
 	};
 	return cmocka_run_group_tests_name("recorder", tests, NULL, NULL);
 }
