@@ -274,8 +274,10 @@ static int get_u64(struct rbuf *r, const char *field, uint64_t *v)
 
 	if (d == NULL)
 		return -1;
-	if (r->flen != 8)
-		return fail(r, field, "integer is not 8 bytes");
+	if (r->flen != 8) {
+		fail(r, field, "integer is not 8 bytes");
+		return -1; /* spelt out: the analyzer does not follow fail() here */
+	}
 	/* big-endian, written out so that the compiler makes it one load */
 	*v = (uint64_t)d[0] << 56 | (uint64_t)d[1] << 48 | (uint64_t)d[2] << 40 |
 	     (uint64_t)d[3] << 32 | (uint64_t)d[4] << 24 | (uint64_t)d[5] << 16 |
