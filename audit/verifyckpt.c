@@ -251,19 +251,30 @@ void vfy_ckpt_ref(struct vfy_ckpt *c, const struct vfy_row *row, uint64_t base,
 				"rotation base's", row->after_size);
 		return;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->cps[mid].size < row->after_size)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* STARTs name the newest checkpoint of their time: mostly the same
+	 * one as the START before */
+	if (c->ref_hint < c->n && c->cps[c->ref_hint].size == row->after_size) {
+		lo = c->ref_hint;
+	} else {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (c->cps[mid].size < row->after_size)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		c->ref_hint = lo;
 	}
+	/* memcmp: roots are public; e only for a finding (every START has a ref) */
+	if (lo < c->n && c->cps[lo].size == row->after_size &&
+	    memcmp(c->cps[lo].root, row->after_root, 32) == 0)
+		return;
 	snprintf(e, sizeof(e), "checkpoint of %" PRIu64 " records", row->after_size);
 	if (lo == c->n || c->cps[lo].size != row->after_size)
 		vfy_add(rep, oom, row->seq, SBX_FIND_CHECKPOINT_MISSING, e, "none stored",
 			"the START names the kept checkpoint of %" PRIu64 " records, which the log "
 			"no longer holds (checkpoint rows deleted)", row->after_size);
-	else if (sodium_memcmp(c->cps[lo].root, row->after_root, 32) != 0)
+	else
 		vfy_add(rep, oom, row->seq, SBX_FIND_CHECKPOINT_MISSING, e, "another root",
 			"the START names a checkpoint of %" PRIu64 " records with another root than "
 			"the stored one (checkpoint rows replaced)", row->after_size);

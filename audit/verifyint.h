@@ -109,6 +109,7 @@ struct vfy_ckpt {
 	size_t n_wit, wnext;
 	uint64_t last_good;           /* size of the newest checkpoint that held */
 	size_t last_good_i;
+	size_t ref_hint;              /* cps index vfy_ckpt_ref found last */
 };
 
 /* Load and check the stored checkpoints and the state note. Findings for
@@ -148,6 +149,8 @@ int vfy_runs_init(struct vfy_runs **out);
 /* One decoded record, in seq order: an END without its START is a finding. */
 void vfy_runs_row(struct vfy_runs *r, const struct vfy_row *row, struct sbx_verify_report *rep,
 		  int *oom);
+/* A hint: row comes soon; its code digest's slot is loaded meanwhile. */
+void vfy_runs_prefetch(const struct vfy_runs *r, const struct vfy_row *row);
 /* A record whose content is not known (its blob was altered): no pairing
  * finding is made that it could explain. */
 void vfy_runs_unknown(struct vfy_runs *r, int64_t seq);

@@ -313,9 +313,18 @@ static void test_decode_rejects(void **state)
 	memcpy(big, b, l);
 	big[5] = 0xff; /* first length: runs past the end */
 	assert_int_equal(sbx_record_decode(big, l, &d, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "seq: length runs past the end (at byte 5)"));
 	memcpy(big, b, l);
 	big[8] = 7; /* seq is 7 bytes long: not an integer */
 	assert_int_equal(sbx_record_decode(big, l, &d, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "seq: integer is not 8 bytes"));
+	/* a big-endian integer comes back whole: seq set to 0x01000000000000fe */
+	memcpy(big, b, l);
+	big[9] = 0x01;
+	big[16] = 0xfe;
+	assert_int_equal(sbx_record_decode(big, l, &d, err, sizeof(err)), 0);
+	assert_true(d.seq == 0x01000000000000feULL);
+	sbx_record_free(&d);
 
 	/* An embedded NUL in a string. */
 	memcpy(big, b, l);

@@ -324,6 +324,70 @@ static void test_truncated(void **state)
 	sbx_verify_report_free(&rep);
 }
 
+/*
+ * The walk keeps each START's code digest once, in a hash table that
+ * starts at 4096 slots and doubles at half full (audit/verifyruns.c):
+ * 2100 runs with code of their own make it grow once. Each code row must
+ * still be found, and each one deleted named at the first START that ran
+ * it: the first run's, one in the middle and the last one's, by one
+ * reader and by two.
+ */
+#define NCODE 2100
+
+static void test_many_codes(void **state)
+{
+	struct fx *f = *state;
+	struct sbx_verify_report rep;
+	struct sbx_record r;
+	char err[512], note[SBX_NOTE_MAX], code[32], q[300];
+	int i, seq = NREC, k;
+	static const int gone[] = {1, 1500, NCODE};
+
+	/* the records of the fixture, then the runs; no fsync per append */
+	assert_int_equal(sqlite3_exec(sbx_audit_db(f->a), "PRAGMA synchronous=OFF", NULL, NULL, NULL),
+			 SQLITE_OK);
+	for (i = 1; i <= NCODE; i++) {
+		for (k = 0; k < 2; k++) {
+			fill(&r, ++seq);
+			snprintf(r.run_id, sizeof(r.run_id), "%032x", 0x10000 + i);
+			r.kind = k == 0 ? SBX_REC_START : SBX_REC_END;
+			strcpy(r.outcome, k == 0 ? "" : "ok");
+			snprintf(code, sizeof(code), "run(%d)\n", i);
+			crypto_hash_sha256(r.code_sha256, (const unsigned char *)code, strlen(code));
+			r.code = code;
+			r.code_len = strlen(code);
+			if (sbx_audit_append(f->a, &r, f->sk, ORIGIN, NULL, err, sizeof(err)) < 0)
+				fail_msg("append: %s", err);
+		}
+	}
+	if (sbx_audit_checkpoint(f->a, f->sk, ORIGIN, 0, 0, note, err, sizeof(err)) != 1)
+		fail_msg("checkpoint: %s", err);
+	run(f, 0, 0, 2, 64, &rep);
+	assert_int_equal(rep.n_records, NREC + 2 * NCODE);
+	for (k = 0; k < (int)rep.n_findings; k++)
+		assert_int_not_equal(rep.findings[k].kind, SBX_FIND_CODE_MISSING);
+	sbx_verify_report_free(&rep);
+	for (k = 0; k < 3; k++) {
+		unsigned char d[32];
+		char hex[65];
+		snprintf(code, sizeof(code), "run(%d)\n", gone[k]);
+		crypto_hash_sha256(d, (const unsigned char *)code, strlen(code));
+		sodium_bin2hex(hex, sizeof(hex), d, 32);
+		snprintf(q, sizeof(q), "DELETE FROM code WHERE sha256 = '%s'", hex);
+		sql(f, q);
+	}
+	run(f, 0, 0, 1, 1000, &rep);
+	for (k = 0; k < 3; k++)
+		assert_true(has(&rep, NREC + 2 * gone[k] - 1, SBX_FIND_CODE_MISSING));
+	{
+		struct sbx_verify_report got;
+		run(f, 0, 0, 2, 64, &got);
+		same(&rep, &got, 2, 64);
+		sbx_verify_report_free(&got);
+	}
+	sbx_verify_report_free(&rep);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -338,6 +402,7 @@ int main(void)
 		T(test_chain_at_end_of_chunk),
 		T(test_sig_and_origin),
 		T(test_undecodable_and_seq),
+		T(test_many_codes),
 		T(test_truncated),
 	};
 
