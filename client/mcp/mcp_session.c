@@ -8,8 +8,11 @@
  * that name is live (a first call with files is a session-directory run).
  * The sessions the server started end with it.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <jansson.h>
 
@@ -30,6 +33,49 @@ static void remember(const char *name)
 			return;
 	if (n_started < sizeof(started) / sizeof(started[0]))
 		snprintf(started[n_started++], sizeof(started[0]), "%s", name);
+}
+
+/*
+ * live_begin (live.c) in a child process: it shares code with the
+ * command line, which ends the process with one line on a bad language,
+ * an unusable home or sbx.conf (cli_die); in the server that would end
+ * every call of every client. The child's stdout is its stderr, so that
+ * nothing it or the session it starts writes can reach the protocol.
+ * Returns live_begin's status (sid set when 0), or -1.
+ */
+static int begin_in_child(const char *name, const char *policy, const char *lang, char *sid, size_t sidlen)
+{
+	int p[2], st = 0;
+	ssize_t n = 0, k;
+	pid_t pid;
+
+	sid[0] = '\0';
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (dup2(2, 1) < 0)
+			_exit(125);
+		int rc = live_begin(name, policy, lang, 0, 0, sid, sidlen);
+		if (rc == 0)
+			(void)!write(p[1], sid, strlen(sid));
+		_exit(rc);
+	}
+	close(p[1]);
+	/* the child first: the session it started holds a copy of the pipe,
+	 * so there is no end of file to wait for; the id (under 80 bytes) is
+	 * in the pipe's buffer by the time the child has exited */
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	while (pid > 0 && (size_t)n < sidlen - 1 &&
+	       ((k = read(p[0], sid + n, sidlen - 1 - (size_t)n)) > 0 || (k < 0 && errno == EINTR)))
+		n += k > 0 ? k : 0;
+	sid[n] = '\0';
+	close(p[0]);
+	return pid < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static json_t *name_schema(void)
@@ -101,7 +147,7 @@ bool mcp_session_call(json_t *id, const char *tool, json_t *args)
 		return true;
 	}
 	remember(name);
-	if (live_begin(name, NULL, "python", 0, 0, sid, sizeof(sid)) != 0) {
+	if (begin_in_child(name, NULL, "python", sid, sizeof(sid)) != 0) {
 		mcp_send_result(id, mcp_tool_error("the session did not start (see the server's standard error)"));
 		return true;
 	}
@@ -132,6 +178,6 @@ void mcp_session_first_use(const struct mcp_args *a)
 	}
 	/* refused (the policy's sessions = no): the call goes on as a run with
 	 * the session directory, and fails as such runs do */
-	if (live_begin(a->session, a->policy, a->lang ? a->lang : "python", 0, 0, sid, sizeof(sid)) == 0)
+	if (begin_in_child(a->session, a->policy, a->lang ? a->lang : "python", sid, sizeof(sid)) == 0)
 		remember(a->session);
 }

@@ -8,7 +8,7 @@
 # call's result carries cell and session_state; the session's records
 # verify.
 . "$(dirname "$0")/lib.sh"
-plan 10
+plan 11
 mkdir -m 0777 "$T/tmp" "$T/xdg"
 mcp() {
 	printf '%s\n' "$@" >"$T/mcp.in"
@@ -56,6 +56,15 @@ assert sc(9)["session_state"] == "stopped", sc(9)
 assert by_id[10]["result"]["isError"] is True, by_id[10]'
 check "the log verifies, the first session's calls in order" \
 	sh -c "$AUDIT verify >/dev/null && [ \"\$($AUDIT show --json $ID | python3 -c 'import json,sys; print([r.get(\"cell\") for r in json.load(sys.stdin)[\"records\"] if r[\"kind\"]==\"start\"])')\" = '[None, 1, 2, 3, 4, 5]' ]"
+
+# a first use that the command line would end with one line (an unknown
+# language) is that call's error, not the server's end (found by the
+# review of issue 20's change: the session started in-process)
+mcp "$INIT" "$INITED" "$(call 1 execute_code '{"code":"1","session":"m3","language":"nosuchlang"}')" \
+	"$(call 2 execute_code '{"code":"print(6 * 7)"}')"
+check "a session call with an unknown language: a tool error, and the server answers the next call" replies '
+assert by_id[1]["result"]["isError"] is True and "nosuchlang" in by_id[1]["result"]["content"][0]["text"], by_id[1]
+assert sc(2)["stdout"] == "42\n", sc(2)'
 
 # a session the server started on first use ends with the server
 mcp "$INIT" "$INITED" "$(call 1 execute_code '{"code":"y = 1","session":"m2"}')"
