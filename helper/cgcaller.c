@@ -161,8 +161,6 @@ static int walk(const char *mnt, const char *path, const char *ctrl, bool v2, st
 		return 0;
 	}
 	read_level(fd, ctrl, v2, k);
-	/* escape 47: the window between /proc/self/cgroup and the walk */
-	TEST_HOOK("cgroup-caller-walk");
 	strlcpy(buf, path, sizeof(buf));
 	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		int next = strcmp(c, ".") == 0 || strcmp(c, "..") == 0
@@ -197,6 +195,9 @@ int cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_t
 	bool root_only;
 
 	*tightened = 0;
+	/* escape 47: the window between the copy of /proc/self/cgroup that
+	 * cgroup_leave_caller kept and the walk */
+	TEST_HOOK("cgroup-caller-walk");
 	if (statfs(CG_MOUNT, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
 		path = cgroup_caller_path("", &hier, &root_only);
 		for (size_t i = 0; path != NULL && i < sizeof(ctrls) / sizeof(ctrls[0]); i++)

@@ -23,7 +23,7 @@ plan 9
 run_as sbxtest "$BIN/phase-attack" "$HOOKED" > "$T/attack" 2>"$T/err"; arc=$?
 diag "$(grep -v '^DENIED\|^STATUS' "$T/attack")" "$(grep '^ALLOWED' "$T/attack")" "$(cat "$T/err")"
 phases=$(sed -n 's/^PHASE \([^ ]*\) .*/\1/p' "$T/attack" | tr '\n' ' ')
-check "the hooked helper paused at every phase" [ "$phases" = "supervisor-prepared recorder-dropped supervisor-cgroup sandbox-cloned supervisor-mapped sandbox-caller sandbox-mounted sandbox-dropped sandbox-seccomp supervisor-collect collector-dropped recorder-end " ]
+check "the hooked helper paused at every phase" [ "$phases" = "cgroup-caller-walk supervisor-prepared recorder-dropped supervisor-cgroup sandbox-cloned supervisor-mapped sandbox-caller sandbox-mounted sandbox-dropped sandbox-seccomp supervisor-collect collector-dropped recorder-end " ]
 check "every attack refused (none ALLOWED)" sh -c '[ "$1" = 0 ] && ! grep -q "^ALLOWED" "$2"' _ "$arc" "$T/attack"
 check "attacks were made against supervisor, recorder, sandbox init and collector" \
 	[ "$(sed -n 's/^DENIED .* role=\([^ ]*\) .*/\1/p' "$T/attack" | sort -u | tr '\n' ' ')" = "collector recorder sandbox-init supervisor " ]

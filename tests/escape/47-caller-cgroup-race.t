@@ -8,7 +8,8 @@
 # level below it in between: the walk cannot reach the levels under it,
 # whose limits (here the step's 100M, tighter than the job's 200M) would
 # be lost. The hooked helper pauses in that window (TEST_HOOK
-# "cgroup-caller-walk", helper/cgcaller.c walk) and the caller renames its
+# "cgroup-caller-walk", helper/cgcaller.c cgroup_caller_cap, before the
+# walks) and the caller renames its
 # step there.
 #
 # Defence checked by removing it: walk() returning -1 when a level is gone
