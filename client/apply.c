@@ -59,16 +59,6 @@
  * cannot make the caller's own file writable by others. */
 static mode_t caller_umask = 022;
 
-/* A path as JSON holds it: invalid UTF-8 replaced (U+FFFD), so that one
- * odd name cannot drop an entry from the report. */
-static json_t *jpath(const char *p)
-{
-	char *t = sbx_utf8_sanitize(p, strlen(p));
-	json_t *j = json_string(t != NULL ? t : "?");
-
-	free(t);
-	return j;
-}
 
 static int open_dir_beneath(int dfd, const char *path)
 {
@@ -426,7 +416,7 @@ int apply_main(int argc, char **argv)
 					  : now[0] == '-'      ? "deleted on disk since the run"
 							       : "changed on disk since the run";
 			conf[n_conf++] = e->path;
-			json_array_append_new(jconf, json_pack("{s:o, s:s}", "path", jpath(e->path), "why", why));
+			json_array_append_new(jconf, json_pack("{s:o, s:s}", "path", ws_path_json(e->path), "why", why));
 			if (!json)
 				fprintf(stderr, "sbx: apply: conflict: %s: %s\n", e->path, why);
 		}
@@ -510,7 +500,7 @@ int apply_main(int argc, char **argv)
 		if (json)
 			put_json(json_pack("{s:s, s:s, s:I, s:I, s:o?, s:O}", "changeset", id, "result",
 					   failed ? "partial" : "applied", "applied", (json_int_t)n_done, "already",
-					   (json_int_t)n_already, "failed", failed ? jpath(failed) : NULL, "record", r));
+					   (json_int_t)n_already, "failed", failed ? ws_path_json(failed) : NULL, "record", r));
 		json_decref(r);
 		if (failed) {
 			fprintf(stderr, "sbx: apply: %s: %s: %s; %zu of %zu entries applied, the rest not (recorded as partial)\n",

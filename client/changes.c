@@ -85,22 +85,14 @@ static json_t *entries_json(const struct ws_changeset *cs)
 
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct ws_entry *e = &cs->e[i];
-		/* a name that is not UTF-8 is shown with U+FFFD: JSON holds text */
-		char *path = sbx_utf8_sanitize(e->path, strlen(e->path));
-		if (path == NULL)
-			cli_die("changes", "out of memory");
 		json_array_append_new(
-			a, json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?, s:i}", "path", path, "action", ws_action(e),
+			a, json_pack("{s:o, s:s, s:s, s:s, s:s?, s:s?, s:i}", "path", ws_path_json(e->path), "action", ws_action(e),
 				     "type", kind(e->after[0] == '-' ? e->before : e->after), "before_type", kind(e->before),
 				     "sha256_before", strlen(e->before) > 2 ? e->before + 2 : NULL, "sha256_after",
 				     strlen(e->after) > 2 ? e->after + 2 : NULL, "mode", (int)e->mode));
-		free(path);
 	}
-	for (size_t i = 0; i < cs->n_skips; i++) {
-		char *t = sbx_utf8_sanitize(cs->skips[i], strlen(cs->skips[i]));
-		json_array_append_new(sk, json_string(t ? t : "?"));
-		free(t);
-	}
+	for (size_t i = 0; i < cs->n_skips; i++)
+		json_array_append_new(sk, ws_path_json(cs->skips[i]));
 	return json_pack("{s:s, s:s, s:s, s:b, s:s?, s:o, s:o}", "id", cs->id, "sha256", cs->sha256, "workspace",
 			 cs->workspace, "complete", cs->incomplete[0] == '\0', "incomplete",
 			 cs->incomplete[0] ? cs->incomplete : NULL, "files", a, "skipped", sk);

@@ -22,6 +22,7 @@
 #include "fdio.h"
 #include "rmtree.h"
 #include "workspace.h"
+#include "textutil.h"
 
 static char pending[4096]; /* the fresh changeset directory of this run */
 
@@ -85,7 +86,7 @@ void ws_finish(const struct run_opts *o, json_t *result)
 
 	if (pending[0] == '\0')
 		return;
-	if (!json_is_object(cs) || sha == NULL || id == NULL || strspn(id, "0123456789abcdef") != strlen(id)) {
+	if (!json_is_object(cs) || sha == NULL || !ws_id_valid(id)) {
 		struct rmtree_report rep;
 		(void)rmtree_contents(o->cs_fd, &rep);
 		(void)rmdir(pending);
@@ -107,6 +108,24 @@ void ws_finish(const struct run_opts *o, json_t *result)
 	pending[0] = '\0';
 	json_object_set_new(cs, "id", json_string(id));
 	json_object_set_new(cs, "path", json_string(dst));
+}
+
+bool ws_id_valid(const char *id)
+{
+	size_t n = id != NULL ? strlen(id) : 0;
+
+	return n > 0 && n <= WS_ID_MAX && strspn(id, "0123456789abcdef") == n;
+}
+
+json_t *ws_path_json(const char *path)
+{
+	char *t = sbx_utf8_sanitize(path, strlen(path));
+	json_t *j = t != NULL ? json_string(t) : NULL;
+
+	free(t);
+	if (j == NULL)
+		cli_die("changeset", "out of memory");
+	return j;
 }
 
 /* ---- loading --------------------------------------------------------- */
@@ -183,7 +202,7 @@ void ws_load(const char *id, struct ws_changeset *cs)
 	bool header = false, ended = false;
 
 	memset(cs, 0, sizeof(*cs));
-	if (strlen(id) == 0 || strlen(id) > 63 || strspn(id, "0123456789abcdef") != strlen(id))
+	if (!ws_id_valid(id))
 		cli_die_usage(id, "not a changeset id (the run's id: lower-case hex)");
 	strlcpy(cs->id, id, sizeof(cs->id));
 	state_dir(base, sizeof(base), false);

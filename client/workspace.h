@@ -33,8 +33,10 @@ struct ws_entry {
 	bool selected;
 };
 
+#define WS_ID_MAX 63 /* hex digits of a changeset id (a run id is 32) */
+
 struct ws_changeset {
-	char id[64];
+	char id[WS_ID_MAX + 1];
 	char dir[4096];
 	int dirfd;
 	char sha256[65];          /* of the manifest as stored now */
@@ -47,6 +49,14 @@ struct ws_changeset {
 	size_t n_skips;
 	char incomplete[256];     /* "" when complete */
 };
+
+/* A changeset id as the client names one: the run's id, 1 to 63
+ * lower-case hex digits (WS_ID_MAX). The one test of it. */
+bool ws_id_valid(const char *id);
+/* A path of a changeset as JSON holds it: invalid UTF-8 replaced by
+ * U+FFFD (JSON holds text), so that one odd name cannot drop an entry or
+ * the whole document. New reference; dies when out of memory. */
+json_t *ws_path_json(const char *path);
 
 /* Load changeset id (dies with one line: unknown id, not the caller's,
  * malformed manifest, a path that is not beneath the workspace). */

@@ -22,6 +22,7 @@
 
 #include "fail.h"
 #include "textutil.h"
+#include "../workspace.h" /* not recorder/workspace.h */
 #include "mcp_int.h"
 #include "unconst.h"
 
@@ -58,12 +59,6 @@ const char *mcp_workspace(void)
 	return workspace[0] != '\0' ? workspace : NULL;
 }
 
-static bool hex_id(const char *id)
-{
-	size_t n = id ? strlen(id) : 0;
-
-	return n > 0 && n <= 64 && strspn(id, "0123456789abcdef") == n;
-}
 
 static void remember(const char *id, bool whole)
 {
@@ -106,7 +101,7 @@ bool mcp_ws_changes_start(struct call *c)
 	char max[32], err[512];
 	char *argv[] = {"sbx", "changes", c->cs_id, "--json", "--diff", "--max-bytes", max, NULL};
 
-	if (!hex_id(id))
+	if (!ws_id_valid(id))
 		return false;
 	snprintf(c->cs_id, sizeof(c->cs_id), "%s", id);
 	snprintf(max, sizeof(max), "%zu", mcp_max_text());
@@ -181,7 +176,7 @@ void mcp_ws_tool_defs(json_t *tools, const struct mcp_revision *rev)
 		"Recorded in the signed audit log (who applied which changeset of which run). It writes "
 		"the user's files: ask the user before calling it.",
 		"inputSchema", "type", "object", "properties", "changeset", "type", "string", "pattern",
-		"^[0-9a-f]{1,64}$", "description", "The changeset's id (the run's id: result.changeset.id).", "only",
+		"^[0-9a-f]{1,63}$", "description", "The changeset's id (the run's id: result.changeset.id).", "only",
 		"type", "array", "minItems", 1, "maxItems", ONLY_MAX, "items", "type", "string", "minLength", 1, "maxLength", 4095,
 		"description",
 		"Apply only the entries at or under these paths (relative to the workspace); default: all.",
@@ -215,7 +210,7 @@ int mcp_ws_apply_check(struct call *c, json_t *args, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (!hex_id(id) || strlen(id) != json_string_length(json_object_get(args, "changeset"))) {
+	if (id == NULL || !ws_id_valid(id) || strlen(id) != json_string_length(json_object_get(args, "changeset"))) {
 		snprintf(err, errlen, "changeset: missing or not a changeset id (lower-case hex, result.changeset.id)");
 		return -1;
 	}
