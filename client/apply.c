@@ -331,7 +331,7 @@ int apply_main(int argc, char **argv)
 	struct stat st;
 	int ws, files;
 
-	cli_std_opts(argc, argv, usage);
+	cli_std_opts(argc, argv, usage, (const char *const[]){"--only", NULL});
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = true;

@@ -302,7 +302,7 @@ int changes_main(int argc, char **argv)
 	bool json = false, with_diff = false;
 	uint64_t max = 1u << 20;
 
-	cli_std_opts(argc, argv, usage);
+	cli_std_opts(argc, argv, usage, (const char *const[]){"--max-bytes", NULL});
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = true;

@@ -61,9 +61,17 @@ void cli_version(void)
 	exit(fflush(stdout) == 0 ? 0 : SBX_EXIT_FAILURE);
 }
 
-void cli_std_opts(int argc, char **argv, void (*usage)(FILE *))
+void cli_std_opts(int argc, char **argv, void (*usage)(FILE *), const char *const *with_value)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		bool value_next = false;
+
+		for (size_t k = 0; with_value != NULL && with_value[k] != NULL; k++)
+			value_next = value_next || strcmp(argv[i], with_value[k]) == 0;
+		if (value_next) {
+			i++;
+			continue;
+		}
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);
 			exit(0);

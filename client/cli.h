@@ -69,9 +69,12 @@ void cli_version(void) __attribute__((noreturn));
  * The options every command and subcommand takes, for those that have no
  * option parser of their own: among argv[1..argc) up to a "--", --help or
  * -h prints usage(stdout) and exits 0, --version exits through
- * cli_version(). Everything else is left to the caller.
+ * cli_version(). with_value (NULL-terminated, or NULL) names the
+ * command's options that take the next argument as their value, which is
+ * skipped: `sbx apply ID --only --help` selects a path named --help.
+ * Everything else is left to the caller.
  */
-void cli_std_opts(int argc, char **argv, void (*usage)(FILE *));
+void cli_std_opts(int argc, char **argv, void (*usage)(FILE *), const char *const *with_value);
 
 /*
  * Parse the arguments after "run" (argv[0] is "run"). Validates every

@@ -238,7 +238,7 @@ int policies_main(int argc, char **argv)
 	bool json = false;
 	int n;
 
-	cli_std_opts(argc, argv, cli_usage_policies);
+	cli_std_opts(argc, argv, cli_usage_policies, NULL);
 	if (argc == 2 && strcmp(argv[1], "--json") == 0)
 		json = cli_json_errors = true;
 	else if (argc != 1)

@@ -311,7 +311,7 @@ int session_main(int argc, char **argv)
 	}
 	/* sbx session [ls|rm] --help|--version; a session named "--help"
 	 * is removed with `sbx session rm -- --help` */
-	cli_std_opts(argc, argv, cli_usage_session);
+	cli_std_opts(argc, argv, cli_usage_session, NULL);
 	if (strcmp(argv[1], "ls") == 0) {
 		if (argc == 2)
 			return session_ls(false);

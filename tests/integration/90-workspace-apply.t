@@ -6,7 +6,7 @@
 # changed on disk in between makes apply refuse; the APPLY records link to
 # the run; --only applies a subset; sbx-audit search --applied.
 . "$(dirname "$0")/lib.sh"
-plan 30
+plan 32
 X=$T/state
 W=$T/ws
 mkdir -p "$X" "$W/sub" "$W/deldir"
@@ -117,5 +117,17 @@ wrun apply 0123456789abcdef0123456789abcdef
 check "apply: an unknown changeset id is refused" sh -c '[ "$2" = 125 ] && grep -q "no such changeset" "$1"' _ "$T/err" "$rc"
 wrun apply ../x
 check "apply: an id that is not hex is a usage error (2)" [ "$rc" = 2 ]
+# paths that look like the standard options: --only's value is a path, not
+# --help (cli_std_opts skips an option's value; before, this printed usage)
+W2=$T/ws2
+mkdir -p "$W2"
+chown sbxtest:sbxtest "$W2"
+wrun run --json --workspace "$W2" -c 'open("/work/--help", "w").write("h\n"); open("/work/-h", "w").write("x\n")'
+ID2=$(jget id)
+wrun apply "$ID2" --only --help
+check "apply --only --help: the file named --help is applied, not the usage printed" \
+	sh -c '[ "$2" = 0 ] && grep -qx h "$1/--help" && [ ! -e "$1/-h" ] && ! grep -q "^usage" "$3"' _ "$W2" "$rc" "$T/out"
+wrun apply "$ID2" --only -h
+check "apply --only -h: the file named -h is applied" sh -c '[ "$2" = 0 ] && grep -qx x "$1/-h"' _ "$W2" "$rc"
 [ -n "${DEBUG:-}" ] && { cat "$T/applies" "$T/err"; }
 finish
