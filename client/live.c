@@ -308,6 +308,28 @@ int live_start(int argc, char **argv)
 	return 0;
 }
 
+/* Close every fd but the n in keep (each >= 0 or -1 for none):
+ * close_range(2) over the gaps between them. */
+static void keep_only(int *keep, size_t n)
+{
+	unsigned lo = 0;
+
+	for (size_t i = 1; i < n; i++) /* a handful: insertion sort */
+		for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i] < 0 || (unsigned)keep[i] < lo)
+			continue;
+		if ((unsigned)keep[i] > lo)
+			close_range(lo, (unsigned)keep[i] - 1, 0);
+		lo = (unsigned)keep[i] + 1;
+	}
+	close_range(lo, ~0U, 0);
+}
+
 int live_begin(const char *name, const char *policy, const char *lang, uint64_t idle_ms, uint64_t lifetime_ms,
 	       char *sid, size_t sidlen)
 {
@@ -390,6 +412,11 @@ int live_begin(const char *name, const char *policy, const char *lang, uint64_t 
 			_exit(SBX_EXIT_FAILURE);
 		setsid();
 		signal(SIGHUP, SIG_IGN);
+		/* a fork without exec inherits every fd of the starter, CLOEXEC or
+		 * not: an MCP server's pipes to its other calls, the pipe its
+		 * session starter reports on. The keeper lives as long as the
+		 * session, so it keeps only its own. */
+		keep_only((int[]){0, 1, 2, dn, ep[1], lk, o.work_fd}, 7);
 		code_fd = code_memfd(&o);
 		helper_spawn(&o, code_fd, &h, &old);
 		sigprocmask(SIG_SETMASK, &old, NULL);

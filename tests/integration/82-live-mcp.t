@@ -8,7 +8,7 @@
 # call's result carries cell and session_state; the session's records
 # verify.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 12
 mkdir -m 0777 "$T/tmp" "$T/xdg"
 mcp() {
 	printf '%s\n' "$@" >"$T/mcp.in"
@@ -71,6 +71,33 @@ mcp "$INIT" "$INITED" "$(call 1 execute_code '{"code":"y = 1","session":"m2"}')"
 run_as sbxtest env XDG_DATA_HOME="$T/xdg" "$SBX" session ls >"$T/ls" 2>&1
 diag "$(cat $T/ls)"
 check "the server's own session m2 was stopped at its exit" grep -Eq '^m2 .* stopped$' "$T/ls"
+# the keeper of a session the server starts is a fork of the server
+# without exec: it holds only its own fds (stdio on /dev/null, the
+# session's lock and directory, the result socket), no pipe or memfd of
+# the server's (before: the pipe its starter reported on, for the
+# session's life)
+cat > "$T/keeper.py" <<'EOF'
+import os
+r = call("execute_code", {"code": "x = 1", "session": "m5"})
+me, srv, keepers = os.getuid(), proc.pid, []
+for p in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        stat = open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()
+        if int(p) == srv or os.stat("/proc/" + p).st_uid != me or int(stat[3]) != int(p):
+            continue
+        if b"mcp" in open("/proc/%s/cmdline" % p, "rb").read():
+            keepers.append([os.readlink("/proc/%s/fd/%s" % (p, f)) for f in os.listdir("/proc/%s/fd" % p)])
+    except OSError:
+        continue
+bad = [f for k in keepers for f in k if not (f == "/dev/null" or f.startswith("socket:") or
+       f.endswith("/live/m5.lock") or f.endswith("/sessions/m5"))]
+check("keeper", sc(r)["session_state"] == "live" and len(keepers) == 1 and not bad, (keepers, r))
+EOF
+run_as sbxtest env TMPDIR="$T/tmp" XDG_DATA_HOME="$T/xdg" python3 "$SBX_SRCDIR/tests/integration/mcpdrive.py" \
+	"$T/keeper.py" -- "$SBX" mcp >"$T/drive.out" 2>&1
+grep -q FAIL "$T/drive.out" && diag "$(cat "$T/drive.out")"
+check "a session's keeper holds no fd of the server's but its own" grep -qx "PASS keeper" "$T/drive.out"
+
 # --- the official MCP TypeScript SDK as the client (as 19-mcp.t) --------
 mcp_sdk
 if [ -n "$why" ]; then
