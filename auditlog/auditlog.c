@@ -9,6 +9,7 @@
 #include "auditdb.h"
 #include "signer.h"
 #include "checkpoint.h"
+#include "unconst.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1103,7 +1104,7 @@ int sbx_audit_insert_signed(struct sbx_audit *a, struct sbx_record *rec, const u
 		sbx_audit_seterr(err, errlen, "audit insert: missing argument or read-only log");
 		return -1;
 	}
-	s.blob = (unsigned char *)blob; /* only read: insert_row binds it */
+	s.blob = sbx_unconst(blob); /* only read: insert_row binds it */
 	s.len = len;
 	memcpy(s.leaf, leaf, 32);
 	memcpy(s.chain, chain, 32);

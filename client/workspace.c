@@ -304,7 +304,7 @@ static int open_beneath(int dfd, const char *path, int flags)
 {
 	struct open_how how = {
 		/* openat2(2) refuses O_NOCTTY with O_PATH */
-		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY)),
+		.flags = (__u64)(flags | O_NOFOLLOW | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY)),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
 

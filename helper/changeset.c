@@ -119,7 +119,7 @@ static void hash_link(const char *target, size_t len, char *out, size_t outlen)
 static int open_beneath(int dfd, const char *name, int flags)
 {
 	struct open_how how = {
-		.flags = (uint64_t)(flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC),
+		.flags = (__u64)(flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
 

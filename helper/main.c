@@ -476,7 +476,7 @@ static pid_t clone_sandbox(int *pidfd, int cgfd, bool *placed)
 	*placed = false;
 	if (cgfd >= 0) {
 		args.flags |= CLONE_INTO_CGROUP;
-		args.cgroup = (uint64_t)cgfd;
+		args.cgroup = (__u64)cgfd;
 		pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 		if (pid >= 0) {
 			*placed = true;

@@ -21,6 +21,7 @@
  */
 #include "image.h"
 #include "dpkgdb.h"
+#include "unconst.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -77,7 +78,7 @@ static int run_logged(char *const argv[], int logfd, const char *const envp_extr
 		if (nul < 0 || dup2(nul, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
 			_exit(127);
 		for (size_t i = 0; envp_extra && envp_extra[i]; i++)
-			putenv((char *)envp_extra[i]);
+			putenv(sbx_unconst(envp_extra[i])); /* this child execs next */
 		execvp(argv[0], argv);
 		dprintf(2, "sbx-image: cannot execute %s: %s\n", argv[0], strerror(errno));
 		_exit(127);

@@ -11,6 +11,7 @@
  * than libsodium's here; sbx-image is never setuid.
  */
 #include "image.h"
+#include "unconst.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -157,7 +158,7 @@ static char *line_for(const FTSENT *ent, const char *path, char *err, size_t err
 int img_tree_listing(const char *root, FILE *out, char digest[SBX_DIGEST_LEN + 1], uint64_t *entries,
 		     char *err, size_t errlen)
 {
-	char *const roots[] = {(char *)root, NULL};
+	char *const roots[] = {sbx_unconst(root), NULL}; /* fts_open(3) only reads it */
 	size_t rootlen = strlen(root), n = 0, cap = 0;
 	struct entry *v = NULL;
 	unsigned char md[EVP_MAX_MD_SIZE];

@@ -41,6 +41,7 @@
 #include "rundesc.h"
 #include "startfacts.h"
 #include "traceback.h"
+#include "unconst.h"
 
 #define LIVE_GRACE_MS 2000 /* from a call's wall_time (or a stop) to the session's kill */
 #define LIVE_REQ_MS 2000   /* a connection's request arrives within this, or is dropped */
@@ -469,7 +470,7 @@ static int send_call(struct live *L, const struct sbx_live_call *h, const struct
 		     const int *infds, const uint64_t *sizes)
 {
 	char cbuf[CMSG_SPACE(sizeof(int) * SBX_MAX_INPUTS)];
-	struct iovec iov = {.iov_base = (void *)h, .iov_len = sizeof(*h)};
+	struct iovec iov = {.iov_base = sbx_unconst(h), .iov_len = sizeof(*h)};
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t w;
 
