@@ -42,8 +42,10 @@ CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
 # (seccomp/gen.c): libseccomp is linked by the generator, not by it.
 HELPER_PKGS   = libcap libbsd libmd inih
 RECORDER_PKGS = sqlite3 libsodium jansson libbsd inih
+COLLECTOR_PKGS = libbsd libmd
 HELPER_LIBS   = $(shell pkg-config --libs $(HELPER_PKGS))
 RECORDER_LIBS = $(shell pkg-config --libs $(RECORDER_PKGS))
+COLLECTOR_LIBS = $(shell pkg-config --libs $(COLLECTOR_PKGS))
 
 # -Wcast-qual: a const is dropped only by sbx_unconst() (common/unconst.h),
 # for the interfaces older than const; -Wconversion: every narrowing or
@@ -57,7 +59,7 @@ SAN_LD   = -fsanitize=address,undefined
 else
 OPT      = -O2 -g -D_FORTIFY_SOURCE=2
 endif
-INCLUDES = -Icommon -Iauditlog -Irecorder -Iaudit -Ihelper -Iclient -Iclient/mcp -Isigner -Iimage -Iseccomp
+INCLUDES = -Icommon -Iauditlog -Irecorder -Icollector -Iaudit -Ihelper -Iclient -Iclient/mcp -Isigner -Iimage -Iseccomp
 CFLAGS  ?=
 CFLAGS  += -std=c17 -D_GNU_SOURCE $(WARN) $(HARDEN) $(OPT) -I$(B) $(INCLUDES) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pie -Wl,-z,relro,-z,now $(SAN_LD)
@@ -66,10 +68,12 @@ B = build
 # Libraries by who links them (HACKING.md): libsbxcommon.a is what the
 # setuid helper may link; libsbxlog.a is the audit-log format and writer
 # (sbx-recorder, sbx-audit); recorder/ is sbx-recorder, the audit-log side
-# of a run, exec'd by the helper as _sbx.
+# of a run, exec'd by the helper as _sbx; collector/ is sbx-collector, which
+# copies /out and the changeset, exec'd by the helper as the caller.
 COMMON_SRC   = $(filter-out common/testhook.c,$(wildcard common/*.c))
 AUDITLOG_SRC = $(wildcard auditlog/*.c)
 RECORDER_SRC = $(wildcard recorder/*.c)
+COLLECTOR_SRC = $(wildcard collector/*.c)
 HELPER_SRC   = $(wildcard helper/*.c)
 CLIENT_SRC   = $(wildcard client/*.c client/mcp/*.c)
 RELAY_SRC    = $(wildcard relay/*.c)
@@ -82,6 +86,7 @@ UNIT_SRC     = $(wildcard tests/unit/test_*.c)
 COMMON_OBJ   = $(COMMON_SRC:%.c=$(B)/%.o)
 AUDITLOG_OBJ = $(AUDITLOG_SRC:%.c=$(B)/%.o)
 RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/%.o)
+COLLECTOR_OBJ = $(COLLECTOR_SRC:%.c=$(B)/%.o)
 HELPER_OBJ   = $(HELPER_SRC:%.c=$(B)/%.o)
 CLIENT_OBJ   = $(CLIENT_SRC:%.c=$(B)/%.o)
 RELAY_OBJ    = $(RELAY_SRC:%.c=$(B)/%.o)
@@ -97,10 +102,11 @@ LIBLOG       = $(B)/libsbxlog.a
 # recorder). None of them is installed by `make install`.
 HOOKED_HELPER_OBJ   = $(HELPER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/common/testhook.o
 HOOKED_RECORDER_OBJ = $(RECORDER_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/common/testhook.o $(B)/image/dpkgdb.o
+HOOKED_COLLECTOR_OBJ = $(COLLECTOR_SRC:%.c=$(B)/hooked/%.o) $(B)/hooked/common/testhook.o
 ESCAPE_SRC = $(wildcard tests/escape/bin/*.c)
 ESCAPE_BIN = $(ESCAPE_SRC:tests/escape/bin/%.c=$(B)/tests/escape/%)
 
-PROGS = $(B)/sbx-helper $(B)/sbx-recorder $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay $(B)/sbx-signer $(B)/sbx-image
+PROGS = $(B)/sbx-helper $(B)/sbx-recorder $(B)/sbx-collector $(B)/sbx $(B)/sbx-audit $(B)/sbx-relay $(B)/sbx-signer $(B)/sbx-image
 # Built with the programs, never installed: bench/audit and the search test use it.
 TOOLS = $(B)/audit-bench
 
@@ -166,6 +172,12 @@ $(B)/sbx-helper-hooked: $(HOOKED_HELPER_OBJ) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(HELPER_LIBS)
 $(B)/sbx-recorder-hooked: $(HOOKED_RECORDER_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(RECORDER_LIBS)
+# The caller's side of a run's end: collector/ and common/, libc, libbsd
+# (strlcpy) and libmd (the changeset's SHA-256).
+$(B)/sbx-collector: $(COLLECTOR_OBJ) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(COLLECTOR_LIBS)
+$(B)/sbx-collector-hooked: $(HOOKED_COLLECTOR_OBJ) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(COLLECTOR_LIBS)
 
 # What the setuid binary links and contains: exactly these shared
 # libraries, and not one symbol of SQLite (sqlite3_), jansson (json_) or
@@ -192,7 +204,7 @@ check-linkage: $(B)/sbx-helper $(B)/sbx-helper-hooked
 $(B)/tests/escape/%: tests/escape/bin/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -fsanitize=% -MMD -MP,$(CFLAGS)) $(filter-out -fsanitize=%,$(LDFLAGS)) -o $@ $<
-escape-bins: $(B)/sbx-helper-hooked $(B)/sbx-recorder-hooked $(ESCAPE_BIN)
+escape-bins: $(B)/sbx-helper-hooked $(B)/sbx-recorder-hooked $(B)/sbx-collector-hooked $(ESCAPE_BIN)
 
 $(B)/sbx: $(CLIENT_OBJ) $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -401,6 +413,7 @@ install-files: all install-man install-completion install-systemd install-doc
 	install -m 0755 $(B)/sbx-image $(DESTDIR)$(SBINDIR)/
 	install -m 0755 $(B)/sbx-helper $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-helper
 	install -m 0755 $(B)/sbx-recorder $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-recorder
+	install -m 0711 $(B)/sbx-collector $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-collector
 	install -m 0755 packaging/sbx-postinst $(DESTDIR)$(PKGDATADIR)/sbx-postinst
 	install -m 0644 docs/result.schema.json $(DESTDIR)$(PKGDATADIR)/result.schema.json
 	install -m 0755 $(B)/sbx-relay $(DESTDIR)$(LIBEXECDIR)/sbx/sbx-relay
@@ -475,7 +488,7 @@ clean:
 # What each target is for (HACKING.md says where each kind of change goes).
 help:
 	@echo 'Build (B=DIR build directory, SANITIZE=1 for ASan+UBSan):'
-	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx-signer, sbx, sbx-audit, sbx-relay, sbx-image'
+	@echo '  all               the programs: sbx-helper (setuid), sbx-recorder, sbx-collector, sbx-signer, sbx, sbx-audit, sbx-relay, sbx-image'
 	@echo '  man               the man pages, checked'
 	@echo 'Tests (CHECK_PREFIX=/tmp/sbx-check-NAME: a root-owned temporary install):'
 	@echo '  check-unit        cmocka unit tests (no root needed)'

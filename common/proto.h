@@ -176,6 +176,23 @@ enum sbx_recorder_fd {
  * itself.
  */
 #define SBX_PATH_MAX_ART 255 /* bytes of an artifact's path (the record's name) */
+/*
+ * The collector (LIBEXECDIR/sbx/sbx-collector, collector/) is exec'd by a
+ * child of the supervisor after it became the caller (no capabilities,
+ * no_new_privs), from a file root owns with mode 0711, which makes the
+ * process not dumpable (fs/exec.c would_dump: the caller cannot read the
+ * file, so cannot ptrace what runs it); empty environment, 0, 1 and 2
+ * /dev/null, argv "sbx-collector ARTIFACTS OUT_BYTES WORKSPACE_BYTES
+ * RUN_ID" (the run's limits in files and bytes, decimal; its id), and
+ * these descriptors; one that is closed has nothing to collect:
+ */
+enum sbx_collector_fd {
+	SBX_COL_FD_ART = 3,     /* SOCK_SEQPACKET to the recorder's SBX_REC_FD_ARTIFACTS */
+	SBX_COL_FD_OUT = 4,     /* /out's tmpfs (O_RDONLY | O_DIRECTORY), if not empty */
+	SBX_COL_FD_UPPER = 5,   /* --workspace: the overlay's upper layer (O_PATH) */
+	SBX_COL_FD_LOWER = 6,   /* --workspace: the caller's directory (--workspace-fd) */
+	SBX_COL_FD_CHANGESET = 7, /* --workspace: the empty directory the changeset goes to */
+};
 /* With --workspace, before SBX_COLLECT_DONE: a byte SBX_COLLECT_CHANGESET
  * with the changeset manifest as a sealed memfd (docs/workspace.md), or
  * without an fd and the reason the changeset could not be computed. */

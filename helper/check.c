@@ -284,6 +284,8 @@ void check_main(void)
 	/* exec'd as _sbxnet for [network] mode = allow, opened like a policy */
 	owned("relay", SBX_LIBEXECDIR "/sbx/sbx-relay", false, "root", NULL, 0755, false);
 	owned("recorder", SBX_RECORDER_PATH, false, "root", NULL, 0755, false);
+	/* 0711: unreadable to the caller it runs as, hence not dumpable */
+	owned("collector", SBX_COLLECTOR_PATH, false, "root", NULL, 0711, false);
 	owned("signer", SBX_SIGNER_PATH, false, "root", NULL, 0755, false);
 	check_exit(problems ? 1 : 0);
 }

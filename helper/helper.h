@@ -15,9 +15,11 @@
  *    |- sandbox init (pid 1 of new user, mount, net, pid, ipc, uts and cgroup
  *    |  namespaces; the caller's uid, no capabilities, seccomp filter)
  *    |   `- payload (the interpreter)
- *    `- artifact collector (the caller's uid, no capabilities, not dumpable),
- *       started only after every sandboxed process is dead.
- *   A signer (_sbxsign, workstream audit) will sit beside the recorder.
+ *    |   `- sbx-signer: the recorder's child, exec'd as _sbxsign (signer/)
+ *    `- artifact collector: a child that becomes the caller (no
+ *       capabilities, no_new_privs) and execs sbx-collector (collector/),
+ *       root's 0711 file, so not dumpable; started only after every
+ *       sandboxed process is dead; copies /out and the changeset.
  */
 #ifndef SBX_HELPER_H
 #define SBX_HELPER_H
@@ -61,8 +63,10 @@
  * execs the hooked test recorder (testhook.h). */
 #ifdef SBX_TEST_HOOKS
 #define SBX_RECORDER_PATH SBX_LIBEXECDIR "/sbx/sbx-recorder-hooked"
+#define SBX_COLLECTOR_PATH SBX_LIBEXECDIR "/sbx/sbx-collector-hooked"
 #else
 #define SBX_RECORDER_PATH SBX_LIBEXECDIR "/sbx/sbx-recorder"
+#define SBX_COLLECTOR_PATH SBX_LIBEXECDIR "/sbx/sbx-collector"
 #endif
 /* sbx-signer, exec'd as _sbxsign with the recorder's signing socket */
 #define SBX_SIGNER_PATH SBX_LIBEXECDIR "/sbx/sbx-signer"
@@ -275,11 +279,7 @@ bool session_fs(long type);
  * a workspace). */
 int check_workspace(struct run *r, char *err, size_t errlen);
 int mount_workspace(const struct run *r, const char *root, int *upper, char *err, size_t errlen);
-/* changeset.c: in the collector, as the caller: the changeset of the
- * upper layer against the lower (the caller's directory), written into
- * the changeset directory, its manifest sent to the recorder on art. */
 extern int sandbox_ws_upper; /* the sandbox child's upper-layer fd, for the supervisor */
-void changeset_collect(const struct run *r, int upper, int art);
 /* the code, input and session fds, for keep_fds() and closing: returns how
  * many went into fds (at most RUN_EXTRA_FDS) */
 #define RUN_EXTRA_FDS (SBX_MAX_INPUTS + 6 + 2 * SBX_MAX_PATHS)
@@ -365,9 +365,11 @@ const struct sbx_bpf *seccomp_program(const struct sbx_policy *p);
  * program that has one (network mode allow), else -1. -1 with err set. */
 int install_seccomp(const struct sbx_policy *p, int *listener, char *err, size_t errlen);
 
-/* collector.c: runs as the caller, never returns. */
-/* outdir or wsupper may be -1 (nothing to collect there) */
-_Noreturn void collector_main(const struct run *r, int outdir, int wsupper, int art);
+/* collexec.c: in the supervisor's child, as root: become the caller and
+ * exec sbx-collector (exe, from open_trusted) with /out's fd, the upper
+ * layer's and art (common/proto.h enum sbx_collector_fd); outdir or upper
+ * may be -1 (nothing to collect there). Never returns. */
+_Noreturn void collector_exec(const struct run *r, int exe, int outdir, int upper, int art);
 
 /* util.c */
 int write_file(const char *path, const char *data, char *err, size_t errlen);

@@ -16,7 +16,7 @@
 #     -> tests 2 and 4 fail: ptrace, process_vm_readv, /proc/PID/mem...
 #        succeed against the sandbox init from sandbox-caller on
 #   the collector made dumpable (prctl(PR_SET_DUMPABLE, 1) after drop_to()
-#   in helper/collector.c) -> tests 2 and 3 fail: ALLOWED against it
+#   in collector/main.c, and sbx-collector installed 0755) -> tests 2 and 3 fail: ALLOWED against it
 . "$(dirname "$0")/lib.sh"
 plan 9
 

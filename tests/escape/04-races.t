@@ -17,7 +17,7 @@
 #     -> tests 3 and 8 fail: the raced and the static symlink are followed,
 #        files land in the directory outside
 #   O_NOFOLLOW and every RESOLVE_* flag dropped from the collector's openat2
-#     (helper/collector.c) -> tests 9 and 11 fail: /out symlinks are followed and
+#     (collector/artifacts.c) -> tests 9 and 11 fail: /out symlinks are followed and
 #     the host file's content comes back as an artifact
 . "$(dirname "$0")/lib.sh"
 plan 14

@@ -15,7 +15,7 @@
 # Defence removed -> this test failed (checked by hand, see the report):
 #   good_name() check in the recorder (recorder/recorder.c) removed
 #     -> test 8 fails: names with a newline, ESC, invalid UTF-8 are saved
-#   S_ISREG check in the collector (helper/collector.c) removed
+#   S_ISREG check in the collector (collector/artifacts.c) removed
 #     -> test 6 fails: the fifo comes back as an artifact
 . "$(dirname "$0")/lib.sh"
 plan 20

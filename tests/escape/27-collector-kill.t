@@ -24,8 +24,13 @@
 #   failed.
 # - the SIGKILL in wait_timeout (helper/util.c): the stopped collector
 #   outlived its run, holding the upper layer's tmpfs: test 8 failed.
+# A collector binary the caller can read would run dumpable (exec of a
+# readable file; common/proto.h "collector"), so the supervisor refuses
+# to start one not mode 0711-like (tests 12-13): without the mode check
+# in start_collector (helper/main.c) the run returned its artifacts from
+# a collector the caller could have ptraced, and test 12 failed.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 13
 
 cp "$ESC/collector_kill.py" "$T/collector_kill.py"
 chmod 0644 "$T/collector_kill.py"
@@ -85,4 +90,14 @@ check "no changeset directory is left behind" sh -c '[ -z "$(ls -A "$1/sbx/chang
 "$AUDIT" show --json "$id" > "$T/show" 2>&1
 check "END says the changeset is missing, and why" \
 	[ "$(pj "$T/show" '[r.get("changeset_missing") for r in d["records"] if r.get("kind") == "end"]')" = "['no changeset: the collector ended before it sent one']" ]
+# sbx-collector installed readable by others: not started, the list incomplete
+C=$P/libexec/sbx/sbx-collector
+chmod 0755 "$C"
+code='open("/out/a.txt", "w").write("x")'
+sbx_run run --json -c "$code"
+chmod 0711 "$C"
+check "a readable sbx-collector is not started: no artifact, the list incomplete" \
+	[ "$(pj "$T/out" 'len(d["artifacts"]), d["skipped_reasons"].get("incomplete")')" = "(0, 1)" ]
+sbx_run run --json -c "$code"
+check "mode 0711 again: the artifact is returned" [ "$(pj "$T/out" 'len(d["artifacts"])')" = "1" ]
 finish

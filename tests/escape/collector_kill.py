@@ -5,8 +5,9 @@
 usage: collector_kill.py [--stop] SBX OUT CODE [SBX-RUN-ARG...]   (as the caller)
 
 Starts `sbx run --json -c CODE [SBX-RUN-ARG...]` with its stdout in OUT,
-watches /proc for the collector (a process of this uid named sbx-helper,
-in the initial pid namespace, whose parent is the root supervisor) and
+watches /proc for the collector (a process of this uid in the initial pid
+namespace whose parent is the root supervisor: sbx-helper before its exec
+of sbx-collector, sbx-collector after) and
 SIGKILLs it the moment it shows. Prints KILLED PID or MISSED.
 
 --stop: SIGSTOP it instead (a collector that never finishes, for the
@@ -37,7 +38,7 @@ def collector():
         if not p.isdigit():
             continue
         s = status(p)
-        if (s is None or s.get("Name") != "sbx-helper" or int(s["Uid"].split()[0]) != ME
+        if (s is None or int(s["Uid"].split()[0]) != ME
                 or len(s.get("NSpid", "").split()) != 1):
             continue
         parent = status(s["PPid"])

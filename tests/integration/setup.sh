@@ -22,6 +22,7 @@ make -C "$src" --no-print-directory -s B="build-check-$(basename "$prefix")" PRE
 	LOCALSTATEDIR="$prefix/var" LIBEXECDIR="$prefix/libexec" RUNSTATEDIR="$prefix/run" ${SBX_MAKEFLAGS:-} escape-bins >/dev/null
 install -o root -g sbx -m 4754 "$build/sbx-helper-hooked" "$prefix/libexec/sbx/sbx-helper-hooked"
 install -o root -g root -m 0755 "$build/sbx-recorder-hooked" "$prefix/libexec/sbx/sbx-recorder-hooked"
+install -o root -g root -m 0711 "$build/sbx-collector-hooked" "$prefix/libexec/sbx/sbx-collector-hooked"
 install -d -m 0755 "$prefix/lib/sbx-escape"
 # RUNSTATEDIR (/run on a real host): the run slots live in sbx/users below it
 install -d -m 0755 "$prefix/run"

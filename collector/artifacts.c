@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /*
- * The artifact collector: started by the supervisor after every sandboxed
- * process is dead, as the caller (whose files these are), with no
- * capabilities, not dumpable, no_new_privs. It copies the regular files of
+ * The artifacts of a run (collector.h). It copies the regular files of
  * /out, subdirectories included (SBX_ART_DEPTH_MAX levels), into sealed
  * memfds for the recorder, never following a symlink and never leaving
  * /out (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
@@ -19,7 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -27,8 +24,8 @@
 #include <linux/openat2.h>
 #include <bsd/string.h>
 
-#include "helper.h"
-#include "testhook.h"
+#include "collector.h"
+#include "fdio.h"
 
 
 static int copy_to_memfd(int src, uint64_t size)
@@ -57,7 +54,7 @@ static int copy_to_memfd(int src, uint64_t size)
 }
 
 struct walk {
-	const struct run *r;
+	const struct collect *c;
 	int outdir, art;
 	uint64_t total, files;
 	struct timespec newest;   /* mtime of the newest regular file */
@@ -89,11 +86,11 @@ static void one_file(struct walk *w, int fd, const struct stat *st, const char *
 {
 	int m;
 
-	if (w->files == w->r->limits.artifacts) {
+	if (w->files == w->c->artifacts) {
 		skipped(w, SBX_ART_SKIP_COUNT_CAP, path);
 		return;
 	}
-	if (w->total + (uint64_t)st->st_size > w->r->limits.out_bytes) {
+	if (w->total + (uint64_t)st->st_size > w->c->out_bytes) {
 		skipped(w, SBX_ART_SKIP_OUT_SIZE, path);
 		return;
 	}
@@ -203,40 +200,29 @@ static void walk_dir(struct walk *w, const char *dir, int depth, struct pending 
 	closedir(d);
 }
 
-void collector_main(const struct run *r, int outdir, int wsupper, int art)
+void artifacts_collect(const struct collect *c)
 {
-	char err[HELPER_ERR_LEN];
-	struct walk w = {.r = r, .outdir = outdir, .art = art};
+	struct walk w = {.c = c, .outdir = c->outdir, .art = c->art};
+	struct pending todo = {0};
+	char dir[SBX_PATH_MAX_ART + 1];
 	struct statfs sf;
 
-	if (drop_to(r->uid, r->gid, err, sizeof(err)) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		_exit(1);
-	TEST_HOOK("collector-dropped");
-	if (wsupper >= 0)
-		changeset_collect(r, wsupper, art);
-	if (outdir >= 0) {
-		struct pending todo = {0};
-		char dir[SBX_PATH_MAX_ART + 1];
-
-		walk_dir(&w, "", 0, &todo);
-		while (todo.n > 0) {
-			todo.n--;
-			strlcpy(dir, todo.path[todo.n], sizeof(dir));
-			walk_dir(&w, dir, todo.depth[todo.n], &todo);
-		}
+	walk_dir(&w, "", 0, &todo);
+	while (todo.n > 0) {
+		todo.n--;
+		strlcpy(dir, todo.path[todo.n], sizeof(dir));
+		walk_dir(&w, dir, todo.depth[todo.n], &todo);
 	}
+	free(todo.path);
+	free(todo.depth);
 	/* /out without a free block: the newest file is the one whose write
 	 * met ENOSPC (the payload is dead; nothing changes /out any more) */
-	if (outdir >= 0 && w.newest_path[0] && fstatfs(outdir, &sf) == 0 && sf.f_bavail == 0) {
+	if (w.newest_path[0] && fstatfs(c->outdir, &sf) == 0 && sf.f_bavail == 0) {
 		char msg[1 + SBX_PATH_MAX_ART];
 		size_t n = strlen(w.newest_path);
 
 		msg[0] = SBX_COLLECT_TRUNCATED;
 		memcpy(msg + 1, w.newest_path, n);
-		sbx_send_fd(art, msg, 1 + n, -1, 0);
+		sbx_send_fd(c->art, msg, 1 + n, -1, 0);
 	}
-	/* the last word: without it the recorder reports the list incomplete */
-	if (sbx_send_fd(art, &(char){SBX_COLLECT_DONE}, 1, -1, 0) < 0)
-		_exit(1);
-	_exit(0);
 }

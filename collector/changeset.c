@@ -23,7 +23,7 @@
  * written as the caller through the changeset directory's fd.
  *
  * What it reads from the upper layer and writes to the caller's disk is
- * bounded by the policy's workspace_size (r->limits.workspace_bytes), the
+ * bounded by the policy's workspace_size (collect.workspace_bytes), the
  * size of the upper tmpfs: the apparent sizes of the upper layer's files
  * (and links' targets) are summed before each is read, and past that size
  * the walk stops and the changeset ends incomplete. A tmpfs cannot hold
@@ -50,9 +50,10 @@
 #include <bsd/string.h>
 #include <sha2.h> /* libmd: the helper links no libsodium */
 
+#include "collector.h"
+#include "fdio.h"
 #include "textutil.h"
 #include "units.h"
-#include "helper.h"
 
 #define CS_DEPTH_MAX 64
 #define CS_PATH_MAX 4096
@@ -66,7 +67,7 @@ struct cs_entry {
 };
 
 struct cs {
-	const struct run *r;
+	const struct collect *c;
 	int csdir, files;
 	struct cs_entry *e;
 	size_t n, cap;
@@ -545,7 +546,7 @@ static int manifest(struct cs *c, int m)
 			close(fd);
 		return -1;
 	}
-	fprintf(f, "sbx-changeset 1\nrun %s\n", c->r->run_id);
+	fprintf(f, "sbx-changeset 1\nrun %s\n", c->c->run_id);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct cs_entry *e = &c->e[i];
 		fprintf(f, "entry %s %s %04o ", e->before, e->after, e->mode);
@@ -580,9 +581,10 @@ static void note(int art, const char *why)
 	sbx_send_fd(art, msg, 1 + n, -1, 0);
 }
 
-void changeset_collect(const struct run *r, int upper, int art)
+void changeset_collect(const struct collect *col)
 {
-	struct cs c = {.r = r, .csdir = r->cs_fd, .files = -1, .budget = r->limits.workspace_bytes};
+	struct cs c = {.c = col, .csdir = col->csdir, .files = -1, .budget = col->workspace_bytes};
+	int art = col->art;
 	int ud, m, out;
 	struct stat st;
 	char buf[65536];
@@ -591,8 +593,8 @@ void changeset_collect(const struct run *r, int upper, int art)
 
 	/* the O_PATH fd the sandbox passed: a real descriptor of the same
 	 * directory, beneath which everything is resolved */
-	ud = open_beneath(upper, ".", O_RDONLY | O_DIRECTORY);
-	if (ud < 0 || r->ws_fd < 0 || r->cs_fd < 0) {
+	ud = open_beneath(col->upper, ".", O_RDONLY | O_DIRECTORY);
+	if (ud < 0 || col->lower < 0 || col->csdir < 0) {
 		note(art, "the upper layer could not be opened");
 		return;
 	}
@@ -601,7 +603,7 @@ void changeset_collect(const struct run *r, int upper, int art)
 		note(art, "the changeset directory could not be written");
 		return;
 	}
-	walk(&c, ud, r->ws_fd, "", 0);
+	walk(&c, ud, col->lower, "", 0);
 	if (c.n > 0)
 		qsort(c.e, c.n, sizeof(*c.e), by_path);
 	m = memfd_create("sbx-changeset", MFD_CLOEXEC | MFD_ALLOW_SEALING);
