@@ -222,6 +222,10 @@ $(B)/tests/test_signer: $(B)/sbx-signer
 $(B)/tests/test_seccomp: tests/unit/test_seccomp.c $(B)/helper/seccomp.o $(B)/seccomp/rules.o $(LIBCOMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $(PKG_LIBS) $$(pkg-config --libs cmocka)
+# test_rlimits: the setuid helper's rlimits.o as the helper links it
+$(B)/tests/test_rlimits: tests/unit/test_rlimits.c $(B)/helper/rlimits.o $(LIBCOMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) $$(pkg-config --libs cmocka)
 $(B)/tests/%: tests/unit/%.c $(UNIT_LIBS) $(B)/paths.h $(B)/result_schema.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSBX_SRCDIR='"$(CURDIR)"' -DSBX_BUILDDIR='"$(CURDIR)/$(B)"' $(LDFLAGS) -o $@ $< $(UNIT_LIBS) $(PKG_LIBS) $(CRYPTO_LIBS) $$(pkg-config --libs cmocka)
