@@ -212,8 +212,8 @@ $(B)/libsbxsigner.a: $(filter-out $(B)/signer/main.o,$(SIGNER_OBJ))
 $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# Unit tests link the objects they test (test_client still #includes
-# client sources: HACKING.md).
+# Unit tests link the objects they test, from these archives (none
+# #includes a .c file: HACKING.md).
 UNIT_LIBS = $(B)/libsbxaudit.a $(B)/libsbxrecorder.a $(B)/libsbxclient.a $(B)/libsbxsigner.a $(B)/libsbximage.a $(LIBLOG) $(LIBCOMMON)
 # test_signer runs the real sbx-signer
 $(B)/tests/test_signer: $(B)/sbx-signer
