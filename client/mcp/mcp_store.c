@@ -217,3 +217,13 @@ void mcp_store_close(void)
 		rmdir(ks.dir);
 	}
 }
+
+uint64_t mcp_store_used(void)
+{
+	return ks.used;
+}
+
+const char *mcp_store_dir(void)
+{
+	return ks.dir;
+}

@@ -59,4 +59,9 @@ json_t *mcp_store_read(const char *uri);
 /* Remove every kept file and the directory. */
 void mcp_store_close(void);
 
+/* What the store holds, in bytes as charged against --keep-artifacts, and
+ * its directory ("" until the first artifact is kept). */
+uint64_t mcp_store_used(void);
+const char *mcp_store_dir(void);
+
 #endif

@@ -22,18 +22,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "errcode.h"
 #include "fdio.h"
-#include "../../client/artifacts.c"
-#include "../../client/errobj.c"
-#include "../../client/resultschema.c"
-#include "../../client/hint.c"
-#include "../../client/fail.c"
-#include "../../client/frames.c"
-#include "../../client/name.c"
-#include "../../client/ttysafe.c"
-#include "../../client/ttyout.c"
-#include "../../client/cli.c"
-#include "../../client/inputs.c"
+#include "rundesc.h"
+#include "artifacts.h"
+#include "errobj.h"
+#include "resultschema.h"
+#include "hint.h"
+#include "fail.h"
+#include "frames.h"
+#include "name.h"
+#include "ttysafe.h"
+#include "ttyout.h"
+#include "cli.h"
+#include "inputs.h"
 #include <sys/wait.h>
 
 /* ---- helpers ---- */

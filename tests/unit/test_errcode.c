@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../client/errobj.c"
-#include "../../client/resultschema.c"
-#include "../../client/hint.c"
+#include "errcode.h"
+#include "errobj.h"
+#include "resultschema.h"
+#include "hint.h"
 
 static json_t *schema_prop(json_t *s, const char *name)
 {

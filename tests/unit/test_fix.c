@@ -19,10 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../client/events.c"
-#include "../../client/fixdoc.c"
-#include "../../client/fixer.c"
-#include "../../client/signals.c"
+#include "events.h"
+#include "fixdoc.h"
+#include "fixer.h"
+#include "signals.h"
+#include "textutil.h"
 
 static void test_excerpt_short_kept(void **state)
 {

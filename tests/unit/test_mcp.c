@@ -9,17 +9,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Before cmocka.h: its fail() macro would take mcp_tool.c's fail(). */
-#include "../../client/mcp/mcp.c"
-#include "../../client/mcp/mcp_call.c"
-#include "../../client/mcp/mcp_child.c"
-#include "../../client/mcp/mcp_io.c"
-#include "../../client/mcp/mcp_result.c"
-#include "../../client/mcp/mcp_store.c"
-#include "../../client/mcp/mcp_tool.c"
-#include "../../client/name.c"
-#include "../../client/resultschema.c"
-#include "../../client/access.c"
+/* The sbx mcp modules, linked from libsbxclient.a. */
+#include "mcp.h"
+#include "mcp_int.h"
+#include "mcp_child.h"
+#include "mcp_store.h"
+#include "name.h"
+#include "resultschema.h"
+#include "access.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -477,7 +474,7 @@ static int held(const char *name)
 
 static void test_store_capacity(void **state)
 {
-	char dir[] = "/tmp/sbx-test-mcp.XXXXXX", why[256], store[sizeof(ks.dir)];
+	char dir[] = "/tmp/sbx-test-mcp.XXXXXX", why[256], store[MCP_TMPDIR_MAX + 32];
 	int dfd, fd;
 
 	(void)state;
@@ -500,7 +497,7 @@ static void test_store_capacity(void **state)
 	mcp_store_begin();
 	assert_true(keep(dfd, "a"));
 	assert_true(keep(dfd, "b"));
-	assert_int_equal(ks.used, 8192);
+	assert_int_equal(mcp_store_used(), 8192);
 	mcp_store_begin();
 	assert_true(keep(dfd, "c")); /* a, the oldest, goes */
 	assert_true(!held("a") && held("b") && held("c"));
@@ -518,7 +515,7 @@ static void test_store_capacity(void **state)
 	assert_null(mcp_store_keep(dfd, "..", "u", "text/plain", why, sizeof(why)));
 	assert_string_equal(why, "not kept: not saved");
 
-	snprintf(store, sizeof(store), "%s", ks.dir);
+	snprintf(store, sizeof(store), "%s", mcp_store_dir());
 	mcp_store_close();
 	assert_int_equal(access(store, F_OK), -1);
 	assert_false(held("c"));

@@ -10,7 +10,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../helper/rlimits.c"
+#include <sys/resource.h>
+
+#include "helper.h"
+#include "units.h"
 
 static const struct sbx_limits policy = {
 	.file_size_bytes = 64u << 20, .open_files = 256, .pids = 64, .cpu_ms = 30000,

@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../client/rmtree.c"
+#include "rmtree.h"
 
 #define NOBODY 65534
 
