@@ -369,6 +369,16 @@ int install_seccomp(const struct sbx_policy *p, int *listener, char *err, size_t
  * exec sbx-collector (exe, from open_trusted) with /out's fd, the upper
  * layer's and art (common/proto.h enum sbx_collector_fd); outdir or upper
  * may be -1 (nothing to collect there). Never returns. */
+/*
+ * In a forked child, still root: src[i] at fd first+i (a negative src[i]
+ * leaves that number closed), exe at first+n close-on-exec, 0-2 on
+ * /dev/null, nothing else open (the hooked build keeps its two hook fds
+ * when keep_hooks), drop_to(uid, gid), execveat(exe, argv, empty
+ * environment). Never returns: any failure is _exit(SBX_EXIT_FAILURE),
+ * which the parent sees as the program missing (helper/dropexec.c).
+ */
+_Noreturn void exec_dropped(uid_t uid, gid_t gid, int exe, const int *src, size_t n, int first,
+			    char *const argv[], bool keep_hooks);
 _Noreturn void collector_exec(const struct run *r, int exe, int outdir, int upper, int art);
 
 /* util.c */

@@ -39,7 +39,6 @@
 /* From the client's interrupt or terminate request to SIGKILL. */
 #define CONTROL_GRACE_MS 2000
 /* exec_recorder moves every descriptor at least this high before placing it */
-#define FD_PARK 64
 /*
  * The pids limit (sbx.policy(5) pids): the kernel refuses a fork, clone or
  * thread start past pids.max with EAGAIN, and a program may handle that
@@ -152,13 +151,6 @@ static void reap_sandbox(struct sup *s)
 }
 
 /*
- * In the recorder's child, still root: the descriptors at their fixed
- * numbers (proto.h enum sbx_recorder_fd), everything else closed, then
- * _sbx for good and exec of the recorder binary opened (and checked, like
- * sbx.conf) before the fork. Nothing of this address space survives the
- * exec.
- */
-/*
  * In the recorder's child, still root: the signer's own child, with its
  * socket at fd 3 (signwire.h) and nothing else, _sbxsign for good, exec of
  * the signer binary opened before the fork. It is the recorder's child
@@ -166,61 +158,29 @@ static void reap_sandbox(struct sup *s)
  */
 static void start_signer(const struct run *r, int sexe, int sock)
 {
-	static char *const argv[] = {"sbx-signer", NULL}, *const envp[] = {NULL};
-	char err[HELPER_ERR_LEN];
+	static char *const argv[] = {"sbx-signer", NULL};
 	pid_t pid = fork();
 
-	if (pid != 0) {
-		if (pid < 0)
-			_exit(SBX_EXIT_FAILURE);
-		return;
-	}
-	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	int s = fcntl(sock, F_DUPFD_CLOEXEC, FD_PARK), e = fcntl(sexe, F_DUPFD_CLOEXEC, FD_PARK + 1);
-	if (devnull < 0 || s < 0 || e < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 ||
-	    dup2(devnull, 2) < 0 || dup2(s, SBX_SIGNER_FD) < 0 || dup3(e, SBX_SIGNER_FD + 1, O_CLOEXEC) < 0)
+	if (pid < 0)
 		_exit(SBX_EXIT_FAILURE);
-	close_range(SBX_SIGNER_FD + 2, ~0U, 0);
-	if (drop_to(r->sign_uid, r->sign_gid, err, sizeof(err)) < 0)
-		_exit(SBX_EXIT_FAILURE);
-	syscall(SYS_execveat, SBX_SIGNER_FD + 1, "", argv, envp, AT_EMPTY_PATH);
-	_exit(SBX_EXIT_FAILURE);
+	if (pid == 0)
+		exec_dropped(r->sign_uid, r->sign_gid, sexe, &sock, 1, SBX_SIGNER_FD, argv, false);
 }
 
+/*
+ * In the recorder's child, still root: the descriptors at their fixed
+ * numbers (proto.h enum sbx_recorder_fd), everything else closed, then
+ * _sbx for good and exec of the recorder binary opened (and checked, like
+ * sbx.conf) before the fork. Nothing of this address space survives the
+ * exec.
+ */
 static _Noreturn void exec_recorder(const struct run *r, int exe, const int *fds, size_t n,
 				    int sexe, int sign_sock)
 {
-	static char *const argv[] = {"sbx-recorder", NULL}, *const envp[] = {NULL};
-	int parked[SBX_REC_FD_INPUT0 - SBX_REC_FD_CONTROL + SBX_MAX_INPUTS + 1];
-	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	char err[HELPER_ERR_LEN];
-	int last;
+	static char *const argv[] = {"sbx-recorder", NULL};
 
 	start_signer(r, sexe, sign_sock);
-	for (size_t i = 0; i < n; i++)
-		if ((parked[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, FD_PARK)) < 0)
-			_exit(SBX_EXIT_FAILURE);
-	parked[n] = fcntl(exe, F_DUPFD_CLOEXEC, FD_PARK);
-	if (devnull < 0 || parked[n] < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
-		_exit(SBX_EXIT_FAILURE);
-	for (size_t i = 0; i < n; i++)
-		if (dup2(parked[i], SBX_REC_FD_CONTROL + (int)i) < 0)
-			_exit(SBX_EXIT_FAILURE);
-	last = SBX_REC_FD_CONTROL + (int)n;
-	if (dup3(parked[n], last, O_CLOEXEC) < 0)
-		_exit(SBX_EXIT_FAILURE);
-#ifdef SBX_TEST_HOOKS
-	close_range((unsigned)last + 1, SBX_HOOK_FD_IN - 1, 0);
-	close_range(SBX_HOOK_FD_OUT + 1, ~0U, 0);
-	fcntl(SBX_HOOK_FD_IN, F_SETFD, 0);
-	fcntl(SBX_HOOK_FD_OUT, F_SETFD, 0);
-#else
-	close_range((unsigned)last + 1, ~0U, 0);
-#endif
-	if (drop_to(r->sbx_uid, r->sbx_gid, err, sizeof(err)) < 0)
-		_exit(SBX_EXIT_FAILURE);
-	syscall(SYS_execveat, last, "", argv, envp, AT_EMPTY_PATH);
-	_exit(SBX_EXIT_FAILURE);
+	exec_dropped(r->sbx_uid, r->sbx_gid, exe, fds, n, SBX_REC_FD_CONTROL, argv, true);
 }
 
 static pid_t start_recorder(struct sup *s, int *out_w, int *err_w)
