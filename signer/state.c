@@ -138,7 +138,27 @@ enum sign_verdict sign_init(struct sign_state *st, uint64_t size, const unsigned
 
 /* ---- the file ---- */
 
-#define MAGIC "sbx-signer state 1\n"
+/*
+ * Two slots of SLOT bytes, written in turn: a save is one pwrite(2) of
+ * the slot the older generation is in and one fdatasync(2), and a load
+ * takes the newest slot whose checksum holds. A save torn by a crash
+ * damages only the slot it was writing, so the signer comes back with the
+ * state of the save before, which is the state of the last answer it gave
+ * (it answers after the save). This replaces write, fsync and rename(2),
+ * whose rename was not durable without an fsync of the directory too
+ * (rename(2), fsync(2): "calling fsync() on the file does not ensure that
+ * the entry in the directory ... has also reached disk").
+ *
+ * A slot: "sbx-signer state 2\n", "length N sum H\n" (H: BLAKE2b-256 of
+ * the N bytes that follow, crypto_generichash), then "generation G\n" and
+ * the lines of version 1. A version-1 file (one text, replaced by rename)
+ * is read as generation 0 in slot 0, so the first save after an upgrade
+ * goes to slot 1 and leaves it whole.
+ */
+#define MAGIC1 "sbx-signer state 1\n"
+#define MAGIC2 "sbx-signer state 2\n"
+#define SLOT 16384
+_Static_assert(SLOT > 2 * (2 * SBX_FRONTIER_MAX + 32) + 1024, "a slot holds two frontiers in hex");
 
 static int line_hex(const char **p, const char *end, const char *key, unsigned char *out,
 		    size_t max, size_t *n)
@@ -154,14 +174,102 @@ static int line_hex(const char **p, const char *end, const char *key, unsigned c
 	return 0;
 }
 
+/* "key N\n" at *p, N decimal and nothing else on the line */
+static int line_u64(const char **p, const char *end, const char *key, uint64_t *v)
+{
+	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	size_t k = strlen(key);
+	char num[24], *e;
+
+	if (nl == NULL || (size_t)(nl - *p) <= k + 1 || (size_t)(nl - *p) - k - 1 >= sizeof(num) ||
+	    memcmp(*p, key, k) != 0 || (*p)[k] != ' ' || (*p)[k + 1] < '0' || (*p)[k + 1] > '9')
+		return -1;
+	memcpy(num, *p + k + 1, (size_t)(nl - *p) - k - 1);
+	num[(size_t)(nl - *p) - k - 1] = '\0';
+	errno = 0;
+	*v = strtoull(num, &e, 10);
+	if (*e != '\0' || errno != 0)
+		return -1;
+	*p = nl + 1;
+	return 0;
+}
+
+/* The lines both versions share, from p to exactly end. */
+static int parse_body(const char *p, const char *end, struct sign_state *st)
+{
+	unsigned char fr[SBX_FRONTIER_MAX];
+	size_t bin;
+
+	memset(st, 0, sizeof(*st));
+	sbx_mtree_init(&st->tree);
+	if (line_u64(&p, end, "head", &st->head) < 0 ||
+	    line_hex(&p, end, "chain", st->head_chain, 32, &bin) < 0 || bin != 32 ||
+	    line_hex(&p, end, "tree", fr, sizeof(fr), &bin) < 0 ||
+	    sbx_mtree_load(&st->tree, fr, bin) < 0 || st->tree.size != st->head ||
+	    line_u64(&p, end, "checkpoint", &st->ckpt) < 0 || st->ckpt > st->head ||
+	    line_hex(&p, end, "checkpoint-root", st->ckpt_root, 32, &bin) < 0 || bin != 32)
+		return -1;
+	if (p < end) {
+		if (line_hex(&p, end, "prev-chain", st->prev_chain, 32, &bin) < 0 || bin != 32 ||
+		    line_hex(&p, end, "prev-tree", fr, sizeof(fr), &bin) < 0 ||
+		    sbx_mtree_load(&st->prev_tree, fr, bin) < 0 || st->prev_tree.size + 1 != st->head ||
+		    p != end)
+			return -1;
+		st->have_prev = 1;
+	}
+	st->have = 1;
+	return 0;
+}
+
+/* One slot of n bytes: 0 and *st when it is whole, -1 when it is not. */
+static int parse_slot(const char *buf, size_t n, struct sign_state *st)
+{
+	const char *p = buf, *end = buf + n, *nl;
+	unsigned char want[32], got[32];
+	uint64_t len, gen;
+	size_t bin;
+
+	if (n >= sizeof(MAGIC1) - 1 && memcmp(buf, MAGIC1, sizeof(MAGIC1) - 1) == 0) {
+		nl = memchr(buf, '\0', n); /* version 1 is the whole file */
+		if (parse_body(buf + sizeof(MAGIC1) - 1, nl != NULL ? nl : end, st) < 0)
+			return -1;
+		st->gen = 0;
+		return 0;
+	}
+	if (n < sizeof(MAGIC2) - 1 || memcmp(buf, MAGIC2, sizeof(MAGIC2) - 1) != 0)
+		return -1;
+	p += sizeof(MAGIC2) - 1;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	if (nl == NULL || strncmp(p, "length ", 7) != 0)
+		return -1;
+	{
+		char *e;
+		errno = 0;
+		len = strtoull(p + 7, &e, 10);
+		if (errno != 0 || e == p + 7 || strncmp(e, " sum ", 5) != 0)
+			return -1;
+		p = e + 1;
+	}
+	if (line_hex(&p, end, "sum", want, sizeof(want), &bin) < 0 || bin != 32 ||
+	    len > (uint64_t)(end - p))
+		return -1;
+	crypto_generichash(got, sizeof(got), (const unsigned char *)p, len, NULL, 0);
+	if (sodium_memcmp(got, want, 32) != 0)
+		return -1;
+	end = p + len;
+	if (line_u64(&p, end, "generation", &gen) < 0 || gen == 0 || parse_body(p, end, st) < 0)
+		return -1;
+	st->gen = gen;
+	return 0;
+}
+
 int sign_state_load(const char *path, struct sign_state *st, char *err, size_t errlen)
 {
-	char buf[8192], *e;
-	const char *p, *end;
-	unsigned char fr[SBX_FRONTIER_MAX];
-	size_t n = 0, bin;
+	static char buf[2 * SLOT];
+	struct sign_state s[2];
+	int ok[2], fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	size_t n = 0;
 	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
 	memset(st, 0, sizeof(*st));
 	sbx_mtree_init(&st->tree);
@@ -171,46 +279,29 @@ int sign_state_load(const char *path, struct sign_state *st, char *err, size_t e
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (n < sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+	while (n < sizeof(buf) && (r = pread(fd, buf + n, sizeof(buf) - n, (off_t)n)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
 		n += (size_t)r;
-	close(fd);
-	buf[n] = '\0';
-	p = buf;
-	end = buf + n;
-	if (n < sizeof(MAGIC) - 1 || memcmp(buf, MAGIC, sizeof(MAGIC) - 1) != 0)
-		goto bad;
-	p += sizeof(MAGIC) - 1;
-	if (strncmp(p, "head ", 5) != 0)
-		goto bad;
-	st->head = strtoull(p + 5, &e, 10);
-	if (*e != '\n')
-		goto bad;
-	p = e + 1;
-	if (line_hex(&p, end, "chain", st->head_chain, 32, &bin) < 0 || bin != 32 ||
-	    line_hex(&p, end, "tree", fr, sizeof(fr), &bin) < 0 ||
-	    sbx_mtree_load(&st->tree, fr, bin) < 0 || st->tree.size != st->head)
-		goto bad;
-	if (strncmp(p, "checkpoint ", 11) != 0)
-		goto bad;
-	st->ckpt = strtoull(p + 11, &e, 10);
-	if (*e != '\n' || st->ckpt > st->head)
-		goto bad;
-	p = e + 1;
-	if (line_hex(&p, end, "checkpoint-root", st->ckpt_root, 32, &bin) < 0 || bin != 32)
-		goto bad;
-	if (p < end) {
-		if (line_hex(&p, end, "prev-chain", st->prev_chain, 32, &bin) < 0 || bin != 32 ||
-		    line_hex(&p, end, "prev-tree", fr, sizeof(fr), &bin) < 0 ||
-		    sbx_mtree_load(&st->prev_tree, fr, bin) < 0 || st->prev_tree.size + 1 != st->head)
-			goto bad;
-		st->have_prev = 1;
 	}
-	st->have = 1;
+	close(fd);
+	ok[0] = parse_slot(buf, n < SLOT ? n : SLOT, &s[0]) == 0;
+	ok[1] = n > SLOT && parse_slot(buf + SLOT, n - SLOT, &s[1]) == 0 && s[1].gen > 0;
+	/* each generation has one slot: one found in the other is damage */
+	ok[0] = ok[0] && s[0].gen % 2 == 0;
+	ok[1] = ok[1] && s[1].gen % 2 == 1;
+	if (!ok[0] && !ok[1]) {
+		snprintf(err, errlen, "%s: damaged state file (the signer refuses to sign until an "
+			 "administrator restores it)", path);
+		return -1;
+	}
+	*st = s[ok[1] && (!ok[0] || s[1].gen > s[0].gen)];
 	return 1;
-bad:
-	snprintf(err, errlen, "%s: damaged state file (the signer refuses to sign until an "
-		 "administrator restores it)", path);
-	return -1;
 }
 
 static char *hex_of(char *out, const unsigned char *p, size_t n)
@@ -218,37 +309,72 @@ static char *hex_of(char *out, const unsigned char *p, size_t n)
 	return sodium_bin2hex(out, 2 * n + 1, p, n);
 }
 
+/* The directory entry of a file just created reaches the disk only with
+ * an fsync of the directory (fsync(2)); done once, on the first save. */
+static int sync_parent(const char *path)
+{
+	char dir[4200];
+	const char *slash = strrchr(path, '/');
+	int fd, rc;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if ((size_t)snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= sizeof(dir))
+		return -1;
+	fd = open(dir[0] != '\0' ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
 int sign_state_save(const char *path, const struct sign_state *st, char *err, size_t errlen)
 {
-	char tmp[4200], text[8192], h1[65], h2[65], fh[2 * SBX_FRONTIER_MAX + 1];
-	unsigned char fr[SBX_FRONTIER_MAX];
+	static char text[SLOT], body[SLOT], fh[2 * SBX_FRONTIER_MAX + 1];
+	char h1[65], h2[65];
+	unsigned char fr[SBX_FRONTIER_MAX], sum[32];
+	const uint64_t gen = st->gen + 1;
 	size_t n;
-	int len, fd;
+	int len, hlen, fd, created = 0;
 
 	n = sbx_mtree_save(&st->tree, fr);
-	len = snprintf(text, sizeof(text), MAGIC "head %" PRIu64 "\nchain %s\ntree %s\ncheckpoint %"
-		       PRIu64 "\ncheckpoint-root %s\n", st->head, hex_of(h1, st->head_chain, 32),
-		       hex_of(fh, fr, n), st->ckpt, hex_of(h2, st->ckpt_root, 32));
-	if (st->have_prev && len > 0 && (size_t)len < sizeof(text)) {
+	len = snprintf(body, sizeof(body), "generation %" PRIu64 "\nhead %" PRIu64 "\nchain %s\ntree %s\n"
+		       "checkpoint %" PRIu64 "\ncheckpoint-root %s\n", gen, st->head,
+		       hex_of(h1, st->head_chain, 32), hex_of(fh, fr, n), st->ckpt,
+		       hex_of(h2, st->ckpt_root, 32));
+	if (st->have_prev && len > 0 && (size_t)len < sizeof(body)) {
 		n = sbx_mtree_save(&st->prev_tree, fr);
-		len += snprintf(text + len, sizeof(text) - (size_t)len, "prev-chain %s\nprev-tree %s\n",
+		len += snprintf(body + len, sizeof(body) - (size_t)len, "prev-chain %s\nprev-tree %s\n",
 				hex_of(h1, st->prev_chain, 32), hex_of(fh, fr, n));
 	}
-	if (len < 0 || (size_t)len >= sizeof(text) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+	if (len < 0 || (size_t)len >= sizeof(body)) {
 		snprintf(err, errlen, "%s: state too large", path);
 		return -1;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, text, (size_t)len) != len || fsync(fd) < 0) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+	crypto_generichash(sum, sizeof(sum), (const unsigned char *)body, (unsigned long long)len, NULL, 0);
+	hlen = snprintf(text, sizeof(text), MAGIC2 "length %d sum %s\n", len, hex_of(h1, sum, 32));
+	if (hlen < 0 || (size_t)hlen + (size_t)len > sizeof(text)) {
+		snprintf(err, errlen, "%s: state too large", path);
+		return -1;
+	}
+	memcpy(text + hlen, body, (size_t)len);
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		created = fd >= 0;
+	}
+	/* the bytes after the text are the slot's old ones: the length ends it */
+	if (fd < 0 || pwrite(fd, text, (size_t)(hlen + len), (off_t)(gen % 2) * SLOT) != hlen + len ||
+	    fdatasync(fd) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	close(fd);
-	if (rename(tmp, path) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (created && sync_parent(path) < 0) {
+		snprintf(err, errlen, "%s: fsync of its directory: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;

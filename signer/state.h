@@ -37,6 +37,7 @@ struct sign_state {
 	struct sbx_mtree prev_tree;
 	uint64_t ckpt;              /* size of the newest checkpoint signed */
 	unsigned char ckpt_root[32];
+	uint64_t gen;               /* the file's generation it was loaded from (0: none) */
 };
 
 enum sign_verdict { SIGN_DO = 0, SIGN_REFUSE = 1, SIGN_NEED_INIT = 2 };
@@ -53,8 +54,10 @@ enum sign_verdict sign_checkpoint(struct sign_state *st, const struct sbx_checkp
 enum sign_verdict sign_init(struct sign_state *st, uint64_t size, const unsigned char chain[32],
 			    const unsigned char *frontier, size_t flen, char *why, size_t whylen);
 
-/* The state file: text, replaced atomically. Returns 1, 0 (no file: no
- * state), -1 with err. */
+/* The state file: two slots in turn (state.c), so a save is one pwrite
+ * and one fdatasync and a torn save leaves the one before. load: 1, 0 (no
+ * file: no state), -1 with err (neither slot whole). save: writes
+ * generation st->gen + 1; 0, or -1 with err. */
 int sign_state_load(const char *path, struct sign_state *st, char *err, size_t errlen);
 int sign_state_save(const char *path, const struct sign_state *st, char *err, size_t errlen);
 

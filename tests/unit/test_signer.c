@@ -281,10 +281,112 @@ static void test_rules(void **state)
 	free(blob);
 }
 
+/* A state with a head of n records and the head replaceable (prev lines). */
+static void grown(struct sign_state *st, unsigned n)
+{
+	unsigned char leaf[32] = {0}, fr[SBX_FRONTIER_MAX];
+	struct sbx_mtree t;
+	char why[200];
+
+	memset(st, 0, sizeof(*st));
+	sbx_mtree_init(&t);
+	assert_int_equal(sign_init(st, 0, leaf, fr, sbx_mtree_save(&t, fr), why, sizeof(why)), SIGN_DO);
+	for (unsigned i = 1; i <= n; i++) {
+		leaf[0] = (unsigned char)i;
+		st->have_prev = 1;
+		memcpy(st->prev_chain, st->head_chain, 32);
+		st->prev_tree = st->tree;
+		sbx_mtree_push(&st->tree, leaf);
+		st->head = i;
+		st->head_chain[1] = (unsigned char)i;
+	}
+}
+
+static void flip_byte(const char *path, off_t at)
+{
+	unsigned char c;
+	int fd = open(path, O_RDWR);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &c, 1, at), 1);
+	c ^= 0x40;
+	assert_int_equal(pwrite(fd, &c, 1, at), 1);
+	close(fd);
+}
+
+/*
+ * The state file's two slots (state.c): saves alternate, the newest whole
+ * slot wins, a torn newest slot falls back to the save before, both torn
+ * is refused, and a version-1 file (write + rename) is read and kept
+ * until the save after next overwrites it.
+ */
+static void test_state_slots(void **state)
+{
+	struct sign_state a, b, got;
+	char dir[] = "/tmp/sbx-signer-slots.XXXXXX", path[64], err[400];
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state", dir);
+	assert_int_equal(sign_state_load(path, &got, err, sizeof(err)), 0);
+	grown(&a, 3);
+	assert_int_equal(sign_state_save(path, &a, err, sizeof(err)), 0); /* gen 1: slot 1 */
+	assert_int_equal(sign_state_load(path, &got, err, sizeof(err)), 1);
+	assert_int_equal(got.gen, 1);
+	assert_int_equal(got.head, 3);
+	assert_true(got.have_prev);
+	grown(&b, 5);
+	b.gen = got.gen;
+	assert_int_equal(sign_state_save(path, &b, err, sizeof(err)), 0); /* gen 2: slot 0 */
+	assert_int_equal(sign_state_load(path, &got, err, sizeof(err)), 1);
+	assert_int_equal(got.gen, 2);
+	assert_int_equal(got.head, 5);
+	assert_memory_equal(got.head_chain, b.head_chain, 32);
+	/* the newest slot torn (a byte inside its text): the save before */
+	flip_byte(path, 100);
+	assert_int_equal(sign_state_load(path, &got, err, sizeof(err)), 1);
+	assert_int_equal(got.gen, 1);
+	assert_int_equal(got.head, 3);
+	/* saving on from there rewrites slot 0 as generation 2 */
+	assert_int_equal(sign_state_save(path, &got, err, sizeof(err)), 0);
+	assert_int_equal(sign_state_load(path, &got, err, sizeof(err)), 1);
+	assert_int_equal(got.gen, 2);
+	assert_int_equal(got.head, 3);
+	/* both slots torn: refused, never the empty state */
+	flip_byte(path, 100);
+	flip_byte(path, 16384 + 100);
+	assert_int_equal(sign_state_load(path, &got, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "damaged state file"));
+	/* version 1, as the rename-based signer left it: generation 0 */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	{
+		static const char v1[] = "sbx-signer state 1\nhead 0\nchain "
+			"0000000000000000000000000000000000000000000000000000000000000000\n"
+			"tree 0000000000000000\ncheckpoint 0\ncheckpoint-root "
+			"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n";
+		assert_int_equal(write(fd, v1, sizeof(v1) - 1), (ssize_t)sizeof(v1) - 1);
+	}
+	close(fd);
+	assert_int_equal(sign_state_load(path, &got, err, sizeof(err)), 1);
+	assert_int_equal(got.gen, 0);
+	assert_int_equal(got.head, 0);
+	grown(&a, 2);
+	a.gen = got.gen;
+	assert_int_equal(sign_state_save(path, &a, err, sizeof(err)), 0);
+	assert_int_equal(sign_state_load(path, &got, err, sizeof(err)), 1);
+	assert_int_equal(got.gen, 1);
+	assert_int_equal(got.head, 2);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_state_slots),
 		cmocka_unit_test_setup_teardown(test_signs_a_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsent_head_resigned, setup, teardown),
