@@ -184,7 +184,7 @@ $(B)/sbx-collector-hooked: $(HOOKED_COLLECTOR_OBJ) $(LIBCOMMON)
 # libsodium (crypto_, sodium_), defined or undefined; nor an import from
 # libseccomp (its seccomp programs are data, $(B)/seccomp_bpf.h).
 HELPER_NEEDED = libbsd.so.0 libc.so.6 libcap.so.2 libinih.so.1 libmd.so.0
-check-linkage: $(B)/sbx-helper $(B)/sbx-helper-hooked
+check-linkage: $(B)/sbx-helper $(B)/sbx-helper-hooked $(B)/sbx-signer
 	@for h in $(B)/sbx-helper $(B)/sbx-helper-hooked; do \
 	  got=$$(readelf -d $$h | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^lib[at]san\|^libubsan\|^libstdc\|^libm\.\|^libgcc\|^libdl\|^libpthread\|^librt' | sort | tr '\n' ' '); \
 	  want=$$(echo $(HELPER_NEEDED) | tr ' ' '\n' | sort | tr '\n' ' '); \
@@ -198,6 +198,10 @@ check-linkage: $(B)/sbx-helper $(B)/sbx-helper-hooked
 	    echo "check-linkage: $$h imports libseccomp symbols (it loads precompiled programs)"; exit 1; fi; \
 	done
 	@echo "check-linkage: $(B)/sbx-helper needs only $(HELPER_NEEDED)"
+	@got=$$(readelf -d $(B)/sbx-signer | sed -n 's/.*(NEEDED).*\[\(lib[^.]*\)\.so.*\]/\1/p' | grep -v '^lib[at]san$$\|^libubsan$$\|^libgcc_s$$\|^libm$$' | sort | tr '\n' ' '); \
+	  if [ "$$got" != "libc libsodium " ]; then \
+	    echo "check-linkage: $(B)/sbx-signer links $$got; want: libc libsodium (the key's holder links no log code)"; exit 1; fi
+	@echo "check-linkage: $(B)/sbx-signer needs only libc and libsodium"
 # Attacker programs run natively even in a SANITIZE=1 build: the sanitizers
 # are for sbx's own code, and inside the sandbox LeakSanitizer cannot stop
 # the world (ptrace is denied) and fails the program at exit.
@@ -216,9 +220,13 @@ $(B)/sbx-image: $(IMAGE_OBJ) $(LIBCOMMON)
 # The egress relay (runs as _sbxnet): glibc, libseccomp and the HOST:PORT parser.
 $(B)/sbx-relay: $(RELAY_OBJ) $(LIBCOMMON)
 	$(CC) $(LDFLAGS) -o $@ $^ $$(pkg-config --libs libseccomp)
-# The signer (runs as _sbxsign, holds the key): the record format and libsodium.
-$(B)/sbx-signer: $(SIGNER_OBJ) $(LIBLOG) $(LIBCOMMON)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# The signer (runs as _sbxsign, holds the key): the record format and
+# libsodium, never the log's SQLite writer (check-linkage); sbx-audit's
+# in-process use of the signer directory, which reads the log, is
+# signdir_log.c, in libsbxsigner.a only.
+SIGNER_PKGS = libsodium
+$(B)/sbx-signer: $(filter-out $(B)/signer/signdir_log.o,$(SIGNER_OBJ)) $(LIBLOG) $(LIBCOMMON)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(SIGNER_PKGS))
 $(B)/libsbxsigner.a: $(filter-out $(B)/signer/main.o,$(SIGNER_OBJ))
 	rm -f $@ && ar rcs $@ $^
 $(B)/audit-bench: $(B)/bench/audit-bench.o $(LIBLOG) $(LIBCOMMON)

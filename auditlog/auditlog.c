@@ -23,17 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-void sbx_audit_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 struct sbx_audit {
 	sqlite3 *db;
 	int readonly;
