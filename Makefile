@@ -281,7 +281,7 @@ check: all $(UNIT_BIN) check-linkage check-setup check-python
 # coverage instrumentation and ASan+UBSan.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS  = policy args traceback result record note stamp fleet
+FUZZ_TARGETS  = policy args traceback result record note stamp fleet signer_state
 FB            = $(B)/fuzz
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS   = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
@@ -314,6 +314,9 @@ $(FB)/fuzz_note: $(FB)/tests/fuzz/fuzz_note.o $(FB)/audit/witness.o $(FB)/audit/
 	$(FUZZ_LINK)
 $(FB)/fuzz_fleet: $(FB)/tests/fuzz/fuzz_fleet.o $(FB)/audit/shipfile.o $(FB)/audit/keyring.o \
 		$(FB)/audit/cosign.o $(FB)/audit/hosts.o $(FB)/audit/vkey.o $(FB)/libcommon.a
+	$(FUZZ_LINK)
+
+$(FB)/fuzz_signer_state: $(FB)/tests/fuzz/fuzz_signer_state.o $(FB)/signer/state.o $(FB)/libcommon.a
 	$(FUZZ_LINK)
 
 fuzz-build: $(FUZZ_BINS)

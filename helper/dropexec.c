@@ -44,16 +44,17 @@ _Noreturn void exec_dropped(uid_t uid, gid_t gid, int exe, const int *src, size_
 	for (size_t i = 0; i <= n; i++)
 		if (parked[i] >= 0 && dup3(parked[i], first + (int)i, i == n ? O_CLOEXEC : 0) < 0)
 			_exit(SBX_EXIT_FAILURE);
+	unsigned top = ~0U;
 #ifdef SBX_TEST_HOOKS
 	if (keep_hooks) {
-		close_range((unsigned)last + 1, SBX_HOOK_FD_IN - 1, 0);
 		close_range(SBX_HOOK_FD_OUT + 1, ~0U, 0);
 		fcntl(SBX_HOOK_FD_IN, F_SETFD, 0);
 		fcntl(SBX_HOOK_FD_OUT, F_SETFD, 0);
-	} else
+		top = SBX_HOOK_FD_IN - 1;
+	}
 #endif
-		close_range((unsigned)last + 1, ~0U, 0);
 	(void)keep_hooks;
+	close_range((unsigned)last + 1, top, 0);
 	if (drop_to(uid, gid, err, sizeof(err)) < 0)
 		_exit(SBX_EXIT_FAILURE);
 	syscall(SYS_execveat, last, "", argv, envp, AT_EMPTY_PATH);

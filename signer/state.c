@@ -239,19 +239,27 @@ static int parse_slot(const char *buf, size_t n, struct sign_state *st)
 	if (n < sizeof(MAGIC2) - 1 || memcmp(buf, MAGIC2, sizeof(MAGIC2) - 1) != 0)
 		return -1;
 	p += sizeof(MAGIC2) - 1;
+	/* "length N sum H": parsed from a NUL-terminated copy, since the
+	 * file's bytes end where a torn write left them (fuzz_signer_state) */
 	nl = memchr(p, '\n', (size_t)(end - p));
-	if (nl == NULL || strncmp(p, "length ", 7) != 0)
-		return -1;
 	{
-		char *e;
-		errno = 0;
-		len = strtoull(p + 7, &e, 10);
-		if (errno != 0 || e == p + 7 || strncmp(e, " sum ", 5) != 0)
+		char line[128], *e;
+		size_t ll = nl != NULL ? (size_t)(nl - p) : sizeof(line);
+		if (ll >= sizeof(line))
 			return -1;
-		p = e + 1;
+		memcpy(line, p, ll);
+		line[ll] = '\0';
+		if (strncmp(line, "length ", 7) != 0 || line[7] < '0' || line[7] > '9')
+			return -1;
+		errno = 0;
+		len = strtoull(line + 7, &e, 10);
+		if (errno != 0 || strncmp(e, " sum ", 5) != 0 ||
+		    sodium_hex2bin(want, sizeof(want), e + 5, strlen(e + 5), NULL, &bin, NULL) != 0 ||
+		    bin != 32)
+			return -1;
+		p = nl + 1;
 	}
-	if (line_hex(&p, end, "sum", want, sizeof(want), &bin) < 0 || bin != 32 ||
-	    len > (uint64_t)(end - p))
+	if (len > (uint64_t)(end - p))
 		return -1;
 	crypto_generichash(got, sizeof(got), (const unsigned char *)p, len, NULL, 0);
 	if (sodium_memcmp(got, want, 32) != 0)
@@ -266,8 +274,7 @@ static int parse_slot(const char *buf, size_t n, struct sign_state *st)
 int sign_state_load(const char *path, struct sign_state *st, char *err, size_t errlen)
 {
 	static char buf[2 * SLOT];
-	struct sign_state s[2];
-	int ok[2], fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	size_t n = 0;
 	ssize_t r;
 
@@ -290,18 +297,28 @@ int sign_state_load(const char *path, struct sign_state *st, char *err, size_t e
 		n += (size_t)r;
 	}
 	close(fd);
-	ok[0] = parse_slot(buf, n < SLOT ? n : SLOT, &s[0]) == 0;
-	ok[1] = n > SLOT && parse_slot(buf + SLOT, n - SLOT, &s[1]) == 0 && s[1].gen > 0;
-	/* each generation has one slot: one found in the other is damage */
-	ok[0] = ok[0] && s[0].gen % 2 == 0;
-	ok[1] = ok[1] && s[1].gen % 2 == 1;
-	if (!ok[0] && !ok[1]) {
+	if (sign_state_parse(buf, n, st) < 0) {
 		snprintf(err, errlen, "%s: damaged state file (the signer refuses to sign until an "
 			 "administrator restores it)", path);
 		return -1;
 	}
-	*st = s[ok[1] && (!ok[0] || s[1].gen > s[0].gen)];
 	return 1;
+}
+
+int sign_state_parse(const char *buf, size_t n, struct sign_state *st)
+{
+	struct sign_state s[2];
+	int ok[2];
+
+	ok[0] = parse_slot(buf, n < SLOT ? n : SLOT, &s[0]) == 0;
+	ok[1] = n > SLOT && parse_slot(buf + SLOT, n - SLOT > SLOT ? SLOT : n - SLOT, &s[1]) == 0;
+	/* each generation has one slot: one found in the other is damage */
+	ok[0] = ok[0] && s[0].gen % 2 == 0;
+	ok[1] = ok[1] && s[1].gen % 2 == 1;
+	if (!ok[0] && !ok[1])
+		return -1;
+	*st = s[ok[1] && (!ok[0] || s[1].gen > s[0].gen)];
+	return 0;
 }
 
 static char *hex_of(char *out, const unsigned char *p, size_t n)

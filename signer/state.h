@@ -59,6 +59,9 @@ enum sign_verdict sign_init(struct sign_state *st, uint64_t size, const unsigned
  * file: no state), -1 with err (neither slot whole). save: writes
  * generation st->gen + 1; 0, or -1 with err. */
 int sign_state_load(const char *path, struct sign_state *st, char *err, size_t errlen);
+/* The file's bytes (at most two slots): 0 and *st, or -1 when neither
+ * slot is whole; sign_state_load is a read and this. */
+int sign_state_parse(const char *buf, size_t n, struct sign_state *st);
 int sign_state_save(const char *path, const struct sign_state *st, char *err, size_t errlen);
 
 #endif

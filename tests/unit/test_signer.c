@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "auditdb.h"
@@ -382,11 +383,39 @@ static void test_state_slots(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Found by fuzz_signer_state: a slot header cut after "length " made the
+ * number's parse (strtoull) read past the file's bytes. The input ends
+ * at a PROT_NONE page, so reading one byte too far is a SIGSEGV here,
+ * without a sanitizer.
+ */
+static void test_state_parse_bounded(void **state)
+{
+	static const char *const cut[] = {
+		"sbx-signer state 2\nlength \n", "sbx-signer state 2\nlength 12", "sbx-signer state 2\nlength",
+		"sbx-signer state 2\nlength 5 sum ", "sbx-signer state 1\nhead 1",
+	};
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sign_state st;
+
+	(void)state;
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + pg, (size_t)pg, PROT_NONE), 0);
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		size_t n = strlen(cut[i]);
+		memcpy(m + pg - n, cut[i], n);
+		assert_int_equal(sign_state_parse(m + pg - n, n, &st), -1);
+	}
+	munmap(m, (size_t)pg * 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_state_slots),
+		cmocka_unit_test(test_state_parse_bounded),
 		cmocka_unit_test_setup_teardown(test_signs_a_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsent_head_resigned, setup, teardown),
