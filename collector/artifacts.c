@@ -121,6 +121,14 @@ static void one_file(struct walk *w, int fd, const struct stat *st, const char *
 	close(m);
 }
 
+static bool ctl_name(const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return true;
+	return false;
+}
+
 /* Directories still to walk (a stack: no recursion), each with its depth. */
 struct pending {
 	char (*path)[SBX_PATH_MAX_ART + 1];
@@ -171,6 +179,14 @@ static void walk_dir(struct walk *w, const char *dir, int depth, struct pending 
 			continue;
 		n = snprintf(path, sizeof(path), "%s%s%s", dir, dir[0] ? "/" : "", de->d_name);
 		if (n < 0 || (size_t)n > SBX_PATH_MAX_ART) {
+			skipped(w, SBX_ART_SKIP_BAD_NAME, path);
+			continue;
+		}
+		/* a control character in a name: the recorder refuses it (good_name),
+		 * and a name of one such byte is a word of the channel (proto.h: a
+		 * file named "\x04" would be sent as SBX_COLLECT_CHANGESET with
+		 * the payload's memfd): named as skipped, never sent as a file */
+		if (ctl_name(de->d_name)) {
 			skipped(w, SBX_ART_SKIP_BAD_NAME, path);
 			continue;
 		}
