@@ -239,17 +239,26 @@ static int parse_slot(const char *buf, size_t n, struct sign_state *st)
 	if (n < sizeof(MAGIC2) - 1 || memcmp(buf, MAGIC2, sizeof(MAGIC2) - 1) != 0)
 		return -1;
 	p += sizeof(MAGIC2) - 1;
+	/* "length N sum H\n", read within its line: N digits only (strtoull
+	 * alone skips whitespace, newlines too, and would read past the slot) */
 	nl = memchr(p, '\n', (size_t)(end - p));
-	if (nl == NULL || strncmp(p, "length ", 7) != 0)
+	if (nl == NULL || nl - p < 8 || memcmp(p, "length ", 7) != 0)
 		return -1;
 	{
-		char *e;
-		errno = 0;
-		len = strtoull(p + 7, &e, 10);
-		if (errno != 0 || e == p + 7 || strncmp(e, " sum ", 5) != 0)
+		const char *d = p + 7, *sp = memchr(d, ' ', (size_t)(nl - d));
+		char num[24], *e;
+
+		if (sp == NULL || sp == d || (size_t)(sp - d) >= sizeof(num) || d[0] < '0' || d[0] > '9')
 			return -1;
-		p = e + 1;
+		memcpy(num, d, (size_t)(sp - d));
+		num[sp - d] = '\0';
+		errno = 0;
+		len = strtoull(num, &e, 10);
+		if (errno != 0 || *e != '\0')
+			return -1;
+		p = sp + 1;
 	}
+	/* p <= nl < end from here */
 	if (line_hex(&p, end, "sum", want, sizeof(want), &bin) < 0 || bin != 32 ||
 	    len > (uint64_t)(end - p))
 		return -1;
