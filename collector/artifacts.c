@@ -57,11 +57,12 @@ struct walk {
 	const struct collect *c;
 	int outdir, art;
 	uint64_t total, files;
+	bool lost;                /* a word the recorder did not get: the list is not whole */
 	struct timespec newest;   /* mtime of the newest regular file */
 	char newest_path[SBX_PATH_MAX_ART + 1];
 };
 
-static void skipped(const struct walk *w, enum sbx_art_skip why, const char *path)
+static void skipped(struct walk *w, enum sbx_art_skip why, const char *path)
 {
 	char msg[2 + SBX_PATH_MAX_ART];
 	size_t n = strnlen(path, SBX_PATH_MAX_ART);
@@ -69,7 +70,8 @@ static void skipped(const struct walk *w, enum sbx_art_skip why, const char *pat
 	msg[0] = SBX_COLLECT_SKIPPED;
 	msg[1] = (char)why;
 	memcpy(msg + 2, path, n);
-	sbx_send_fd(w->art, msg, 2 + n, -1, 0);
+	if (sbx_send_fd(w->art, msg, 2 + n, -1, 0) < 0)
+		w->lost = true;
 }
 
 static int open_beneath(const struct walk *w, const char *path)
@@ -166,11 +168,17 @@ static void walk_dir(struct walk *w, const char *dir, int depth, struct pending 
 	if (d == NULL) {
 		if (dfd >= 0)
 			close(dfd);
+		/* /out itself unread (EMFILE under an RLIMIT_NOFILE the caller
+		 * lowered with prlimit(2), ENOMEM): nothing can be named, so
+		 * the list is not said to be whole */
 		if (dir[0])
 			skipped(w, SBX_ART_SKIP_UNREADABLE, dir);
+		else
+			w->lost = true;
 		return;
 	}
-	while ((de = readdir(d)) != NULL) {
+	/* errno 0 before each readdir(3): at its NULL, the end or an error */
+	while ((errno = 0, de = readdir(d)) != NULL) {
 		char path[SBX_PATH_MAX_ART + 2];
 		struct stat st;
 		int fd, n;
@@ -213,10 +221,17 @@ static void walk_dir(struct walk *w, const char *dir, int depth, struct pending 
 			one_file(w, fd, &st, path);
 		close(fd);
 	}
+	/* readdir(3) ended on an error, not at the end: the rest is unknown */
+	if (errno != 0) {
+		if (dir[0])
+			skipped(w, SBX_ART_SKIP_UNREADABLE, dir);
+		else
+			w->lost = true;
+	}
 	closedir(d);
 }
 
-void artifacts_collect(const struct collect *c)
+int artifacts_collect(const struct collect *c)
 {
 	struct walk w = {.c = c, .outdir = c->outdir, .art = c->art};
 	struct pending todo = {0};
@@ -239,6 +254,8 @@ void artifacts_collect(const struct collect *c)
 
 		msg[0] = SBX_COLLECT_TRUNCATED;
 		memcpy(msg + 1, w.newest_path, n);
-		sbx_send_fd(c->art, msg, 1 + n, -1, 0);
+		if (sbx_send_fd(c->art, msg, 1 + n, -1, 0) < 0)
+			w.lost = true;
 	}
+	return w.lost ? -1 : 0;
 }
