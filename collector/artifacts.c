@@ -57,11 +57,12 @@ struct walk {
 	const struct collect *c;
 	int outdir, art;
 	uint64_t total, files;
+	bool lost;                /* a word the recorder did not get: the list is not whole */
 	struct timespec newest;   /* mtime of the newest regular file */
 	char newest_path[SBX_PATH_MAX_ART + 1];
 };
 
-static void skipped(const struct walk *w, enum sbx_art_skip why, const char *path)
+static void skipped(struct walk *w, enum sbx_art_skip why, const char *path)
 {
 	char msg[2 + SBX_PATH_MAX_ART];
 	size_t n = strnlen(path, SBX_PATH_MAX_ART);
@@ -69,7 +70,8 @@ static void skipped(const struct walk *w, enum sbx_art_skip why, const char *pat
 	msg[0] = SBX_COLLECT_SKIPPED;
 	msg[1] = (char)why;
 	memcpy(msg + 2, path, n);
-	sbx_send_fd(w->art, msg, 2 + n, -1, 0);
+	if (sbx_send_fd(w->art, msg, 2 + n, -1, 0) < 0)
+		w->lost = true;
 }
 
 static int open_beneath(const struct walk *w, const char *path)
@@ -121,6 +123,14 @@ static void one_file(struct walk *w, int fd, const struct stat *st, const char *
 	close(m);
 }
 
+static bool ctl_name(const char *name)
+{
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return true;
+	return false;
+}
+
 /* Directories still to walk (a stack: no recursion), each with its depth. */
 struct pending {
 	char (*path)[SBX_PATH_MAX_ART + 1];
@@ -158,11 +168,17 @@ static void walk_dir(struct walk *w, const char *dir, int depth, struct pending 
 	if (d == NULL) {
 		if (dfd >= 0)
 			close(dfd);
+		/* /out itself unread (EMFILE under an RLIMIT_NOFILE the caller
+		 * lowered with prlimit(2), ENOMEM): nothing can be named, so
+		 * the list is not said to be whole */
 		if (dir[0])
 			skipped(w, SBX_ART_SKIP_UNREADABLE, dir);
+		else
+			w->lost = true;
 		return;
 	}
-	while ((de = readdir(d)) != NULL) {
+	/* errno 0 before each readdir(3): at its NULL, the end or an error */
+	while ((errno = 0, de = readdir(d)) != NULL) {
 		char path[SBX_PATH_MAX_ART + 2];
 		struct stat st;
 		int fd, n;
@@ -171,6 +187,14 @@ static void walk_dir(struct walk *w, const char *dir, int depth, struct pending 
 			continue;
 		n = snprintf(path, sizeof(path), "%s%s%s", dir, dir[0] ? "/" : "", de->d_name);
 		if (n < 0 || (size_t)n > SBX_PATH_MAX_ART) {
+			skipped(w, SBX_ART_SKIP_BAD_NAME, path);
+			continue;
+		}
+		/* a control character in a name: the recorder refuses it (good_name),
+		 * and a name of one such byte is a word of the channel (proto.h: a
+		 * file named "\x04" would be sent as SBX_COLLECT_CHANGESET with
+		 * the payload's memfd): named as skipped, never sent as a file */
+		if (ctl_name(de->d_name)) {
 			skipped(w, SBX_ART_SKIP_BAD_NAME, path);
 			continue;
 		}
@@ -197,10 +221,17 @@ static void walk_dir(struct walk *w, const char *dir, int depth, struct pending 
 			one_file(w, fd, &st, path);
 		close(fd);
 	}
+	/* readdir(3) ended on an error, not at the end: the rest is unknown */
+	if (errno != 0) {
+		if (dir[0])
+			skipped(w, SBX_ART_SKIP_UNREADABLE, dir);
+		else
+			w->lost = true;
+	}
 	closedir(d);
 }
 
-void artifacts_collect(const struct collect *c)
+int artifacts_collect(const struct collect *c)
 {
 	struct walk w = {.c = c, .outdir = c->outdir, .art = c->art};
 	struct pending todo = {0};
@@ -223,6 +254,8 @@ void artifacts_collect(const struct collect *c)
 
 		msg[0] = SBX_COLLECT_TRUNCATED;
 		memcpy(msg + 1, w.newest_path, n);
-		sbx_send_fd(c->art, msg, 1 + n, -1, 0);
+		if (sbx_send_fd(c->art, msg, 1 + n, -1, 0) < 0)
+			w.lost = true;
 	}
+	return w.lost ? -1 : 0;
 }

@@ -246,7 +246,7 @@ static void deleted_tree(struct cs *c, int ldfd, const char *path, int depth) //
 		return;
 	}
 	rewinddir(d);
-	while ((de = readdir(d)) != NULL && c->incomplete == NULL) {
+	while (c->incomplete == NULL && (errno = 0, de = readdir(d)) != NULL) {
 		char before[68];
 		bool isdir;
 
@@ -267,6 +267,8 @@ static void deleted_tree(struct cs *c, int ldfd, const char *path, int depth) //
 		}
 		add(c, p, before, "-", 0);
 	}
+	if (c->incomplete == NULL && errno != 0)
+		c->incomplete = "a deleted directory could not be read";
 	closedir(d);
 }
 
@@ -405,13 +407,20 @@ static void one(struct cs *c, int udfd, int ldfd, const char *path, const char *
 		bool op = opaque(ud);
 		if (ldir) {
 			ld = open_beneath(ldfd, name, O_RDONLY | O_DIRECTORY);
+			/* an opaque directory over one the lower layer has that
+			 * cannot be read (EMFILE under an RLIMIT_NOFILE the caller
+			 * lowered with prlimit(2)): its deletions are unknown */
+			if (op && ld < 0)
+				c->incomplete = "a deleted directory could not be read";
 			if (op && ld >= 0) {
 				/* what the lower directory has and the upper does not is gone */
 				DIR *d;
 				struct dirent *de;
 				int dd = dup(ld);
 				d = dd >= 0 ? fdopendir(dd) : NULL;
-				while (d != NULL && (de = readdir(d)) != NULL) {
+				if (d == NULL)
+					c->incomplete = "a deleted directory could not be read";
+				while (d != NULL && (errno = 0, de = readdir(d)) != NULL) {
 					char b2[68];
 					bool isd;
 					if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
@@ -421,6 +430,8 @@ static void one(struct cs *c, int udfd, int ldfd, const char *path, const char *
 					char *q = join(p, de->d_name);
 					if (isd) {
 						int s2 = open_beneath(ld, de->d_name, O_RDONLY | O_DIRECTORY);
+						if (s2 < 0)
+							c->incomplete = "a deleted directory could not be read";
 						if (s2 >= 0 && q != NULL) {
 							deleted_tree(c, s2, q, depth + 2);
 						}
@@ -429,6 +440,8 @@ static void one(struct cs *c, int udfd, int ldfd, const char *path, const char *
 					}
 					add(c, q, b2, "-", 0);
 				}
+				if (d != NULL && errno != 0)
+					c->incomplete = "a deleted directory could not be read";
 				if (d != NULL)
 					closedir(d);
 				else if (dd >= 0)
@@ -524,9 +537,12 @@ static void walk(struct cs *c, int udfd, int ldfd, const char *path, int depth) 
 		return;
 	}
 	rewinddir(d);
-	while ((de = readdir(d)) != NULL && c->incomplete == NULL)
+	/* errno 0 before each readdir(3): at its NULL, the end or an error */
+	while (c->incomplete == NULL && (errno = 0, de = readdir(d)) != NULL)
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
 			one(c, udfd, ldfd, path, de->d_name, depth);
+	if (c->incomplete == NULL && errno != 0)
+		c->incomplete = "a directory of the upper layer could not be read";
 	closedir(d);
 }
 

@@ -22,8 +22,9 @@ struct collect {
 };
 
 /* artifacts.c: /out's regular files, as sealed memfds on c->art, and
- * every file not returned, with why. */
-void artifacts_collect(const struct collect *c);
+ * every file not returned, with why; -1 when the recorder was not told of
+ * every file (/out unread, a message not sent): then no SBX_COLLECT_DONE. */
+int artifacts_collect(const struct collect *c);
 /* changeset.c: the changeset of the upper layer against the lower,
  * written into csdir, its manifest sent on c->art (docs/workspace.md). */
 void changeset_collect(const struct collect *c);

@@ -68,8 +68,9 @@ int main(int argc, char **argv)
 	c.csdir = passed(SBX_COL_FD_CHANGESET);
 	if (c.upper >= 0)
 		changeset_collect(&c);
-	if (c.outdir >= 0)
-		artifacts_collect(&c);
+	/* a list the recorder was not told all of ends without the last word */
+	if (c.outdir >= 0 && artifacts_collect(&c) < 0)
+		return 1;
 	/* the last word: without it the recorder reports the list incomplete */
 	return sbx_send_fd(c.art, &(char){SBX_COLLECT_DONE}, 1, -1, 0) < 0 ? 1 : 0;
 }

@@ -168,7 +168,13 @@ enum sbx_recorder_fd {
  * of a file not returned, or a byte SBX_COLLECT_TRUNCATED and the path of
  * the file the payload was writing when /out filled up. The last message
  * is the single byte SBX_COLLECT_DONE: the collector walked all of /out.
- * The collector runs as the caller, who may kill it at any point: EOF
+ * A path with a control character is never sent as a file (the recorder
+ * refuses such names, and "\x04" alone would read as the manifest's
+ * SBX_COLLECT_CHANGESET): it is SKIPPED, bad_name. A collector that
+ * could not tell the recorder of every file (/out itself unread, a
+ * readdir error, a message not sent) does not send SBX_COLLECT_DONE.
+ * The collector runs as the caller, who may kill it at any point, or
+ * lower its rlimits (prlimit(2) asks only for the same uids): EOF
  * without SBX_COLLECT_DONE means the list is incomplete, and the recorder
  * says so (skip reason "incomplete", the END record's
  * artifacts_incomplete). Where no collector is due (/out empty, a run that
@@ -193,9 +199,11 @@ enum sbx_collector_fd {
 	SBX_COL_FD_LOWER = 6,   /* --workspace: the caller's directory (--workspace-fd) */
 	SBX_COL_FD_CHANGESET = 7, /* --workspace: the empty directory the changeset goes to */
 };
-/* With --workspace, before SBX_COLLECT_DONE: a byte SBX_COLLECT_CHANGESET
- * with the changeset manifest as a sealed memfd (docs/workspace.md), or
- * without an fd and the reason the changeset could not be computed. */
+/* With --workspace, before SBX_COLLECT_DONE and before any file: a byte
+ * SBX_COLLECT_CHANGESET with the changeset manifest as a sealed memfd
+ * (docs/workspace.md), or without an fd and the reason the changeset could
+ * not be computed; once (the recorder takes no second, and none without
+ * --workspace). */
 enum { SBX_COLLECT_SKIPPED = 1, SBX_COLLECT_TRUNCATED = 2, SBX_COLLECT_DONE = 3, SBX_COLLECT_CHANGESET = 4 };
 #define SBX_CS_MAX_ENTRIES 65536 /* entries of one changeset (docs/workspace.md) */
 #define SBX_CS_MANIFEST_MAX (64u << 20) /* bytes of a changeset manifest */

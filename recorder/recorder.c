@@ -462,6 +462,7 @@ static void collector_note(struct rec *c, const char *msg, size_t n)
 		skip(c, clean ? clean : "?", why < SBX_ART_SKIP_N ? (enum sbx_art_skip)why : SBX_ART_SKIP_UNREADABLE);
 		free(clean);
 	} else if (n >= 1 && msg[0] == SBX_COLLECT_CHANGESET) {
+		c->cs_said = true;
 		ws_note(c, msg + 1, n - 1);
 	} else if (n == 1 && msg[0] == SBX_COLLECT_DONE) {
 		c->art_done = true;
@@ -538,7 +539,10 @@ static bool collect_one(struct rec *c)
 		collector_note(c, name, (size_t)n);
 		return true;
 	}
-	if (n == 1 && name[0] == SBX_COLLECT_CHANGESET) {
+	/* the manifest comes once, first, and only in a --workspace run; any
+	 * other such message is a file of that name (refused by good_name) */
+	if (n == 1 && name[0] == SBX_COLLECT_CHANGESET && (c->d->flags & SBX_DESC_WORKSPACE) && !c->cs_said) {
+		c->cs_said = true;
 		ws_take_manifest(c, fd);
 		return true;
 	}

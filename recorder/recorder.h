@@ -87,6 +87,7 @@ struct rec {
 	/* --workspace (workspace.c): the manifest's digest and entries, or
 	 * why there is none / why it is incomplete */
 	bool cs_have;
+	bool cs_said;   /* the collector's changeset word came (a manifest or a note) */
 	unsigned char cs_sha256[32];
 	uint64_t cs_entries;
 	char cs_missing[256];

@@ -410,12 +410,48 @@ static void test_state_parse_bounded(void **state)
 	munmap(m, (size_t)pg * 2);
 }
 
+/*
+ * A slot's "length N sum H" line is read within the slot: strtoull(3)
+ * skipped whitespace, newlines included, past the end of slot 0 and read
+ * N from slot 1, so p stood beyond the slot's end, the check len > end - p
+ * compared with a negative difference cast to unsigned (always false) and
+ * the checksum was taken over N bytes from there: 1 TiB here, a crash
+ * (SIGSEGV) of the signer on a crafted file. Refused now, like any slot
+ * whose length line is not "length DIGITS sum HEX".
+ */
+static void test_state_length_line(void **state)
+{
+	static char file[2 * 16384];
+	char dir[] = "/tmp/sbx-signer-len.XXXXXX", path[64], err[400];
+	struct sign_state got;
+	const char *head = "sbx-signer state 2\nlength \n";
+	const char *tail = "1099511627776 sum "
+			   "0000000000000000000000000000000000000000000000000000000000000000\n";
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state", dir);
+	memset(file, ' ', 16384);
+	memcpy(file, head, strlen(head));
+	memcpy(file + 16384, tail, strlen(tail));
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, file, 16384 + strlen(tail)), (ssize_t)(16384 + strlen(tail)));
+	close(fd);
+	assert_int_equal(sign_state_load(path, &got, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "damaged state file"));
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_state_slots),
 		cmocka_unit_test(test_state_parse_bounded),
+		cmocka_unit_test(test_state_length_line),
 		cmocka_unit_test_setup_teardown(test_signs_a_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsent_head_resigned, setup, teardown),
