@@ -192,20 +192,19 @@ int cgroup_caller_cap(const struct sbx_config *c, struct sbx_limits *l, uint64_t
 	char mnt[PATH_MAX];
 	struct statfs sf;
 	const char *hier, *path;
-	bool root_only;
 
 	*tightened = 0;
 	/* escape 47: the window between the copy of /proc/self/cgroup that
 	 * cgroup_leave_caller kept and the walk */
 	TEST_HOOK("cgroup-caller-walk");
 	if (statfs(CG_MOUNT, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
-		path = cgroup_caller_path("", &hier, &root_only);
+		path = cgroup_caller_path("", &hier);
 		for (size_t i = 0; path != NULL && i < sizeof(ctrls) / sizeof(ctrls[0]); i++)
 			if (walk(CG_MOUNT, path, ctrls[i], true, &k) < 0)
 				goto changed;
 	} else {
 		for (size_t i = 0; i < sizeof(ctrls) / sizeof(ctrls[0]); i++) {
-			path = cgroup_caller_path(ctrls[i], &hier, &root_only);
+			path = cgroup_caller_path(ctrls[i], &hier);
 			if (path != NULL && snprintf(mnt, sizeof(mnt), "%s/%s", v1_mount(c), hier) < (int)sizeof(mnt) &&
 			    walk(mnt, path, ctrls[i], false, &k) < 0)
 				goto changed;
@@ -235,12 +234,11 @@ int cgroup_nest_open(const struct sbx_config *c, const char *ctrl, const char **
 	char mnt[PATH_MAX], buf[PATH_MAX], *save = NULL;
 	struct statfs sf;
 	const char *hier, *path;
-	bool root_only;
 	int fd;
 
 	if (statfs(CG_MOUNT, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
 		return -1;
-	path = cgroup_caller_path(ctrl, &hier, &root_only);
+	path = cgroup_caller_path(ctrl, &hier);
 	if (path == NULL || strcmp(path, "/") == 0 || !sbx_cgroup_nest_matches(c->cgroup_nest, path) ||
 	    snprintf(mnt, sizeof(mnt), "%s/%s", v1_mount(c), hier) >= (int)sizeof(mnt))
 		return -1;

@@ -239,10 +239,10 @@ int cgroup_leave_caller(const struct sbx_config *c, char *err, size_t errlen);
 /* The caller's cgroup in the hierarchy of controller ctrl ("memory"; ""
  * for the v2 hierarchy) as the kernel listed it before cgroup_leave_caller
  * moved this process, or NULL if it is not known. *hier: that hierarchy's
- * directory under the v1 mount ("cpu,cpuacct"; "unified" for v2);
- * *root_only: every cgroup from the hierarchy's root down to it is wholly
- * root's (v1 only; false on a v2 host). */
-const char *cgroup_caller_path(const char *ctrl, const char **hier, bool *root_only);
+ * directory under the v1 mount ("cpu,cpuacct"; "unified" for v2). Who
+ * owns its files is checked by each user (cgcaller.c), through the fds
+ * it walks. */
+const char *cgroup_caller_path(const char *ctrl, const char **hier);
 /* Whether every control file of the cgroup open as dfd (and, with
  * dir_too, the directory itself) is root's alone: owned by root, writable
  * by no other user or group. Child cgroups are not looked at. */
