@@ -104,9 +104,8 @@ bool cgroup_files_root_only(int dfd, bool dir_too)
  * or -1 if mnt is not a cgroup file system; *all is set when this process
  * need not move: that is our own cgroup, or our cgroup is the hierarchy's
  * root, above which there is nowhere to go (its files are not read then:
- * some 25 fstatat(2) per hierarchy, 0.8 ms of every run on a host with
- * ten v1 hierarchies, bench/startup). A NULL path (ours is not known)
- * stops at mnt.
+ * some 25 fstatat(2) per hierarchy, 0.3 ms of a run on the bench machine's
+ * ten v1 hierarchies). A NULL path (ours is not known) stops at mnt.
  */
 static int deepest_root_only(const char *mnt, const char *path, bool *all)
 {
