@@ -18,6 +18,17 @@ def memfd(data, seal=True, name="code"):
     return m
 
 
+def place_fds(fds):
+    """For Popen's preexec_fn: each descriptor of {target: fd} at its target
+    number in the child, as the helper's fd options name them (by way of
+    target + 100, so that no dup2 closes a source still to be moved)."""
+    for target, fd in fds.items():
+        os.dup2(fd, target + 100)
+    for target in fds:
+        os.dup2(target + 100, target)
+        os.close(target + 100)
+
+
 def read_all(sock, timeout=None):
     """Everything the helper sends until it closes the socket (or timeout
     seconds pass without a byte)."""

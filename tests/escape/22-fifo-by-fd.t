@@ -42,6 +42,7 @@ cat > "$T/opath.py" <<'PY'
 # opath.py HELPER FIFO...: run the helper once per descriptor slot with an
 # O_PATH fd of FIFO there; one line per run: slot fifo rc stderr
 import fcntl, json, os, socket, subprocess, sys, time
+import sbxframes as F
 helper, fifos = sys.argv[1], sys.argv[2:]
 for fifo in fifos:
     for slot in ["code", "result", "input", "work", "stdin", "fd0", "fd1", "fd2"]:
@@ -60,11 +61,7 @@ for fifo in fifos:
             if slot == k:
                 fds[int(k[2])] = p_
         def setup():
-            for t, fd in fds.items():
-                os.dup2(fd, t + 100)
-            for t in fds:
-                os.dup2(t + 100, t)
-                os.close(t + 100)
+            F.place_fds(fds)
         p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              preexec_fn=setup, close_fds=False, env={})
         peer.close(); os.close(m); os.close(p_)

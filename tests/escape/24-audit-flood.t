@@ -54,11 +54,7 @@ for i in range(n):
     argv = [helper, "run", "--lang", "python", "--code-fd", "3", "--result-fd", "4",
             "--input-fd", "6", "--input-name", "x"]
     def setup():
-        for t, fd in fds.items():
-            os.dup2(fd, t + 100)
-        for t in fds:
-            os.dup2(t + 100, t)
-            os.close(t + 100)
+        F.place_fds(fds)
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          preexec_fn=setup, close_fds=False, env={})
     peer.close(); os.close(m); os.close(nul)

@@ -46,11 +46,7 @@ wfd = os.open(ws, os.O_RDONLY | os.O_DIRECTORY)
 cfd = os.open(cs, os.O_RDONLY | os.O_DIRECTORY)
 fds = {3: m, 4: peer.fileno(), 5: wfd, 6: cfd}
 def setup():
-    for t, fd in fds.items():
-        os.dup2(fd, t + 100)
-    for t in fds:
-        os.dup2(t + 100, t)
-        os.close(t + 100)
+    F.place_fds(fds)
 p = subprocess.Popen([helper, "run", "--lang", "python", "--code-fd", "3", "--result-fd", "4",
                       "--workspace-fd", "5", "--changeset-fd", "6"], stdin=subprocess.DEVNULL,
                      preexec_fn=setup, close_fds=False, env={})

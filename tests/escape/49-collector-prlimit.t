@@ -90,11 +90,7 @@ res, peer = socket.socketpair()
 fds = {3: m, 4: peer.fileno(), 5: os.open(ws, os.O_RDONLY | os.O_DIRECTORY),
        6: os.open(cs, os.O_RDONLY | os.O_DIRECTORY)}
 def setup():
-    for t, fd in fds.items():
-        os.dup2(fd, t + 100)
-    for t in fds:
-        os.dup2(t + 100, t)
-        os.close(t + 100)
+    F.place_fds(fds)
 p = subprocess.Popen([hooked, "run", "--lang", "python", "--code-fd", "3", "--result-fd", "4",
                       "--workspace-fd", "5", "--changeset-fd", "6"], stdin=subprocess.PIPE,
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=setup, close_fds=False)

@@ -30,11 +30,7 @@ for c in cases:
     limits = c.get("rlimits", {})
 
     def setup():
-        for target, fd in fds.items():
-            os.dup2(fd, target + 100)
-        for target in fds:
-            os.dup2(target + 100, target)
-            os.close(target + 100)
+        F.place_fds(fds)
         for name, (soft, hard) in limits.items():
             resource.setrlimit(getattr(resource, "RLIMIT_" + name), (soft, hard))
 

@@ -14,6 +14,7 @@ the frames on the result socket as text ("sock"): the messages must not
 be lost.
 """
 import fcntl, json, os, socket, subprocess, sys, time
+import sbxframes as F
 
 F_SETPIPE_SZ = 1031
 helper, cases = sys.argv[1], json.load(open(sys.argv[2]))
@@ -58,11 +59,7 @@ for c in cases:
         fds[int(fd)] = w
 
     def setup():
-        for target, fd in fds.items():
-            os.dup2(fd, target + 100)
-        for target in fds:
-            os.dup2(target + 100, target)
-            os.close(target + 100)
+        F.place_fds(fds)
 
     t0 = time.monotonic()
     p = subprocess.Popen([helper] + c["argv"], executable=helper, stdin=subprocess.DEVNULL,
