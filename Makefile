@@ -338,7 +338,8 @@ fuzz: fuzz-build
 # with their reasons in tools/cppcheck.supp, jansson's macros in
 # tools/cppcheck.cfg) and clang-tidy (checks in .clang-tidy, tests/.clang-tidy
 # and bench/.clang-tidy), over every C source.
-LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(HELPER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) $(RELAY_SRC) $(IMAGE_SRC) \
+LINT_SRC   = $(COMMON_SRC) $(AUDITLOG_SRC) $(RECORDER_SRC) $(COLLECTOR_SRC) $(HELPER_SRC) $(SIGNER_SRC) $(CLIENT_SRC) $(AUDIT_SRC) \
+	     $(RELAY_SRC) $(IMAGE_SRC) \
 	     $(SECCOMP_SRC) \
 	     $(UNIT_SRC) \
 	     $(wildcard tests/fuzz/*.c) $(wildcard bench/*.c) $(wildcard tests/escape/bin/*.c) \

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "record.h"
 
 static void hex8(char *out, size_t n, const unsigned char *h)
@@ -275,7 +276,6 @@ int sign_state_load(const char *path, struct sign_state *st, char *err, size_t e
 {
 	static char buf[2 * SLOT];
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	size_t n = 0;
 	ssize_t r;
 
 	memset(st, 0, sizeof(*st));
@@ -286,18 +286,13 @@ int sign_state_load(const char *path, struct sign_state *st, char *err, size_t e
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (n < sizeof(buf) && (r = pread(fd, buf + n, sizeof(buf) - n, (off_t)n)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		n += (size_t)r;
-	}
+	r = sbx_read_full(fd, buf, sizeof(buf));
 	close(fd);
-	if (sign_state_parse(buf, n, st) < 0) {
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (sign_state_parse(buf, (size_t)r, st) < 0) {
 		snprintf(err, errlen, "%s: damaged state file (the signer refuses to sign until an "
 			 "administrator restores it)", path);
 		return -1;
@@ -382,7 +377,8 @@ int sign_state_save(const char *path, const struct sign_state *st, char *err, si
 		created = fd >= 0;
 	}
 	/* the bytes after the text are the slot's old ones: the length ends it */
-	if (fd < 0 || pwrite(fd, text, (size_t)(hlen + len), (off_t)(gen % 2) * SLOT) != hlen + len ||
+	const size_t total = (size_t)hlen + (size_t)len;
+	if (fd < 0 || pwrite(fd, text, total, (off_t)(gen % 2) * SLOT) != (ssize_t)total ||
 	    fdatasync(fd) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
