@@ -174,7 +174,8 @@ enum sbx_recorder_fd {
  * could not tell the recorder of every file (/out itself unread, a
  * readdir error, a message not sent) does not send SBX_COLLECT_DONE.
  * The collector runs as the caller, who may kill it at any point, or
- * lower its rlimits (prlimit(2) asks only for the same uids): EOF
+ * lower its rlimits (prlimit(2) asks only for the same uids and gids,
+ * kernel/sys.c check_prlimit_permission; not dumpable does not count): EOF
  * without SBX_COLLECT_DONE means the list is incomplete, and the recorder
  * says so (skip reason "incomplete", the END record's
  * artifacts_incomplete). Where no collector is due (/out empty, a run that

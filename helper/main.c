@@ -38,7 +38,6 @@
 #define WALL_GRACE_MS 500
 /* From the client's interrupt or terminate request to SIGKILL. */
 #define CONTROL_GRACE_MS 2000
-/* exec_recorder moves every descriptor at least this high before placing it */
 /*
  * The pids limit (sbx.policy(5) pids): the kernel refuses a fork, clone or
  * thread start past pids.max with EAGAIN, and a program may handle that
