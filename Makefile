@@ -271,8 +271,13 @@ check-vm: all
 	SBX_SRCDIR=$(CURDIR) prove -v tests/integration/10-cgroup-v2-vm.t
 
 # Everything, in one prove run (unit tests print TAP through cmocka).
+# The log is kept in $(B)/check.log; on a failure, each failing test and
+# its diagnostics are printed again after prove's summary, where a CI log
+# read from its end shows them (tools/tap-failures).
 check: all $(UNIT_BIN) check-linkage check-setup check-python
-	$(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t tests/escape/*.t
+	@{ $(CHECK_ENV) prove -v $(UNIT_BIN) tests/integration/*.t tests/escape/*.t 2>&1; echo $$? >$(B)/check.rc; } | \
+	  tee $(B)/check.log; rc=$$(cat $(B)/check.rc); \
+	  [ "$$rc" = 0 ] || tools/tap-failures $(B)/check.log; exit $$rc
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang and run one after
 # the other, FUZZ_SECONDS each, from the checked-in seeds in

@@ -322,7 +322,10 @@ static char *hex_of(char *out, const unsigned char *p, size_t n)
 }
 
 /* The directory entry of a file just created reaches the disk only with
- * an fsync of the directory (fsync(2)); done once, on the first save. */
+ * an fsync of the directory (fsync(2)); done once, on the first save.
+ * EINVAL and EBADF mean the file system cannot sync a directory (fsync(2):
+ * "does not support synchronization"; CIFS, some FUSE file systems): the
+ * file's own fdatasync stands, as in coreutils and Dovecot. */
 static int sync_parent(const char *path)
 {
 	char dir[4200];
@@ -336,8 +339,10 @@ static int sync_parent(const char *path)
 	fd = open(dir[0] != '\0' ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	rc = fsync(fd);
+	rc = fsync(fd) < 0 && errno != EINVAL && errno != EBADF ? -1 : 0;
+	int e = errno;
 	close(fd);
+	errno = e;
 	return rc;
 }
 

@@ -9,8 +9,9 @@
 # It installs system-wide (/usr/bin, /usr/libexec/sbx, /etc/sbx,
 # /var/lib/sbx), so: one run at a time on a machine (flock); it refuses to
 # run when an sbx package is installed or /usr/bin/sbx exists; an existing
-# /etc/sbx and /var/lib/sbx (a `make install` into /usr/local) are moved
-# aside and put back, and accounts it created are removed, whatever happens.
+# /etc/sbx, /var/lib/sbx and /var/lib/sbx-signer (a `make install` into
+# /usr/local: its configuration, log and signing key) are moved aside and
+# put back, and accounts it created are removed, whatever happens.
 . "$(dirname "$0")/lib.sh"
 plan 30
 [ "$(id -u)" = 0 ] || { echo "Bail out! needs root"; exit 1; }
@@ -31,7 +32,7 @@ pkg_known() { case $(dpkg-query -W -f='${Status}' sbx 2>/dev/null) in "" | *not-
 restore() {
 	pkg_known && SBX_PURGE_AUDIT_LOG=yes dpkg --purge sbx >/dev/null 2>&1
 	dpkg-statoverride --list "$H" >/dev/null 2>&1 && dpkg-statoverride --remove "$H"
-	for d in etc/sbx var/lib/sbx; do
+	for d in etc/sbx var/lib/sbx var/lib/sbx-signer; do
 		if [ -e "$SAVE/$(echo $d | tr / _)" ]; then
 			rm -rf "/$d"
 			mv "$SAVE/$(echo $d | tr / _)" "/$d"
@@ -83,8 +84,8 @@ py=$(ls "$T"/pkg/python3-sbx_*_all.deb 2>/dev/null)
 check "python3-sbx: the module in dist-packages, depending on sbx" sh -c '[ -n "$1" ] &&
 	dpkg-deb -c "$1" | grep -q "./usr/lib/python3/dist-packages/sbx/__init__.py$" && dpkg-deb -f "$1" Depends | grep -q "sbx (>= "' _ "$py"
 
-# 2. install (the existing configuration and log are moved aside)
-for d in etc/sbx var/lib/sbx; do
+# 2. install (the existing configuration, log and key are moved aside)
+for d in etc/sbx var/lib/sbx var/lib/sbx-signer; do
 	if [ -e "/$d" ]; then mv "/$d" "$SAVE/$(echo $d | tr / _)"; else touch "$SAVE/created_$(echo $d | tr / _)"; fi
 done
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" >"$T/apt" 2>&1; arc=$?

@@ -19,6 +19,9 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <errno.h>
 #include <unistd.h>
 
 #include "auditdb.h"
@@ -389,6 +392,50 @@ static void test_state_slots(void **state)
  * at a PROT_NONE page, so reading one byte too far is a SIGSEGV here,
  * without a sanitizer.
  */
+/*
+ * fsync(2) as this program's objects see it (an executable's definition
+ * comes before libc's): with dir_sync_errno set, an fsync of a directory
+ * fails with it, as on a file system that cannot sync directories.
+ */
+static int dir_sync_errno;
+int fsync(int fd);
+int fsync(int fd)
+{
+	struct stat st;
+
+	if (dir_sync_errno != 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = dir_sync_errno;
+		return -1;
+	}
+	return (int)syscall(SYS_fsync, fd);
+}
+
+/* The first save syncs the new file's directory; a file system that says
+ * it cannot (EINVAL, EBADF) does not stop signing, a failing sync (EIO)
+ * does, and says so. */
+static void test_state_dir_sync(void **state)
+{
+	struct sign_state a;
+	char dir[] = "/tmp/sbx-signer-dirsync.XXXXXX", path[64], err[400] = "";
+	const int unsupported[] = {EINVAL, EBADF};
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/state", dir);
+	grown(&a, 3);
+	for (size_t i = 0; i < 2; i++) {
+		dir_sync_errno = unsupported[i];
+		assert_int_equal(sign_state_save(path, &a, err, sizeof(err)), 0);
+		assert_int_equal(unlink(path), 0);
+	}
+	dir_sync_errno = EIO;
+	assert_int_equal(sign_state_save(path, &a, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "fsync of its directory: Input/output error"));
+	dir_sync_errno = 0;
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_state_parse_bounded(void **state)
 {
 	static const char *const cut[] = {
@@ -451,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_state_slots),
 		cmocka_unit_test(test_state_parse_bounded),
+		cmocka_unit_test(test_state_dir_sync),
 		cmocka_unit_test(test_state_length_line),
 		cmocka_unit_test_setup_teardown(test_signs_a_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rollback_refused, setup, teardown),
