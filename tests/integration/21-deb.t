@@ -101,6 +101,7 @@ check "signing key _sbxsign 0400, public key 0644" sh -c '[ "$(stat -c "%a %U" /
 run_as sbxtest /usr/bin/sbx run --json -c 'import sys; print(6*7, sys.version_info[0])' >"$T/out" 2>"$T/err"; rc=$?
 diag "$(cat "$T/err")"
 check "sbx run from the package: exit 0, outcome ok" [ "$rc:$(jget outcome)" = 0:ok ]
+[ "$rc:$(jget outcome)" = 0:ok ] || diag "exit $rc; the result: $(head -c 800 "$T/out")"
 check "... printed 42 3" [ "$(jget stdout)" = "42 3" ]
 id=$(jget id)
 check "sbx-audit verify and show the run" sh -c '/usr/bin/sbx-audit verify | grep -qx "OK: 2 records (checkpoint at 2)" && /usr/bin/sbx-audit show "$1" | grep -q "user *sbxtest"' _ "$id"
